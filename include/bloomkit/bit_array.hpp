@@ -1,0 +1,90 @@
+#pragma once
+// bit_array: the word storage behind every filter.
+//
+// Bits live in little-endian 64-bit words: bit i is bit (i % 64) of word i / 64. Storage is
+// 64-byte aligned (one cache line) and either owned (anonymous memory, zeroed, backed by huge
+// pages where the kernel allows) or a read-only view over memory someone else owns, such as a
+// mapped file. Bits past size() in the last word are always 0.
+//
+// Reads use relaxed atomic loads and set_atomic() uses an atomic fetch-or, so set_atomic() may
+// run concurrently with test() and other set_atomic() calls. set() is the plain path for
+// single-threaded writers and must not race with anything.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace bloomkit {
+
+class bit_array {
+ public:
+  bit_array() = default;
+  // Owned, zeroed storage for `bits` bits. Throws errc::too_large when it cannot be allocated.
+  explicit bit_array(std::uint64_t bits);
+  // A read-only view over word_count_for(bits) words at `words` (64-byte aligned); `owner`
+  // keeps the memory alive for as long as the view (and its copies) exist.
+  static bit_array view(const std::uint64_t* words, std::uint64_t bits,
+                        std::shared_ptr<const void> owner);
+
+  bit_array(const bit_array& other);  // deep copy of owned storage; views share the owner
+  bit_array& operator=(const bit_array& other);
+  bit_array(bit_array&& other) noexcept;
+  bit_array& operator=(bit_array&& other) noexcept;
+  ~bit_array();
+
+  static constexpr std::size_t word_count_for(std::uint64_t bits) noexcept {
+    return static_cast<std::size_t>((bits + 63) / 64);
+  }
+
+  std::uint64_t size() const noexcept { return bits_; }
+  std::size_t word_count() const noexcept { return word_count_for(bits_); }
+  std::size_t byte_size() const noexcept { return word_count() * 8; }
+  bool read_only() const noexcept { return owner_ != nullptr; }
+
+  const std::uint64_t* data() const noexcept { return words_; }
+  std::span<const std::uint64_t> words() const noexcept { return {words_, word_count()}; }
+  // Throws errc::read_only on a view.
+  std::span<std::uint64_t> mutable_words();
+
+  bool test(std::uint64_t i) const noexcept {
+    return (__atomic_load_n(words_ + (i >> 6), __ATOMIC_RELAXED) >> (i & 63)) & 1;
+  }
+  // Sets bit i; returns whether it was 0. Not thread-safe.
+  bool set(std::uint64_t i) noexcept {
+    std::uint64_t& w = words_[i >> 6];
+    const std::uint64_t mask = std::uint64_t{1} << (i & 63);
+    const bool was_clear = (w & mask) == 0;
+    w |= mask;
+    return was_clear;
+  }
+  // Sets bit i with an atomic fetch-or; returns whether it was 0. Thread-safe.
+  bool set_atomic(std::uint64_t i) noexcept {
+    const std::uint64_t mask = std::uint64_t{1} << (i & 63);
+    // Skip the locked instruction when the bit is already set (the common case in a full filter).
+    if (__atomic_load_n(words_ + (i >> 6), __ATOMIC_RELAXED) & mask) return false;
+    return (__atomic_fetch_or(words_ + (i >> 6), mask, __ATOMIC_RELAXED) & mask) == 0;
+  }
+  // Hints the CPU to fetch the line holding bit i (for writing when `for_write`).
+  void prefetch(std::uint64_t i) const noexcept { __builtin_prefetch(words_ + (i >> 6), 0, 3); }
+  void prefetch_for_write(std::uint64_t i) const noexcept {
+    __builtin_prefetch(words_ + (i >> 6), 1, 3);
+  }
+
+  // Number of set bits.
+  std::uint64_t count() const noexcept;
+  // Zeroes every bit. Throws errc::read_only on a view.
+  void clear();
+
+  friend bool operator==(const bit_array& a, const bit_array& b) noexcept;
+
+ private:
+  void release() noexcept;
+
+  std::uint64_t* words_ = nullptr;
+  std::uint64_t bits_ = 0;
+  std::size_t mapped_bytes_ = 0;              // owned storage: length of the anonymous mapping
+  std::shared_ptr<const void> owner_;         // views: whoever owns the words
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,176 @@
+#pragma once
+// The classic Bloom filter: m bits, k probes per key.
+//
+//   auto f = bloomkit::bloom_filter::for_capacity(1'000'000, 0.01);
+//   f.insert("https://example.com/a");      // true: the key was new
+//   f.contains("https://example.com/a");    // true: maybe present
+//   f.contains("https://example.com/b");    // false: definitely absent (or, rarely, true)
+//
+// basic_bloom_filter is one template over a probe policy (hashing.hpp): the native policy is
+// XXH3-128 with enhanced double hashing; interop schemes supply their own policies and reuse
+// everything else.
+//
+// Thread safety: contains / contains_many / insert_concurrent / insert_many_concurrent may run
+// concurrently with each other on one filter (lock-free: relaxed atomic loads and atomic
+// fetch-or on 64-bit words). insert / insert_many are the faster single-writer path and must not
+// run concurrently with anything else on the same filter; nor may merge, intersect or clear.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/hashing.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+// Everything that describes a filter besides its bits.
+struct filter_config {
+  std::uint64_t bits = 0;      // m
+  std::uint32_t hashes = 0;    // k
+  std::uint64_t capacity = 0;  // n the filter was sized for
+  double target_fpp = 0;       // p the filter was sized for
+};
+
+template <class Policy>
+class basic_bloom_filter {
+ public:
+  using policy_type = Policy;
+
+  // A filter sized for n keys at false-positive probability p (sizing.hpp).
+  static basic_bloom_filter for_capacity(std::uint64_t n, double p);
+
+  // A filter of m bits and k probes. Its capacity is the n at which k is optimal for m,
+  // and its target FPP the expected FPP at that n.
+  basic_bloom_filter(std::uint64_t bits, std::uint32_t hashes);
+
+  // A filter over existing storage (used by loaders). Throws errc::invalid_argument when the
+  // storage does not hold config.bits bits or the config is out of range.
+  basic_bloom_filter(const filter_config& config, bit_array storage, std::uint64_t inserted);
+
+  // Adds a key; returns whether it was new (at least one of its bits was 0).
+  bool insert(std::string_view key) { return insert_digest<false>(Policy::hash(key)); }
+  // insert() that may run concurrently with other concurrent inserts and lookups.
+  bool insert_concurrent(std::string_view key) { return insert_digest<true>(Policy::hash(key)); }
+  // false: the key was never inserted. true: it probably was.
+  bool contains(std::string_view key) const noexcept { return contains_digest(Policy::hash(key)); }
+
+  // Integral keys hash their little-endian bytes.
+  template <std::integral T>
+  bool insert(T key) {
+    const auto bytes = le_bytes(key);
+    return insert(std::string_view(bytes.data(), bytes.size()));
+  }
+  template <std::integral T>
+  bool contains(T key) const noexcept {
+    const auto bytes = le_bytes(key);
+    return contains(std::string_view(bytes.data(), bytes.size()));
+  }
+
+  // Batched paths: hash a block of keys, prefetch their cache lines, then probe, so that the
+  // memory accesses of many keys overlap. Return the number of new / present keys.
+  std::size_t insert_many(std::span<const std::string_view> keys) {
+    return insert_block_wise<false>(keys);
+  }
+  std::size_t insert_many_concurrent(std::span<const std::string_view> keys) {
+    return insert_block_wise<true>(keys);
+  }
+  // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
+  std::size_t contains_many(std::span<const std::string_view> keys,
+                            std::span<bool> results) const;
+
+  // Union: afterwards this filter contains every key of either. Throws errc::incompatible
+  // unless both have the same bits, hashes and hash scheme.
+  void merge(const basic_bloom_filter& other);
+  // Intersection of the bit arrays: contains every key present in both (and possibly keys
+  // inserted into only one, whose bits the other happens to have set).
+  void intersect(const basic_bloom_filter& other);
+  void clear();
+
+  // Number of distinct keys estimated from the fraction X/m of set bits:
+  // -m/k ln(1 - X/m) (Swamidass & Baldwin, 2007).
+  double estimated_count() const noexcept;
+  // (1 - e^(-k n / m))^k with n = inserted().
+  double estimated_fpp() const noexcept { return expected_fpp(bits(), hashes(), inserted()); }
+  // Fraction of bits set.
+  double fill_ratio() const noexcept {
+    return static_cast<double>(bits_.count()) / static_cast<double>(bits());
+  }
+
+  std::uint64_t bits() const noexcept { return config_.bits; }
+  std::uint32_t hashes() const noexcept { return config_.hashes; }
+  std::uint64_t capacity() const noexcept { return config_.capacity; }
+  double target_fpp() const noexcept { return config_.target_fpp; }
+  // Inserts that changed at least one bit (distinct keys, less the rare false positives).
+  // After merge / intersect it is the estimated_count() of the result.
+  std::uint64_t inserted() const noexcept {
+    return __atomic_load_n(&inserted_, __ATOMIC_RELAXED);
+  }
+  static constexpr hash_scheme scheme() noexcept { return Policy::scheme; }
+  const filter_config& config() const noexcept { return config_; }
+  const bit_array& storage() const noexcept { return bits_; }
+  std::size_t byte_size() const noexcept { return bits_.byte_size(); }
+  // True for a filter that maps a file: inserts throw errc::read_only.
+  bool read_only() const noexcept { return bits_.read_only(); }
+
+  // Same parameters, scheme and bits (the inserted count is not compared).
+  friend bool operator==(const basic_bloom_filter& a, const basic_bloom_filter& b) noexcept {
+    return a.config_.bits == b.config_.bits && a.config_.hashes == b.config_.hashes &&
+           a.bits_ == b.bits_;
+  }
+
+ private:
+  using digest_type = typename Policy::digest_type;
+  static constexpr std::size_t block_size = 32;  // keys hashed and prefetched together
+
+  template <std::integral T>
+  static std::array<char, sizeof(T)> le_bytes(T key) noexcept {
+    std::array<char, sizeof(T)> out{};
+    auto v = static_cast<std::make_unsigned_t<T>>(key);
+    for (auto& c : out) {
+      c = static_cast<char>(v & 0xff);
+      v = static_cast<decltype(v)>(v >> 8);
+    }
+    return out;
+  }
+
+  template <bool Atomic>
+  bool insert_digest(const digest_type& d);
+  bool contains_digest(const digest_type& d) const noexcept {
+    auto seq = Policy::probes(d, config_.bits);
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) {
+      if (!bits_.test(seq.next())) return false;
+    }
+    return true;
+  }
+  template <bool Atomic>
+  std::size_t insert_block_wise(std::span<const std::string_view> keys);
+  void require_writable() const;
+  void require_compatible(const basic_bloom_filter& other, const char* operation) const;
+  void count_new(std::uint64_t n) noexcept;
+  std::uint64_t estimated_inserted() const noexcept;
+
+  filter_config config_;
+  bit_array bits_;
+  std::uint64_t inserted_ = 0;
+};
+
+using bloom_filter = basic_bloom_filter<xxh3_probe_policy>;
+
+}  // namespace bloomkit
+
+#include "bloomkit/detail/bloom_filter_impl.hpp"
+
+namespace bloomkit {
+extern template class basic_bloom_filter<xxh3_probe_policy>;
+}

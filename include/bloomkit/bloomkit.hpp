@@ -1,0 +1,10 @@
+#pragma once
+// Umbrella header: everything of the in-process library.
+
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/file.hpp"
+#include "bloomkit/hashing.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/version.hpp"

@@ -1,0 +1,212 @@
+#pragma once
+// Member definitions of basic_bloom_filter (included by bloom_filter.hpp).
+
+#include <limits>
+#include <string>
+
+namespace bloomkit {
+
+template <class Policy>
+basic_bloom_filter<Policy> basic_bloom_filter<Policy>::for_capacity(std::uint64_t n, double p) {
+  const filter_params params = optimal_params(n, p);
+  return basic_bloom_filter(filter_config{params.bits, params.hashes, n, p},
+                            bit_array(params.bits), 0);
+}
+
+template <class Policy>
+basic_bloom_filter<Policy>::basic_bloom_filter(std::uint64_t bits, std::uint32_t hashes) {
+  validate_params(bits, hashes);
+  const double n = std::max(1.0, std::round(static_cast<double>(bits) / hashes * std::log(2.0)));
+  config_ = filter_config{bits, hashes, static_cast<std::uint64_t>(n),
+                          expected_fpp(bits, hashes, static_cast<std::uint64_t>(n))};
+  bits_ = bit_array(bits);
+}
+
+template <class Policy>
+basic_bloom_filter<Policy>::basic_bloom_filter(const filter_config& config, bit_array storage,
+                                               std::uint64_t inserted)
+    : config_(config), bits_(std::move(storage)), inserted_(inserted) {
+  validate_params(config.bits, config.hashes);
+  if (bits_.size() != config.bits) {
+    throw error(errc::invalid_argument, "filter storage holds " + std::to_string(bits_.size()) +
+                                            " bits, expected " + std::to_string(config.bits));
+  }
+}
+
+template <class Policy>
+template <bool Atomic>
+bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
+  require_writable();
+  auto seq = Policy::probes(d, config_.bits);
+  bool changed = false;
+  for (std::uint32_t i = 0; i < config_.hashes; ++i) {
+    if constexpr (Atomic) {
+      changed |= bits_.set_atomic(seq.next());
+    } else {
+      changed |= bits_.set(seq.next());
+    }
+  }
+  if (changed) {
+    if constexpr (Atomic) {
+      count_new(1);
+    } else {
+      ++inserted_;
+    }
+  }
+  return changed;
+}
+
+template <class Policy>
+template <bool Atomic>
+std::size_t basic_bloom_filter<Policy>::insert_block_wise(
+    std::span<const std::string_view> keys) {
+  require_writable();
+  const std::uint64_t m = config_.bits;
+  const std::uint32_t k = config_.hashes;
+  std::size_t fresh = 0;
+  digest_type digests[block_size];
+  for (std::size_t base = 0; base < keys.size(); base += block_size) {
+    const std::size_t n = std::min(block_size, keys.size() - base);
+    // Stage 1: hash the block and ask for every line its keys will write.
+    for (std::size_t j = 0; j < n; ++j) {
+      digests[j] = Policy::hash(keys[base + j]);
+      auto seq = Policy::probes(digests[j], m);
+      for (std::uint32_t i = 0; i < k; ++i) bits_.prefetch_for_write(seq.next());
+    }
+    // Stage 2: set the bits; by now most lines are in cache or on their way.
+    for (std::size_t j = 0; j < n; ++j) {
+      auto seq = Policy::probes(digests[j], m);
+      bool changed = false;
+      for (std::uint32_t i = 0; i < k; ++i) {
+        if constexpr (Atomic) {
+          changed |= bits_.set_atomic(seq.next());
+        } else {
+          changed |= bits_.set(seq.next());
+        }
+      }
+      fresh += changed;
+    }
+  }
+  if constexpr (Atomic) {
+    count_new(fresh);
+  } else {
+    inserted_ += fresh;
+  }
+  return fresh;
+}
+
+template <class Policy>
+std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::string_view> keys,
+                                                      std::span<bool> results) const {
+  if (results.size() != keys.size()) {
+    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
+                                            " keys but room for " +
+                                            std::to_string(results.size()) + " results");
+  }
+  const std::uint64_t m = config_.bits;
+  const std::uint32_t k = config_.hashes;
+  // Probes 0 and 1 decide most misses (in a filter at its target fill, half the bits are set),
+  // so they are fetched for every key; the remaining k-2 lines only for keys that survive.
+  const std::uint32_t early = std::min<std::uint32_t>(k, 2);
+  std::size_t present = 0;
+  typename Policy::sequence_type sequences[block_size];
+  std::uint64_t first[block_size][2];
+  for (std::size_t base = 0; base < keys.size(); base += block_size) {
+    const std::size_t n = std::min(block_size, keys.size() - base);
+    for (std::size_t j = 0; j < n; ++j) {
+      sequences[j] = Policy::probes(Policy::hash(keys[base + j]), m);
+      for (std::uint32_t i = 0; i < early; ++i) {
+        first[j][i] = sequences[j].next();
+        bits_.prefetch(first[j][i]);
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      bool alive = bits_.test(first[j][0]) && (early < 2 || bits_.test(first[j][1]));
+      results[base + j] = alive;
+      if (alive && k > early) {
+        auto ahead = sequences[j];
+        for (std::uint32_t i = early; i < k; ++i) bits_.prefetch(ahead.next());
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      if (!results[base + j]) continue;
+      for (std::uint32_t i = early; i < k; ++i) {
+        if (!bits_.test(sequences[j].next())) {
+          results[base + j] = false;
+          break;
+        }
+      }
+      present += results[base + j];
+    }
+  }
+  return present;
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::require_writable() const {
+  if (bits_.read_only()) {
+    throw error(errc::read_only, "filter is read-only (it maps a file); load it to modify it");
+  }
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::require_compatible(const basic_bloom_filter& other,
+                                                    const char* operation) const {
+  auto mismatch = [&](const char* what, const std::string& mine, const std::string& theirs) {
+    throw error(errc::incompatible, std::string("cannot ") + operation + " filters: " + what +
+                                        " differ (" + mine + " vs " + theirs + ")");
+  };
+  if (config_.bits != other.config_.bits) {
+    mismatch("bits", std::to_string(config_.bits), std::to_string(other.config_.bits));
+  }
+  if (config_.hashes != other.config_.hashes) {
+    mismatch("hashes", std::to_string(config_.hashes), std::to_string(other.config_.hashes));
+  }
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::merge(const basic_bloom_filter& other) {
+  require_compatible(other, "merge");
+  auto mine = bits_.mutable_words();
+  auto theirs = other.bits_.words();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  inserted_ = estimated_inserted();
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::intersect(const basic_bloom_filter& other) {
+  require_compatible(other, "intersect");
+  auto mine = bits_.mutable_words();
+  auto theirs = other.bits_.words();
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  inserted_ = estimated_inserted();
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::clear() {
+  bits_.clear();
+  inserted_ = 0;
+}
+
+template <class Policy>
+double basic_bloom_filter<Policy>::estimated_count() const noexcept {
+  const double m = static_cast<double>(config_.bits);
+  const double set = static_cast<double>(bits_.count());
+  if (set >= m) return std::numeric_limits<double>::infinity();
+  return -m / config_.hashes * std::log1p(-set / m);
+}
+
+template <class Policy>
+std::uint64_t basic_bloom_filter<Policy>::estimated_inserted() const noexcept {
+  const double estimate = estimated_count();
+  // A saturated filter (every bit set) says nothing about its count; report m.
+  if (!(estimate < static_cast<double>(config_.bits))) return config_.bits;
+  return static_cast<std::uint64_t>(std::llround(estimate));
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::count_new(std::uint64_t n) noexcept {
+  if (n != 0) __atomic_fetch_add(&inserted_, n, __ATOMIC_RELAXED);
+}
+
+}  // namespace bloomkit

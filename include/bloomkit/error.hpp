@@ -1,0 +1,32 @@
+#pragma once
+// bloomkit::error: the one exception type the library throws. Its message names the input
+// (file, parameter, filter) and the problem; code() lets callers branch without parsing text.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace bloomkit {
+
+enum class errc {
+  invalid_argument = 1,  // a parameter out of range (n, p, m, k, ...)
+  too_large,             // a size that cannot be represented or allocated
+  incompatible,          // merge / intersect of filters with different parameters or schemes
+  read_only,             // a write to a filter that maps a file read-only
+  io_error,              // open / read / write / fsync / rename / mmap failed
+  corrupt_file,          // bad magic, truncation, checksum mismatch, inconsistent fields
+  unsupported,           // a valid file of a version, kind or scheme this build does not handle
+};
+
+std::string_view to_string(errc code) noexcept;
+
+class error : public std::runtime_error {
+ public:
+  error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+}  // namespace bloomkit

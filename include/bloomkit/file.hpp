@@ -1,0 +1,67 @@
+#pragma once
+// Filter files: save, load and map. The format is specified in docs/FORMAT.md: a 128-byte
+// little-endian header (magic, version, kind, hash scheme, parameters, counts, XXH64 checksums
+// of header and payload) followed by the payload at a 64-byte-aligned offset.
+//
+// save() writes a temp file in the target's directory, fsyncs it, renames it over the target and
+// fsyncs the directory: a crash leaves either the old file or the new one, never half of one.
+// load() copies the payload into owned memory; map() serves queries straight from the page cache.
+// Every reader rejects a file with a bad magic, an unknown version, a truncated or oversized
+// body, a checksum mismatch or inconsistent fields, with an error naming the file and problem.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+
+#include "bloomkit/bloom_filter.hpp"
+
+namespace bloomkit {
+
+inline constexpr std::uint32_t file_format_version = 1;
+inline constexpr std::size_t file_header_size = 128;
+
+enum class filter_kind : std::uint32_t {
+  classic = 1,
+};
+
+std::string_view to_string(filter_kind kind) noexcept;
+
+// The decoded header of a filter file.
+struct file_header {
+  std::uint32_t format_version = file_format_version;
+  filter_kind kind = filter_kind::classic;
+  hash_scheme scheme = hash_scheme::xxh3_128;
+  std::uint64_t bits = 0;
+  std::uint32_t hashes = 0;
+  std::uint32_t flags = 0;
+  std::uint64_t capacity = 0;
+  double target_fpp = 0;
+  std::uint64_t inserted = 0;
+  std::uint64_t payload_offset = 0;
+  std::uint64_t payload_length = 0;
+  std::uint64_t payload_checksum = 0;
+  std::array<std::uint64_t, 4> kind_params{};  // reserved for kinds that need more parameters
+};
+
+// How much of a file to check before trusting it.
+enum class verify {
+  header,  // header checksum and consistency only (constant time)
+  full,    // also the payload checksum (reads the whole payload once)
+};
+
+void save(const bloom_filter& filter, const std::filesystem::path& path);
+bloom_filter load(const std::filesystem::path& path);
+// A read-only filter over the mapped file. Lookups read the page cache directly; inserts throw
+// errc::read_only. The mapping lives as long as the returned filter or any copy of it.
+bloom_filter map(const std::filesystem::path& path, verify check = verify::full);
+
+// Reads and validates the header (and the file's size) without reading the payload.
+file_header read_header(const std::filesystem::path& path);
+
+// Encoding and decoding of the 128-byte header, exposed for tests and tools.
+std::array<unsigned char, file_header_size> encode_header(const file_header& header);
+// Throws errc::corrupt_file / errc::unsupported naming `source` when the bytes are not a valid
+// header.
+file_header decode_header(std::span<const unsigned char> bytes, const std::string& source);
+
+}  // namespace bloomkit

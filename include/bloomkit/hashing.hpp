@@ -1,0 +1,71 @@
+#pragma once
+// Key hashing and probe sequences.
+//
+// Native scheme (hash_scheme::xxh3_128): XXH3-128 of the key bytes gives two 64-bit halves
+// h1 (low) and h2 (high). Probe i is the enhanced double hash
+//   g(i) = h1 + i*h2 + (i^3 - i)/6   (mod 2^64)
+// (Dillinger & Manolios, 2004), mapped to [0, m) by multiply-high: (g * m) >> 64. The cubic
+// term keeps probes distinct even when h2 is a multiple of a factor of m, and multiply-high
+// spreads the full 64-bit range over m without the bias or cost of '%'.
+// The iterative form: x = h1, y = h2; each step x += y, y += i.
+
+#include <cstdint>
+#include <string_view>
+
+namespace bloomkit {
+
+// A hash scheme is recorded in files and Redis metadata; a value never changes meaning.
+enum class hash_scheme : std::uint32_t {
+  xxh3_128 = 1,  // XXH3-128, enhanced double hashing, multiply-high range reduction
+};
+
+std::string_view to_string(hash_scheme scheme) noexcept;
+bool is_known(hash_scheme scheme) noexcept;
+
+struct digest128 {
+  std::uint64_t low = 0;
+  std::uint64_t high = 0;
+  friend bool operator==(const digest128&, const digest128&) = default;
+};
+
+// XXH3-128 (seed 0) of the key bytes.
+digest128 xxh3_128(std::string_view key) noexcept;
+
+// Maps a uniform 64-bit value to [0, range) by multiply-high (Lemire, 2016).
+constexpr std::uint64_t reduce_range(std::uint64_t x, std::uint64_t range) noexcept {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * range) >> 64);
+}
+
+// Walks the bit indices of one key in a filter of `bits` bits.
+class probe_sequence {
+ public:
+  constexpr probe_sequence(digest128 d, std::uint64_t bits) noexcept
+      : x_(d.low), y_(d.high), bits_(bits) {}
+  // The next bit index in [0, bits).
+  constexpr std::uint64_t next() noexcept {
+    const std::uint64_t index = reduce_range(x_, bits_);
+    x_ += y_;
+    y_ += ++step_;
+    return index;
+  }
+
+ private:
+  std::uint64_t x_;
+  std::uint64_t y_;
+  std::uint64_t bits_;
+  std::uint64_t step_ = 0;
+};
+
+// The probe policy of the native scheme. A policy gives the classic filter its digest and its
+// probe sequence; interop schemes plug in their own policies.
+struct xxh3_probe_policy {
+  static constexpr hash_scheme scheme = hash_scheme::xxh3_128;
+  using digest_type = digest128;
+  using sequence_type = probe_sequence;
+  static digest_type hash(std::string_view key) noexcept { return xxh3_128(key); }
+  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
+    return sequence_type(d, bits);
+  }
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,50 @@
+#pragma once
+// Sizing of classic Bloom filters.
+//
+// For n keys and a target false-positive probability p, the bit count that minimises memory is
+//   m = ceil(-n ln p / (ln 2)^2)
+// and the hash count that minimises the FPP for that m is k = max(1, round(m/n ln 2)).
+// With k probes into m bits after n inserts, the probability that a given bit is still 0 is
+// (1 - 1/m)^(kn) ~= e^(-kn/m), so a key never inserted tests positive with probability
+//   fpp(m, k, n) = (1 - e^(-kn/m))^k.
+// capacity(m, k, p) inverts that: the largest n with fpp(m, k, n) <= p.
+//
+// Every function validates its arguments and throws bloomkit::error naming the parameter.
+
+#include <cstdint>
+
+namespace bloomkit {
+
+struct filter_params {
+  std::uint64_t bits = 0;    // m
+  std::uint32_t hashes = 0;  // k
+  friend bool operator==(const filter_params&, const filter_params&) = default;
+};
+
+// Limits of what a filter may be: 2^46 bits (8 TiB) and 1024 probes per key. Anything larger
+// is certainly a mistake (or cannot be allocated) and is refused with errc::too_large.
+inline constexpr std::uint64_t max_bits = std::uint64_t{1} << 46;
+inline constexpr std::uint32_t max_hashes = 1024;
+
+// Throws errc::invalid_argument unless n >= 1.
+void validate_capacity(std::uint64_t n);
+// Throws errc::invalid_argument unless 0 < p < 1 and p is finite.
+void validate_fpp(double p);
+// Throws unless 1 <= m <= max_bits and 1 <= k <= max_hashes.
+void validate_params(std::uint64_t m, std::uint32_t k);
+
+// Optimal m and k for n keys at false-positive probability p.
+filter_params optimal_params(std::uint64_t n, double p);
+std::uint64_t optimal_bits(std::uint64_t n, double p);
+std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n);
+
+// Expected false-positive probability of an (m, k) filter holding n distinct keys.
+double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
+
+// The largest n for which expected_fpp(m, k, n) <= p (0 when even one key exceeds p).
+std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p);
+
+// Bytes of the 64-bit word array that holds m bits.
+constexpr std::uint64_t bytes_for_bits(std::uint64_t m) { return (m + 63) / 64 * 8; }
+
+}  // namespace bloomkit
