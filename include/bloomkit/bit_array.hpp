@@ -83,8 +83,8 @@ class bit_array {
 
   std::uint64_t* words_ = nullptr;
   std::uint64_t bits_ = 0;
-  std::size_t mapped_bytes_ = 0;              // owned storage: length of the anonymous mapping
-  std::shared_ptr<const void> owner_;         // views: whoever owns the words
+  std::size_t mapped_bytes_ = 0;       // owned storage: length of the anonymous mapping
+  std::shared_ptr<const void> owner_;  // views: whoever owns the words
 };
 
 }  // namespace bloomkit

@@ -86,8 +86,7 @@ class basic_bloom_filter {
     return insert_block_wise<true>(keys);
   }
   // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
-  std::size_t contains_many(std::span<const std::string_view> keys,
-                            std::span<bool> results) const;
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
 
   // Union: afterwards this filter contains every key of either. Throws errc::incompatible
   // unless both have the same bits, hashes and hash scheme.
@@ -113,9 +112,7 @@ class basic_bloom_filter {
   double target_fpp() const noexcept { return config_.target_fpp; }
   // Inserts that changed at least one bit (distinct keys, less the rare false positives).
   // After merge / intersect it is the estimated_count() of the result.
-  std::uint64_t inserted() const noexcept {
-    return __atomic_load_n(&inserted_, __ATOMIC_RELAXED);
-  }
+  std::uint64_t inserted() const noexcept { return __atomic_load_n(&inserted_, __ATOMIC_RELAXED); }
   static constexpr hash_scheme scheme() noexcept { return Policy::scheme; }
   const filter_config& config() const noexcept { return config_; }
   const bit_array& storage() const noexcept { return bits_; }

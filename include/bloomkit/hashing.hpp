@@ -31,14 +31,17 @@ struct digest128 {
 // XXH3-128 (seed 0) of the key bytes.
 digest128 xxh3_128(std::string_view key) noexcept;
 
+__extension__ using uint128 = unsigned __int128;  // GCC/Clang extension; -Wpedantic knows
+
 // Maps a uniform 64-bit value to [0, range) by multiply-high (Lemire, 2016).
 constexpr std::uint64_t reduce_range(std::uint64_t x, std::uint64_t range) noexcept {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * range) >> 64);
+  return static_cast<std::uint64_t>((static_cast<uint128>(x) * range) >> 64);
 }
 
 // Walks the bit indices of one key in a filter of `bits` bits.
 class probe_sequence {
  public:
+  constexpr probe_sequence() noexcept = default;
   constexpr probe_sequence(digest128 d, std::uint64_t bits) noexcept
       : x_(d.low), y_(d.high), bits_(bits) {}
   // The next bit index in [0, bits).
@@ -50,9 +53,9 @@ class probe_sequence {
   }
 
  private:
-  std::uint64_t x_;
-  std::uint64_t y_;
-  std::uint64_t bits_;
+  std::uint64_t x_ = 0;
+  std::uint64_t y_ = 0;
+  std::uint64_t bits_ = 0;
   std::uint64_t step_ = 0;
 };
 

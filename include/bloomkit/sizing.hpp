@@ -45,6 +45,8 @@ double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
 std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p);
 
 // Bytes of the 64-bit word array that holds m bits.
-constexpr std::uint64_t bytes_for_bits(std::uint64_t m) { return (m + 63) / 64 * 8; }
+constexpr std::uint64_t bytes_for_bits(std::uint64_t m) {
+  return (m + 63) / 64 * 8;
+}
 
 }  // namespace bloomkit

@@ -9,8 +9,8 @@ namespace bloomkit {
 template <class Policy>
 basic_bloom_filter<Policy> basic_bloom_filter<Policy>::for_capacity(std::uint64_t n, double p) {
   const filter_params params = optimal_params(n, p);
-  return basic_bloom_filter(filter_config{params.bits, params.hashes, n, p},
-                            bit_array(params.bits), 0);
+  return basic_bloom_filter(filter_config{params.bits, params.hashes, n, p}, bit_array(params.bits),
+                            0);
 }
 
 template <class Policy>
@@ -58,8 +58,7 @@ bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
 
 template <class Policy>
 template <bool Atomic>
-std::size_t basic_bloom_filter<Policy>::insert_block_wise(
-    std::span<const std::string_view> keys) {
+std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::string_view> keys) {
   require_writable();
   const std::uint64_t m = config_.bits;
   const std::uint32_t k = config_.hashes;
@@ -100,8 +99,8 @@ std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::strin
                                                       std::span<bool> results) const {
   if (results.size() != keys.size()) {
     throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
-                                            " keys but room for " +
-                                            std::to_string(results.size()) + " results");
+                                            " keys but room for " + std::to_string(results.size()) +
+                                            " results");
   }
   const std::uint64_t m = config_.bits;
   const std::uint32_t k = config_.hashes;

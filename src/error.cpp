@@ -1,0 +1,25 @@
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+
+std::string_view to_string(errc code) noexcept {
+  switch (code) {
+    case errc::invalid_argument:
+      return "invalid argument";
+    case errc::too_large:
+      return "too large";
+    case errc::incompatible:
+      return "incompatible";
+    case errc::read_only:
+      return "read-only";
+    case errc::io_error:
+      return "I/O error";
+    case errc::corrupt_file:
+      return "corrupt file";
+    case errc::unsupported:
+      return "unsupported";
+  }
+  return "unknown error";
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,106 @@
+#include "bloomkit/sizing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+namespace {
+
+const double ln2 = std::log(2.0);
+
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+void validate_capacity(std::uint64_t n) {
+  if (n < 1) throw error(errc::invalid_argument, "capacity must be at least 1 (got 0)");
+}
+
+void validate_fpp(double p) {
+  if (!std::isfinite(p) || !(p > 0.0) || !(p < 1.0)) {
+    throw error(errc::invalid_argument,
+                "fpp (false-positive probability) must be in (0, 1), got " + fmt_double(p));
+  }
+}
+
+void validate_params(std::uint64_t m, std::uint32_t k) {
+  if (m < 1) throw error(errc::invalid_argument, "bits must be at least 1 (got 0)");
+  if (m > max_bits) {
+    throw error(errc::too_large, "bits " + std::to_string(m) + " exceed the maximum of " +
+                                     std::to_string(max_bits) + " (8 TiB)");
+  }
+  if (k < 1) throw error(errc::invalid_argument, "hashes must be at least 1 (got 0)");
+  if (k > max_hashes) {
+    throw error(errc::too_large, "hashes " + std::to_string(k) + " exceed the maximum of " +
+                                     std::to_string(max_hashes));
+  }
+}
+
+std::uint64_t optimal_bits(std::uint64_t n, double p) {
+  validate_capacity(n);
+  validate_fpp(p);
+  const double m = std::ceil(-static_cast<double>(n) * std::log(p) / (ln2 * ln2));
+  if (!(m <= static_cast<double>(max_bits))) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+                                     " needs " + fmt_double(m) +
+                                     " bits, more than the maximum of " + std::to_string(max_bits) +
+                                     " (8 TiB)");
+  }
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(m));
+}
+
+std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n) {
+  validate_capacity(n);
+  if (m < 1) throw error(errc::invalid_argument, "bits must be at least 1 (got 0)");
+  const double k = std::round(static_cast<double>(m) / static_cast<double>(n) * ln2);
+  if (k > max_hashes) {
+    throw error(errc::too_large, "bits per key " + fmt_double(static_cast<double>(m) / n) +
+                                     " call for " + fmt_double(k) +
+                                     " hashes, more than the maximum of " +
+                                     std::to_string(max_hashes));
+  }
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k));
+}
+
+filter_params optimal_params(std::uint64_t n, double p) {
+  const std::uint64_t m = optimal_bits(n, p);
+  return {m, optimal_hashes(m, n)};
+}
+
+double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
+  validate_params(m, k);
+  if (n == 0) return 0.0;
+  // -expm1(-x) = 1 - e^-x, accurate when kn/m is small.
+  const double fraction_set =
+      -std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
+  return std::pow(fraction_set, k);
+}
+
+std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p) {
+  validate_params(m, k);
+  validate_fpp(p);
+  // fpp = (1 - e^(-kn/m))^k <= p  <=>  n <= -m/k ln(1 - p^(1/k)).
+  const double root = std::pow(p, 1.0 / k);
+  double n = std::floor(-static_cast<double>(m) / k * std::log1p(-root));
+  if (!(n >= 0)) return 0;
+  if (n > static_cast<double>(std::numeric_limits<std::uint64_t>::max() / 2)) {
+    n = static_cast<double>(std::numeric_limits<std::uint64_t>::max() / 2);
+  }
+  auto result = static_cast<std::uint64_t>(n);
+  // Floating-point rounding can leave the boundary off by one either way; settle it exactly.
+  // (Bounded: past 2^53 a step of one no longer changes the double.)
+  for (int i = 0; i < 64 && result > 0 && expected_fpp(m, k, result) > p; ++i) --result;
+  for (int i = 0; i < 64 && expected_fpp(m, k, result + 1) <= p; ++i) ++result;
+  return result;
+}
+
+}  // namespace bloomkit
