@@ -1,0 +1,88 @@
+#include "bloomkit/bit_array.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+namespace {
+
+TEST(BitArray, StartsZeroedAndAligned) {
+  for (std::uint64_t bits : {1ull, 63ull, 64ull, 65ull, 1000ull, (1ull << 22) + 7}) {
+    bit_array a(bits);
+    EXPECT_EQ(a.size(), bits);
+    EXPECT_EQ(a.word_count(), (bits + 63) / 64);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 64, 0u);
+    EXPECT_EQ(a.count(), 0u);
+  }
+}
+
+TEST(BitArray, SetTestCount) {
+  bit_array a(1000);
+  EXPECT_TRUE(a.set(0));
+  EXPECT_FALSE(a.set(0));
+  EXPECT_TRUE(a.set_atomic(999));
+  EXPECT_FALSE(a.set_atomic(999));
+  EXPECT_TRUE(a.set(64));
+  EXPECT_TRUE(a.test(0));
+  EXPECT_TRUE(a.test(64));
+  EXPECT_TRUE(a.test(999));
+  EXPECT_FALSE(a.test(1));
+  EXPECT_EQ(a.count(), 3u);
+  EXPECT_EQ(a.words()[0], 1u);
+  EXPECT_EQ(a.words()[1], 1u);
+  a.clear();
+  EXPECT_EQ(a.count(), 0u);
+}
+
+TEST(BitArray, CopyIsDeepMoveIsCheap) {
+  bit_array a(5000);
+  a.set(4321);
+  bit_array b = a;
+  b.set(1);
+  EXPECT_FALSE(a.test(1));
+  EXPECT_TRUE(b.test(4321));
+  EXPECT_FALSE(a == b);
+  const std::uint64_t* data = b.data();
+  bit_array c = std::move(b);
+  EXPECT_EQ(c.data(), data);
+  EXPECT_EQ(b.size(), 0u);
+}
+
+TEST(BitArray, ViewIsReadOnly) {
+  alignas(64) std::uint64_t words[2] = {0b101, 0};
+  bit_array v = bit_array::view(words, 70, nullptr);
+  EXPECT_TRUE(v.read_only());
+  EXPECT_TRUE(v.test(0));
+  EXPECT_FALSE(v.test(1));
+  EXPECT_TRUE(v.test(2));
+  EXPECT_EQ(v.count(), 2u);
+  EXPECT_THROW(v.mutable_words(), error);
+  EXPECT_THROW(v.clear(), error);
+  bit_array copy = v;  // a copy of a view is the same view
+  EXPECT_EQ(copy.data(), v.data());
+}
+
+TEST(BitArray, RefusesImpossibleSizes) {
+  try {
+    bit_array a(std::uint64_t{1} << 60);
+    FAIL() << "allocated 2^60 bits";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::too_large);
+  }
+}
+
+TEST(BitArray, ClearOfLargeArrayReturnsZeroes) {
+  bit_array a(std::uint64_t{1} << 25);  // 4 MiB: the huge-page path
+  for (std::uint64_t i = 0; i < a.size(); i += 4099) a.set(i);
+  EXPECT_GT(a.count(), 0u);
+  a.clear();
+  EXPECT_EQ(a.count(), 0u);
+  EXPECT_TRUE(a.set(123));
+}
+
+}  // namespace
+}  // namespace bloomkit

@@ -1,0 +1,269 @@
+#include "bloomkit/file.hpp"
+
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "support/keys.hpp"
+#include "support/temp_dir.hpp"
+
+namespace bloomkit {
+namespace {
+
+using test::make_keys;
+using test::read_bytes;
+using test::temp_dir;
+using test::views;
+using test::write_bytes;
+
+bloom_filter sample_filter(std::uint64_t n = 5000, double p = 0.01, std::uint64_t set = 1) {
+  auto f = bloom_filter::for_capacity(n, p);
+  f.insert_many(views(make_keys(n, set)));
+  return f;
+}
+
+// Runs `fn`, expects a bloomkit::error whose message names `path`; returns the error's code.
+errc expect_error_naming(const std::filesystem::path& path, const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    return e.code();
+  }
+  ADD_FAILURE() << "no error for " << path;
+  return errc{};
+}
+
+TEST(File, SaveLoadIsBitIdentical) {
+  temp_dir dir;
+  for (std::uint64_t n : {1ull, 63ull, 5000ull, 123457ull}) {
+    const auto f = sample_filter(n, 0.01, n);
+    save(f, dir / "f.bloom");
+    const auto g = load(dir / "f.bloom");
+    EXPECT_EQ(f, g);
+    EXPECT_EQ(g.capacity(), f.capacity());
+    EXPECT_EQ(g.target_fpp(), f.target_fpp());
+    EXPECT_EQ(g.inserted(), f.inserted());
+    EXPECT_FALSE(g.read_only());
+    // Saving what was loaded reproduces the same bytes.
+    save(g, dir / "g.bloom");
+    EXPECT_EQ(read_bytes(dir / "f.bloom"), read_bytes(dir / "g.bloom"));
+  }
+}
+
+TEST(File, LayoutMatchesFormatDoc) {
+  temp_dir dir;
+  const auto f = sample_filter(1000, 0.01);
+  save(f, dir / "f.bloom");
+  const auto bytes = read_bytes(dir / "f.bloom");
+  ASSERT_EQ(bytes.size(), file_header_size + f.byte_size());
+  EXPECT_EQ(std::memcmp(bytes.data(), "BLOOMKIT", 8), 0);
+  auto u32 = [&](std::size_t off) {
+    std::uint32_t v;
+    std::memcpy(&v, bytes.data() + off, 4);
+    return v;
+  };
+  auto u64 = [&](std::size_t off) {
+    std::uint64_t v;
+    std::memcpy(&v, bytes.data() + off, 8);
+    return v;
+  };
+  EXPECT_EQ(u32(8), 1u);     // format version
+  EXPECT_EQ(u32(12), 128u);  // header size
+  EXPECT_EQ(u32(16), 1u);    // kind: classic
+  EXPECT_EQ(u32(20), 1u);    // scheme: xxh3-128
+  EXPECT_EQ(u64(24), f.bits());
+  EXPECT_EQ(u32(32), f.hashes());
+  EXPECT_EQ(u64(40), 1000u);
+  EXPECT_EQ(u64(56), f.inserted());
+  EXPECT_EQ(u64(64), 128u);
+  EXPECT_EQ(u64(72), f.byte_size());
+  EXPECT_EQ(u64(80), XXH64(bytes.data() + 128, f.byte_size(), 0));
+  EXPECT_EQ(u64(120), XXH64(bytes.data(), 120, 0));
+  EXPECT_EQ(std::memcmp(bytes.data() + 128, f.storage().data(), f.byte_size()), 0);
+}
+
+TEST(File, MapAnswersEqualLoadAnswers) {
+  temp_dir dir;
+  const auto f = sample_filter(50'000, 0.01, 77);
+  save(f, dir / "f.bloom");
+  const auto loaded = load(dir / "f.bloom");
+  const auto mapped = map(dir / "f.bloom");
+  EXPECT_TRUE(mapped.read_only());
+  EXPECT_EQ(mapped, loaded);
+  EXPECT_EQ(mapped.inserted(), loaded.inserted());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(mapped.storage().data()) % 64, 0u);
+  const auto probe = make_keys(50'000, 78);
+  const auto members = make_keys(50'000, 77);
+  for (const auto* keys : {&probe, &members}) {
+    const auto v = views(*keys);
+    auto a = std::make_unique<bool[]>(v.size());
+    auto b = std::make_unique<bool[]>(v.size());
+    EXPECT_EQ(mapped.contains_many(v, {a.get(), v.size()}),
+              loaded.contains_many(v, {b.get(), v.size()}));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      ASSERT_EQ(a[i], b[i]);
+      ASSERT_EQ(mapped.contains(v[i]), a[i]);
+    }
+  }
+  EXPECT_NEAR(mapped.estimated_count(), loaded.estimated_count(), 1e-9);
+}
+
+TEST(File, MappedFilterIsReadOnlyAndOutlivesItsCopies) {
+  temp_dir dir;
+  save(sample_filter(), dir / "f.bloom");
+  auto mapped = map(dir / "f.bloom");
+  try {
+    mapped.insert("x");
+    FAIL() << "insert into a mapped filter";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::read_only);
+  }
+  EXPECT_THROW(mapped.insert_many(std::vector<std::string_view>{"y"}), error);
+  EXPECT_THROW(mapped.clear(), error);
+  auto copy = mapped;
+  mapped = bloom_filter(64, 1);  // drops the original's reference to the mapping
+  EXPECT_TRUE(copy.contains(make_keys(1, 1)[0]));
+  // Merging a mapped filter into an owned one reads through the mapping.
+  auto owned = load(dir / "f.bloom");
+  owned.merge(copy);
+  EXPECT_EQ(owned, copy);
+}
+
+TEST(File, SaveReplacesAtomicallyAndLeavesNoTempFiles) {
+  temp_dir dir;
+  save(sample_filter(1000, 0.01, 1), dir / "f.bloom");
+  const auto second = sample_filter(2000, 0.001, 2);
+  save(second, dir / "f.bloom");
+  EXPECT_EQ(load(dir / "f.bloom"), second);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(File, SaveFailureNamesTheFileAndWritesNothing) {
+  temp_dir dir;
+  const auto target = dir / "missing-dir" / "f.bloom";
+  EXPECT_EQ(expect_error_naming(target, [&] { save(sample_filter(), target); }), errc::io_error);
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+TEST(File, MissingAndNonRegularFiles) {
+  temp_dir dir;
+  const auto missing = dir / "nope.bloom";
+  EXPECT_EQ(expect_error_naming(missing, [&] { load(missing); }), errc::io_error);
+  EXPECT_EQ(expect_error_naming(missing, [&] { map(missing); }), errc::io_error);
+  EXPECT_EQ(expect_error_naming(missing, [&] { read_header(missing); }), errc::io_error);
+  EXPECT_EQ(expect_error_naming(dir.path(), [&] { load(dir.path()); }), errc::io_error);
+}
+
+// Every truncation and every corrupted byte of a real file gives a clean error from every
+// reader: never a crash, never a filter that silently answers from damaged bits.
+TEST(File, EveryTruncationIsRejected) {
+  temp_dir dir;
+  save(sample_filter(2000, 0.05), dir / "f.bloom");
+  const auto good = read_bytes(dir / "f.bloom");
+  const auto path = dir / "bad.bloom";
+  for (std::size_t len = 0; len < good.size(); ++len) {
+    write_bytes(path, {good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len)});
+    EXPECT_EQ(expect_error_naming(path, [&] { load(path); }), errc::corrupt_file) << len;
+    EXPECT_EQ(expect_error_naming(path, [&] { map(path); }), errc::corrupt_file) << len;
+    EXPECT_EQ(expect_error_naming(path, [&] { map(path, verify::header); }), errc::corrupt_file);
+  }
+  auto longer = good;
+  longer.push_back(0);
+  write_bytes(path, longer);
+  EXPECT_EQ(expect_error_naming(path, [&] { load(path); }), errc::corrupt_file);
+}
+
+TEST(File, EveryFlippedByteIsRejected) {
+  temp_dir dir;
+  save(sample_filter(2000, 0.05), dir / "f.bloom");
+  const auto good = read_bytes(dir / "f.bloom");
+  const auto path = dir / "bad.bloom";
+  for (std::size_t pos = 0; pos < good.size(); ++pos) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      auto bad = good;
+      bad[pos] ^= flip;
+      write_bytes(path, bad);
+      const errc load_code = expect_error_naming(path, [&] { load(path); });
+      EXPECT_TRUE(load_code == errc::corrupt_file || load_code == errc::unsupported) << pos;
+      expect_error_naming(path, [&] { map(path); });
+      if (pos < file_header_size) {
+        expect_error_naming(path, [&] { read_header(path); });
+        expect_error_naming(path, [&] { map(path, verify::header); });
+      }
+    }
+  }
+}
+
+// Headers with a valid checksum but impossible contents (a buggy or hostile writer).
+TEST(File, InconsistentFieldsAreRejected) {
+  temp_dir dir;
+  const auto f = sample_filter(1000, 0.01);
+  save(f, dir / "f.bloom");
+  const auto good = read_bytes(dir / "f.bloom");
+  const file_header base = read_header(dir / "f.bloom");
+  const auto path = dir / "forged.bloom";
+
+  auto forge = [&](const std::function<void(file_header&)>& edit) {
+    file_header h = base;
+    edit(h);
+    auto bytes = good;
+    const auto encoded = encode_header(h);
+    std::copy(encoded.begin(), encoded.end(), bytes.begin());
+    write_bytes(path, bytes);
+    return expect_error_naming(path, [&] { load(path); });
+  };
+  EXPECT_EQ(forge([](file_header& h) { h.format_version = 2; }), errc::unsupported);
+  EXPECT_EQ(forge([](file_header& h) { h.kind = static_cast<filter_kind>(77); }),
+            errc::unsupported);
+  EXPECT_EQ(forge([](file_header& h) { h.scheme = static_cast<hash_scheme>(77); }),
+            errc::unsupported);
+  EXPECT_EQ(forge([](file_header& h) { h.bits = 0; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.bits += 64; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.hashes = 0; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.hashes = 5000; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.capacity = 0; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.target_fpp = 1.5; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.payload_offset = 100; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.payload_offset = 192; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.payload_length -= 8; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.payload_checksum ^= 1; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.flags = 1; }), errc::unsupported);
+  EXPECT_EQ(forge([](file_header& h) { h.kind_params[2] = 9; }), errc::corrupt_file);
+
+  // Bits set past m with a matching payload checksum.
+  ASSERT_NE(f.bits() % 64, 0u);
+  auto bytes = good;
+  bytes.back() |= 0x80;
+  file_header h = base;
+  h.payload_checksum = XXH64(bytes.data() + 128, bytes.size() - 128, 0);
+  const auto encoded = encode_header(h);
+  std::copy(encoded.begin(), encoded.end(), bytes.begin());
+  write_bytes(path, bytes);
+  const auto code = expect_error_naming(path, [&] { load(path); });
+  EXPECT_EQ(code, errc::corrupt_file);
+}
+
+TEST(File, ReadHeaderReportsFields) {
+  temp_dir dir;
+  const auto f = sample_filter(3000, 0.001);
+  save(f, dir / "f.bloom");
+  const auto h = read_header(dir / "f.bloom");
+  EXPECT_EQ(h.kind, filter_kind::classic);
+  EXPECT_EQ(h.scheme, hash_scheme::xxh3_128);
+  EXPECT_EQ(h.bits, f.bits());
+  EXPECT_EQ(h.hashes, f.hashes());
+  EXPECT_EQ(h.capacity, 3000u);
+  EXPECT_EQ(h.target_fpp, 0.001);
+  EXPECT_EQ(h.inserted, f.inserted());
+  EXPECT_EQ(to_string(h.kind), "classic");
+}
+
+}  // namespace
+}  // namespace bloomkit
