@@ -1,0 +1,588 @@
+// bloomkit_bench: the classic filter against libbloom and against the machine's memory bound,
+// on the same URL-like keys, in one run. See docs/PERFORMANCE.md for the method.
+//
+// Benchmarks (each iteration handles `batch` keys or memory accesses; the counter per_key is the
+// CPU time per key or per access, in seconds: "per_key=24.1ns" on the console):
+//   bloomkit/insert, bloomkit/insert_many            into a filter sized for n at p = 0.01
+//   bloomkit/contains_{hit,miss}                     single-key loop over a full filter
+//   bloomkit/contains_many_{hit,miss}                batches of `batch` keys
+//   libbloom/add, libbloom/check_{hit,miss}          Debian's libbloom on the same keys
+//   mem/random_read, mem/random_read_prefetch        independent random 64-byte reads into a
+//                                                    buffer the size of the filter
+//   mem/chase_1GiB                                   dependent random reads (pointer chase)
+//
+// Environment:
+//   BLOOMKIT_BENCH_SIZES  comma-separated n values (default "1e5,1e7,1e8"; "1e7" or "10000000")
+//   BLOOMKIT_BENCH_CHASE  0 to leave out the 1 GiB pointer chase (default 1)
+//   BLOOMKIT_BENCH_KEEP   1 to keep every size's data alive (the default when random
+//                         interleaving is on); otherwise data of one n is freed before the next
+//                         n's is built.
+
+#include <benchmark/benchmark.h>
+#include <bloom.h>
+#include <sys/utsname.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bench_keys.hpp"
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/sizing.hpp"
+#include "bloomkit/version.hpp"
+
+namespace {
+
+using bloomkit::bench::key_set;
+using bloomkit::bench::splitmix64;
+
+constexpr double target_p = 0.01;
+constexpr std::size_t batch = 1024;              // keys (or reads) per benchmark iteration
+constexpr std::size_t max_query_keys = 1 << 22;  // per query set: 4 Mi keys, about 256 MiB
+constexpr std::size_t read_indices = 1 << 20;    // precomputed random line indices
+constexpr std::size_t prefetch_distance = 32;    // lines ahead in mem/random_read_prefetch
+constexpr std::uint64_t chase_bytes = std::uint64_t{1} << 30;
+
+bool keep_all_sizes = false;
+
+// ---------------------------------------------------------------------------------------------
+// Timing of the untimed setup, reported on stderr so a long first iteration is explained.
+
+class stopwatch {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+void note(const std::string& what) {
+  std::fprintf(stderr, "[bloomkit_bench] %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// libbloom, owned.
+
+class libbloom_filter {
+ public:
+  explicit libbloom_filter(std::size_t n) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw std::runtime_error("libbloom takes an int entry count; n is too large");
+    }
+    if (bloom_init(&b_, static_cast<int>(n), target_p) != 0) {
+      throw std::runtime_error("bloom_init failed for n = " + std::to_string(n));
+    }
+  }
+  libbloom_filter(const libbloom_filter&) = delete;
+  libbloom_filter& operator=(const libbloom_filter&) = delete;
+  ~libbloom_filter() { bloom_free(&b_); }
+
+  bool add(std::string_view key) {
+    return bloom_add(&b_, key.data(), static_cast<int>(key.size())) == 0;
+  }
+  bool check(std::string_view key) {
+    return bloom_check(&b_, key.data(), static_cast<int>(key.size())) == 1;
+  }
+  void reset() { bloom_reset(&b_); }
+  int hashes() const { return b_.hashes; }
+  int bytes() const { return b_.bytes; }
+
+ private:
+  struct bloom b_ {};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Everything measured at one n, built lazily (before timing) and shared between benchmarks.
+
+struct membound_buffer {
+  bloomkit::bit_array buffer;          // allocated like a filter's bits (huge pages if large)
+  std::vector<std::uint32_t> indices;  // random line indices, plus prefetch_distance extra
+};
+
+class dataset {
+ public:
+  explicit dataset(std::size_t n) : n_(n) {}
+
+  std::size_t n() const { return n_; }
+
+  const key_set& inserts() {
+    if (!inserts_) {
+      stopwatch t;
+      inserts_ = bloomkit::bench::make_insert_keys(n_);
+      note("n=" + std::to_string(n_) + ": generated " + std::to_string(inserts_->size()) +
+           " insert keys (" + std::to_string(inserts_->total_bytes() >> 20) + " MiB) in " +
+           fmt_seconds(t.seconds()));
+    }
+    return *inserts_;
+  }
+  const key_set& hits() {
+    if (!hits_) {
+      stopwatch t;
+      hits_ = bloomkit::bench::make_hit_queries(n_, std::min(n_, max_query_keys), 0x68697473 + n_);
+      note("n=" + std::to_string(n_) + ": sampled " + std::to_string(hits_->size()) +
+           " hit queries in " + fmt_seconds(t.seconds()));
+    }
+    return *hits_;
+  }
+  const key_set& misses() {
+    if (!misses_) {
+      stopwatch t;
+      misses_ = bloomkit::bench::make_miss_queries(std::min(n_, max_query_keys));
+      note("n=" + std::to_string(n_) + ": generated " + std::to_string(misses_->size()) +
+           " miss queries in " + fmt_seconds(t.seconds()));
+    }
+    return *misses_;
+  }
+
+  // A filter holding all n inserted keys.
+  const bloomkit::bloom_filter& full_filter() {
+    if (!full_) {
+      const auto keys = inserts().keys();
+      stopwatch t;
+      full_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
+      for (std::size_t i = 0; i < keys.size(); i += batch) {
+        full_->insert_many(keys.subspan(i, std::min(batch, keys.size() - i)));
+      }
+      note("n=" + std::to_string(n_) + ": built the bloomkit filter (" +
+           std::to_string(full_->byte_size() >> 10) + " KiB, k=" + std::to_string(full_->hashes()) +
+           ") in " + fmt_seconds(t.seconds()));
+    }
+    return *full_;
+  }
+  // The target of the insert benchmarks.
+  bloomkit::bloom_filter& insert_filter() {
+    if (!insert_target_) insert_target_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
+    return *insert_target_;
+  }
+
+  libbloom_filter& full_libbloom() {
+    if (!libbloom_full_) {
+      const auto keys = inserts().keys();
+      stopwatch t;
+      libbloom_full_ = std::make_unique<libbloom_filter>(n_);
+      for (const auto key : keys) libbloom_full_->add(key);
+      note("n=" + std::to_string(n_) + ": built the libbloom filter (" +
+           std::to_string(libbloom_full_->bytes() >> 10) + " KiB, k=" +
+           std::to_string(libbloom_full_->hashes()) + ") in " + fmt_seconds(t.seconds()));
+    }
+    return *libbloom_full_;
+  }
+  libbloom_filter& insert_libbloom() {
+    if (!libbloom_insert_) libbloom_insert_ = std::make_unique<libbloom_filter>(n_);
+    return *libbloom_insert_;
+  }
+
+  // A buffer of the filter's size, filled with random words, and random line indices into it.
+  const membound_buffer& membound() {
+    if (!membound_) {
+      const std::uint64_t bits = bloomkit::optimal_params(n_, target_p).bits;
+      membound_buffer m{bloomkit::bit_array(bits), {}};
+      splitmix64 rng(0x6d656d + n_);
+      for (auto& w : m.buffer.mutable_words()) w = rng();
+      const std::uint64_t lines = (m.buffer.byte_size() + 63) / 64;
+      m.indices.resize(read_indices + prefetch_distance);
+      for (std::size_t i = 0; i < read_indices; ++i) {
+        m.indices[i] = static_cast<std::uint32_t>(rng.below(lines));
+      }
+      for (std::size_t i = 0; i < prefetch_distance; ++i)
+        m.indices[read_indices + i] = m.indices[i];
+      membound_ = std::move(m);
+    }
+    return *membound_;
+  }
+
+  // Persistent positions, so that successive runs of a benchmark continue through the keys.
+  std::size_t& cursor(const std::string& name) { return cursors_[name]; }
+
+ private:
+  std::size_t n_;
+  std::optional<key_set> inserts_, hits_, misses_;
+  std::optional<bloomkit::bloom_filter> full_, insert_target_;
+  std::unique_ptr<libbloom_filter> libbloom_full_, libbloom_insert_;
+  std::optional<membound_buffer> membound_;
+  std::map<std::string, std::size_t> cursors_;
+};
+
+dataset& data_for(std::size_t n) {
+  static std::map<std::size_t, std::unique_ptr<dataset>> cache;
+  auto it = cache.find(n);
+  if (it != cache.end()) return *it->second;
+  if (!keep_all_sizes && !cache.empty()) {
+    note("freeing the data of n=" + std::to_string(cache.begin()->first));
+    cache.clear();
+  }
+  return *cache.emplace(n, std::make_unique<dataset>(n)).first->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting.
+
+void finish(benchmark::State& state, std::size_t positives = 0, bool lookup = false) {
+  const auto items = static_cast<std::int64_t>(state.iterations()) * std::int64_t{batch};
+  state.SetItemsProcessed(items);
+  // CPU seconds / (iterations * batch): seconds per key, shown as e.g. "per_key=24.1ns" and
+  // stored in seconds in the JSON output.
+  state.counters["per_key"] =
+      benchmark::Counter(static_cast<double>(batch), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+  if (lookup && items > 0) {
+    state.counters["positive"] = static_cast<double>(positives) / static_cast<double>(items);
+  }
+}
+
+// Next batch start in a key set of `size` keys (whole batches only).
+std::size_t advance(std::size_t pos, std::size_t size) {
+  pos += batch;
+  return pos + batch > size ? 0 : pos;
+}
+
+// ---------------------------------------------------------------------------------------------
+// bloomkit
+
+void bm_bloomkit_insert(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto keys = d.inserts().keys();
+  auto& f = d.insert_filter();
+  std::size_t& pos = d.cursor("bloomkit/insert");
+  std::size_t fresh = 0;
+  for (auto _ : state) {
+    if (pos + batch > keys.size()) {  // every key inserted once: start a new, empty filter
+      state.PauseTiming();
+      f.clear();
+      pos = 0;
+      state.ResumeTiming();
+    }
+    for (std::size_t j = 0; j < batch; ++j) fresh += f.insert(keys[pos + j]);
+    pos += batch;
+  }
+  benchmark::DoNotOptimize(fresh);
+  finish(state);
+}
+
+void bm_bloomkit_insert_many(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto keys = d.inserts().keys();
+  auto& f = d.insert_filter();
+  std::size_t& pos = d.cursor("bloomkit/insert_many");
+  std::size_t fresh = 0;
+  for (auto _ : state) {
+    if (pos + batch > keys.size()) {
+      state.PauseTiming();
+      f.clear();
+      pos = 0;
+      state.ResumeTiming();
+    }
+    fresh += f.insert_many(keys.subspan(pos, batch));
+    pos += batch;
+  }
+  benchmark::DoNotOptimize(fresh);
+  finish(state);
+}
+
+void bm_bloomkit_contains(benchmark::State& state, std::size_t n, bool hit) {
+  auto& d = data_for(n);
+  const auto& f = d.full_filter();
+  const auto keys = (hit ? d.hits() : d.misses()).keys();
+  std::size_t& pos = d.cursor(hit ? "bloomkit/contains_hit" : "bloomkit/contains_miss");
+  std::size_t positives = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch; ++j) positives += f.contains(keys[pos + j]);
+    pos = advance(pos, keys.size());
+  }
+  finish(state, positives, true);
+}
+
+void bm_bloomkit_contains_many(benchmark::State& state, std::size_t n, bool hit) {
+  auto& d = data_for(n);
+  const auto& f = d.full_filter();
+  const auto keys = (hit ? d.hits() : d.misses()).keys();
+  std::size_t& pos = d.cursor(hit ? "bloomkit/contains_many_hit" : "bloomkit/contains_many_miss");
+  std::array<bool, batch> results{};
+  std::size_t positives = 0;
+  for (auto _ : state) {
+    positives += f.contains_many(keys.subspan(pos, batch), results);
+    benchmark::ClobberMemory();
+    pos = advance(pos, keys.size());
+  }
+  finish(state, positives, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// libbloom
+
+void bm_libbloom_add(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto keys = d.inserts().keys();
+  auto& f = d.insert_libbloom();
+  std::size_t& pos = d.cursor("libbloom/add");
+  std::size_t fresh = 0;
+  for (auto _ : state) {
+    if (pos + batch > keys.size()) {
+      state.PauseTiming();
+      f.reset();
+      pos = 0;
+      state.ResumeTiming();
+    }
+    for (std::size_t j = 0; j < batch; ++j) fresh += f.add(keys[pos + j]);
+    pos += batch;
+  }
+  benchmark::DoNotOptimize(fresh);
+  finish(state);
+}
+
+void bm_libbloom_check(benchmark::State& state, std::size_t n, bool hit) {
+  auto& d = data_for(n);
+  auto& f = d.full_libbloom();
+  const auto keys = (hit ? d.hits() : d.misses()).keys();
+  std::size_t& pos = d.cursor(hit ? "libbloom/check_hit" : "libbloom/check_miss");
+  std::size_t positives = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch; ++j) positives += f.check(keys[pos + j]);
+    pos = advance(pos, keys.size());
+  }
+  finish(state, positives, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The memory bound.
+
+// Independent random reads: the loads do not depend on each other, so the core keeps as many
+// in flight as its miss buffers allow. This is the best a lookup of one line can do.
+void bm_random_read(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto& m = d.membound();
+  const std::uint64_t* words = m.buffer.data();
+  const std::uint32_t* indices = m.indices.data();
+  std::size_t& pos = d.cursor("mem/random_read");
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    const std::uint32_t* ix = indices + pos;
+    for (std::size_t j = 0; j < batch; ++j) sum += words[std::size_t{ix[j]} * 8];
+    pos = (pos + batch) & (read_indices - 1);
+  }
+  benchmark::DoNotOptimize(sum);
+  finish(state);
+}
+
+// The same reads with a software prefetch prefetch_distance reads ahead.
+void bm_random_read_prefetch(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto& m = d.membound();
+  const std::uint64_t* words = m.buffer.data();
+  const std::uint32_t* indices = m.indices.data();
+  std::size_t& pos = d.cursor("mem/random_read_prefetch");
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    const std::uint32_t* ix = indices + pos;
+    for (std::size_t j = 0; j < batch; ++j) {
+      __builtin_prefetch(words + std::size_t{ix[j + prefetch_distance]} * 8, 0, 3);
+      sum += words[std::size_t{ix[j]} * 8];
+    }
+    pos = (pos + batch) & (read_indices - 1);
+  }
+  benchmark::DoNotOptimize(sum);
+  finish(state);
+}
+
+// Dependent random reads through a single random cycle over the lines of 1 GiB: the latency of
+// one DRAM access (for information; a lookup need not pay it once per line).
+struct chase_buffer {
+  bloomkit::bit_array buffer{chase_bytes * 8};
+  std::uint64_t position = 0;
+  chase_buffer() {
+    stopwatch t;
+    const std::size_t lines = chase_bytes / 64;
+    std::vector<std::uint32_t> next(lines);
+    for (std::size_t i = 0; i < lines; ++i) next[i] = static_cast<std::uint32_t>(i);
+    splitmix64 rng(0x6368617365);
+    for (std::size_t i = lines - 1; i > 0; --i) {  // Sattolo: one cycle through every line
+      std::swap(next[i], next[rng.below(i)]);
+    }
+    auto words = buffer.mutable_words();
+    for (std::size_t i = 0; i < lines; ++i) words[i * 8] = next[i];
+    note("built the 1 GiB pointer-chase cycle in " + fmt_seconds(t.seconds()));
+  }
+};
+
+void bm_chase(benchmark::State& state) {
+  static chase_buffer chase;
+  const std::uint64_t* words = chase.buffer.data();
+  std::uint64_t p = chase.position;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch; ++j) p = words[p * 8];
+  }
+  chase.position = p;
+  benchmark::DoNotOptimize(p);
+  finish(state);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine description for the JSON context.
+
+std::string first_line_with(const char* path, std::string_view prefix) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return line;
+  }
+  return {};
+}
+
+std::string after_colon(const std::string& line) {
+  const auto colon = line.find(':');
+  if (colon == std::string::npos) return line;
+  const auto start = line.find_first_not_of(" \t", colon + 1);
+  return start == std::string::npos ? std::string() : line.substr(start);
+}
+
+std::string compiler_name() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+void add_context(const std::vector<std::size_t>& sizes) {
+  benchmark::AddCustomContext("cpu_model",
+                              after_colon(first_line_with("/proc/cpuinfo", "model name")));
+  benchmark::AddCustomContext("mem_total",
+                              after_colon(first_line_with("/proc/meminfo", "MemTotal")));
+  utsname u{};
+  if (uname(&u) == 0)
+    benchmark::AddCustomContext("kernel", std::string(u.sysname) + " " + u.release);
+  benchmark::AddCustomContext("compiler", compiler_name());
+  benchmark::AddCustomContext("thp",
+                              first_line_with("/sys/kernel/mm/transparent_hugepage/enabled", ""));
+  benchmark::AddCustomContext("bloomkit_version", bloomkit::version_string);
+  benchmark::AddCustomContext("libbloom_version", bloom_version());
+  benchmark::AddCustomContext("target_fpp", std::to_string(target_p));
+  benchmark::AddCustomContext("batch", std::to_string(batch));
+  // Mean key length over a sample of the keys.
+  std::vector<char> buf(bloomkit::bench::max_key_length);
+  std::size_t total = 0;
+  constexpr std::size_t sample = 100000;
+  for (std::size_t i = 0; i < sample; ++i) total += bloomkit::bench::make_url_key(i, buf.data());
+  benchmark::AddCustomContext("key_mean_bytes",
+                              std::to_string(static_cast<double>(total) / sample));
+  for (const std::size_t n : sizes) {
+    const auto params = bloomkit::optimal_params(n, target_p);
+    benchmark::AddCustomContext(
+        "filter_n" + std::to_string(n),
+        "bits=" + std::to_string(params.bits) + " hashes=" + std::to_string(params.hashes) +
+            " bytes=" + std::to_string(bloomkit::bytes_for_bits(params.bits)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration.
+
+std::vector<std::size_t> parse_sizes(const char* text) {
+  std::vector<std::size_t> sizes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (end == item.c_str() || *end != '\0' || !(v >= 1000) || v > 2e9 || v != std::floor(v)) {
+      throw std::runtime_error("BLOOMKIT_BENCH_SIZES: bad size '" + item +
+                               "' (want an integer from 1000 to 2e9, e.g. 1e7)");
+    }
+    sizes.push_back(static_cast<std::size_t>(v));
+  }
+  return sizes;
+}
+
+bool env_flag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "false") == 0);
+}
+
+bool interleaving_requested(int argc, char** argv) {
+  bool on = env_flag("BENCHMARK_ENABLE_RANDOM_INTERLEAVING", false);
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    constexpr std::string_view flag = "--benchmark_enable_random_interleaving";
+    if (a.rfind(flag, 0) != 0) continue;
+    const std::string_view rest = a.substr(flag.size());
+    on = rest.empty() || !(rest == "=false" || rest == "=0");
+  }
+  return on;
+}
+
+void register_size(std::size_t n) {
+  const std::string suffix = "/n:" + std::to_string(n);
+  auto add = [&](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark((name + suffix).c_str(), fn)->Unit(benchmark::kMicrosecond);
+  };
+  add("bloomkit/insert", [n](benchmark::State& s) { bm_bloomkit_insert(s, n); });
+  add("bloomkit/insert_many", [n](benchmark::State& s) { bm_bloomkit_insert_many(s, n); });
+  add("bloomkit/contains_hit", [n](benchmark::State& s) { bm_bloomkit_contains(s, n, true); });
+  add("bloomkit/contains_miss", [n](benchmark::State& s) { bm_bloomkit_contains(s, n, false); });
+  add("bloomkit/contains_many_hit",
+      [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, true); });
+  add("bloomkit/contains_many_miss",
+      [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, false); });
+  add("libbloom/add", [n](benchmark::State& s) { bm_libbloom_add(s, n); });
+  add("libbloom/check_hit", [n](benchmark::State& s) { bm_libbloom_check(s, n, true); });
+  add("libbloom/check_miss", [n](benchmark::State& s) { bm_libbloom_check(s, n, false); });
+  add("mem/random_read", [n](benchmark::State& s) { bm_random_read(s, n); });
+  add("mem/random_read_prefetch", [n](benchmark::State& s) { bm_random_read_prefetch(s, n); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::size_t> sizes;
+  try {
+    const char* env = std::getenv("BLOOMKIT_BENCH_SIZES");
+    sizes = parse_sizes(env != nullptr && *env != '\0' ? env : "1e5,1e7,1e8");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bloomkit_bench: %s\n", e.what());
+    return 2;
+  }
+  keep_all_sizes = env_flag("BLOOMKIT_BENCH_KEEP", interleaving_requested(argc, argv));
+
+  for (const std::size_t n : sizes) register_size(n);
+  if (env_flag("BLOOMKIT_BENCH_CHASE", true)) {
+    benchmark::RegisterBenchmark("mem/chase_1GiB", bm_chase)->Unit(benchmark::kMicrosecond);
+  }
+  add_context(sizes);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
