@@ -1,0 +1,50 @@
+// bloomkit add FILE [KEY...]
+//
+// Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) into an existing filter file
+// with the batched insert_many, and saves it (atomically) when anything changed.
+// Prints: added <new> new of <keys> keys
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file.hpp"
+#include "commands.hpp"
+#include "key_input.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct add_options {
+  std::string file;
+  std::vector<std::string> keys;
+};
+
+void run_add(const add_options& o) {
+  bloom_filter filter = load(o.file);
+  std::uint64_t keys = 0;
+  std::uint64_t fresh = 0;
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    keys += batch.size();
+    fresh += filter.insert_many(batch);
+  });
+  // A key is new when it changed a bit: no new key means the file would not change.
+  if (fresh > 0) save(filter, o.file);
+  fmt::print("added {} new of {} keys\n", fresh, keys);
+}
+
+}  // namespace
+
+command add_add_command(CLI::App& app) {
+  auto o = std::make_shared<add_options>();
+  CLI::App* sub = app.add_subcommand("add", "Add keys to a filter file");
+  sub->add_option("FILE", o->file, "Filter file to update")->required();
+  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)");
+  return {sub, "add", [o] { run_add(*o); }};
+}
+
+}  // namespace bloomkit::cli

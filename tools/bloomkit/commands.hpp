@@ -1,0 +1,28 @@
+#pragma once
+// The subcommands of the bloomkit tool. Each add_*_command() registers its CLI11 subcommand
+// (options bound to its own state) and returns how to run it once the command line has parsed.
+// Running happens after parsing so that every CLI11 error is a usage error (exit 2) and every
+// error while running is reported by run_guarded() (errors.hpp).
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace bloomkit::cli {
+
+struct command {
+  CLI::App* app = nullptr;  // the CLI11 subcommand; run() when it was parsed
+  std::string path;         // "query", later "redis query": for "Run 'bloomkit <path> --help'"
+  std::function<void()> run;
+};
+
+command add_create_command(CLI::App& app);
+command add_add_command(CLI::App& app);
+command add_build_command(CLI::App& app);
+command add_query_command(CLI::App& app);
+command add_info_command(CLI::App& app);
+command add_merge_command(CLI::App& app);
+command add_size_command(CLI::App& app);
+
+}  // namespace bloomkit::cli

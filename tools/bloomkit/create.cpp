@@ -1,0 +1,46 @@
+// bloomkit create FILE --capacity N --fpp P
+//
+// Writes an empty filter sized for N keys at false-positive probability P.
+// Prints: created FILE: <bits> bits, <bytes> bytes, <hashes> hashes
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "arguments.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file.hpp"
+#include "commands.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct create_options {
+  std::string file;
+  std::string capacity;
+  double fpp = 0;
+};
+
+void run_create(const create_options& o) {
+  const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
+  validate_sizing(capacity, o.fpp);
+  const bloom_filter filter = bloom_filter::for_capacity(capacity, o.fpp);
+  save(filter, o.file);
+  fmt::print("created {}: {} bits, {} bytes, {} hashes\n", o.file, filter.bits(),
+             filter.byte_size(), filter.hashes());
+}
+
+}  // namespace
+
+command add_create_command(CLI::App& app) {
+  auto o = std::make_shared<create_options>();
+  CLI::App* sub = app.add_subcommand("create", "Create an empty filter file");
+  sub->add_option("FILE", o->file, "Filter file to write (replaced if it exists)")->required();
+  add_capacity_option(*sub, o->capacity)->required();
+  add_fpp_option(*sub, o->fpp)->required();
+  return {sub, "create", [o] { run_create(*o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,55 @@
+#include "errors.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include <fmt/core.h>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::cli {
+
+void print_error(std::string_view message) {
+  std::fflush(stdout);  // keep whatever was printed before the error in order
+  fmt::print(stderr, "bloomkit: error: {}\n", message);
+}
+
+void print_usage_error(std::string_view message, std::string_view command) {
+  print_error(message);
+  if (command.empty()) {
+    fmt::print(stderr, "Run 'bloomkit --help' for usage.\n");
+  } else {
+    fmt::print(stderr, "Run 'bloomkit {} --help' for usage.\n", command);
+  }
+}
+
+int run_guarded(std::string_view command, const std::function<void()>& body) {
+  try {
+    body();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw error(errc::io_error, fmt::format("writing to stdout: {}", std::strerror(errno)));
+    }
+    return exit_success;
+  } catch (const usage_error& e) {
+    print_usage_error(e.what(), command);
+    return exit_usage;
+  } catch (const error& e) {
+    print_error(e.what());
+    return exit_failure;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+    return exit_failure;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return exit_failure;
+  }
+}
+
+std::string quoted_name(std::string_view name) {
+  if (name == "-") return "stdin";
+  return fmt::format("'{}'", name);
+}
+
+}  // namespace bloomkit::cli

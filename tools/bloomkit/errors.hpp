@@ -1,0 +1,43 @@
+#pragma once
+// Exit codes and error reporting of the bloomkit tool.
+//
+//   0  success
+//   1  an error while doing what was asked (I/O, missing or corrupt file, incompatible filters)
+//   2  a usage error: the command line itself is wrong (unknown flag, missing or malformed
+//      option, an out-of-range --capacity / --fpp / --threads, ...)
+//
+// Every error is one line on stderr: "bloomkit: error: <message>"; usage errors add a second
+// line pointing at --help.
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace bloomkit::cli {
+
+inline constexpr int exit_success = 0;
+inline constexpr int exit_failure = 1;
+inline constexpr int exit_usage = 2;
+
+// A command line that is wrong in a way CLI11 cannot see (a value out of range, an option that
+// is required only in some situations). Exit code 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "bloomkit: error: <message>" on stderr.
+void print_error(std::string_view message);
+// print_error() plus "Run 'bloomkit <command> --help' for usage."
+void print_usage_error(std::string_view message, std::string_view command);
+
+// Runs a subcommand and maps what it throws to an exit code: usage_error -> 2,
+// bloomkit::error and any other std::exception -> 1. Flushes stdout and reports a failure to
+// write it (a full disk, a closed pipe with SIGPIPE ignored) as an error too.
+int run_guarded(std::string_view command, const std::function<void()>& body);
+
+// The name of a file in messages: 'name', or "stdin" for "-".
+std::string quoted_name(std::string_view name);
+
+}  // namespace bloomkit::cli

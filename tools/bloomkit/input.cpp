@@ -1,0 +1,123 @@
+#include "input.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "bloomkit/error.hpp"
+#include "errors.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+[[noreturn]] void throw_io(std::string_view what, std::string_view name, int err) {
+  throw error(errc::io_error, fmt::format("{} {}: {}", what, quoted_name(name), strerror(err)));
+}
+
+}  // namespace
+
+std::uint64_t count_lines(std::string_view bytes) noexcept {
+  std::uint64_t lines = 0;
+  const char* p = bytes.data();
+  const char* const end = p + bytes.size();
+  while (p < end) {
+    const auto* newline = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    if (!newline) break;
+    ++lines;
+    p = newline + 1;
+  }
+  if (!bytes.empty() && bytes.back() != '\n') ++lines;  // a last line without its '\n'
+  return lines;
+}
+
+input_file::input_file(std::string name) : name_(std::move(name)) {
+  if (is_stdin()) {
+    fd_ = STDIN_FILENO;
+  } else {
+    fd_ = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_io("cannot open input", name_, errno);
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw_io("cannot stat input", name_, errno);
+  if (S_ISDIR(st.st_mode)) throw_io("cannot read input", name_, EISDIR);
+  regular_ = S_ISREG(st.st_mode);
+  if (regular_) {
+    off_t offset = 0;
+    if (is_stdin()) offset = std::max<off_t>(0, ::lseek(fd_, 0, SEEK_CUR));
+    size_ = static_cast<std::uint64_t>(std::max<off_t>(0, st.st_size - offset));
+  }
+}
+
+input_file::input_file(input_file&& other) noexcept
+    : name_(std::move(other.name_)),
+      fd_(std::exchange(other.fd_, -1)),
+      regular_(other.regular_),
+      size_(other.size_),
+      map_(std::exchange(other.map_, nullptr)) {}
+
+input_file::~input_file() {
+  if (map_) ::munmap(map_, size_);
+  if (fd_ >= 0 && fd_ != STDIN_FILENO) ::close(fd_);
+}
+
+std::string_view input_file::mapped() {
+  if (!mappable()) {
+    throw error(errc::io_error, fmt::format("input {} is not a regular file", quoted_name(name_)));
+  }
+  if (size_ == 0) return {};
+  if (!map_) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED) throw_io("cannot map input", name_, errno);
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+    map_ = p;
+  }
+  return {static_cast<const char*>(map_), static_cast<std::size_t>(size_)};
+}
+
+line_stream::line_stream(int fd, std::string name, std::size_t block_size)
+    : fd_(fd), name_(std::move(name)), block_size_(std::max<std::size_t>(block_size, 4096)) {}
+
+bool line_stream::next(std::vector<char>& block) {
+  block.swap(carry_);
+  carry_.clear();
+  constexpr std::size_t min_read = 64 * 1024;
+  while (!eof_) {
+    const std::size_t used = block.size();
+    const std::size_t want = std::max(min_read, block_size_ > used ? block_size_ - used : 0);
+    block.resize(used + want);
+    const ssize_t got = ::read(fd_, block.data() + used, want);
+    if (got < 0) {
+      block.resize(used);
+      if (errno == EINTR) continue;
+      throw_io("cannot read input", name_, errno);
+    }
+    block.resize(used + static_cast<std::size_t>(got));
+    if (got == 0) {
+      eof_ = true;
+      break;
+    }
+    // Hand out whole lines once the block is full, or as soon as a short read (data arriving
+    // slowly) brought a line end.
+    const bool full = block.size() >= block_size_;
+    const bool short_read = static_cast<std::size_t>(got) < want;
+    if ((full || short_read) && std::memchr(block.data() + used, '\n', got) != nullptr) break;
+  }
+  if (!eof_) {
+    // Keep the partial line after the last '\n' for the next block.
+    const auto* last = static_cast<const char*>(::memrchr(block.data(), '\n', block.size()));
+    const std::size_t keep = static_cast<std::size_t>(last - block.data()) + 1;
+    carry_.assign(block.begin() + static_cast<std::ptrdiff_t>(keep), block.end());
+    block.resize(keep);
+  }
+  return !block.empty();
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,55 @@
+// bloomkit query FILE [KEY...] [--present | --absent | --count]
+//
+// Looks keys up in a mapped filter file (no copy: bloomkit::map) with the batched
+// contains_many, streaming stdin in blocks. Output: see query_output.hpp.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file.hpp"
+#include "commands.hpp"
+#include "key_input.hpp"
+#include "output.hpp"
+#include "query_output.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct query_options {
+  std::string file;
+  std::vector<std::string> keys;
+  query_mode_flags flags;
+};
+
+void run_query(const query_options& o) {
+  const bloom_filter filter = map(o.file);
+  buffered_writer out(stdout);
+  query_printer printer(o.flags.mode(), out);
+  const auto results = std::make_unique<bool[]>(default_key_batch);
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    const std::span<bool> answers(results.get(), batch.size());
+    filter.contains_many(batch, answers);
+    printer.add(batch, answers);
+    // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
+    // keys slowly answered as they come.
+    out.flush();
+  });
+  printer.finish();
+}
+
+}  // namespace
+
+command add_query_command(CLI::App& app) {
+  auto o = std::make_shared<query_options>();
+  CLI::App* sub = app.add_subcommand(
+      "query", "Look keys up: \"1<TAB>key\" maybe present, \"0<TAB>key\" definitely absent");
+  sub->add_option("FILE", o->file, "Filter file to query")->required();
+  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)");
+  add_query_mode_options(*sub, o->flags);
+  return {sub, "query", [o] { run_query(*o); }};
+}
+
+}  // namespace bloomkit::cli
