@@ -46,6 +46,29 @@ std::uint64_t* allocate_zeroed(std::size_t bytes, std::size_t& mapped_bytes) {
   return reinterpret_cast<std::uint64_t*>(base + head);
 }
 
+// Without the POPCNT instruction the compiler calls a slow library routine per word, so the
+// loop is built twice and picked at run time. (Not target_clones: its ifunc resolver runs
+// before sanitizer runtimes are initialised and crashes TSan builds.)
+template <class Word>
+std::uint64_t count_bits_generic(const Word* words, std::size_t n) noexcept {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    total += static_cast<std::uint64_t>(
+        __builtin_popcountll(__atomic_load_n(words + i, __ATOMIC_RELAXED)));
+  }
+  return total;
+}
+
+__attribute__((target("popcnt"))) std::uint64_t count_bits_popcnt(const std::uint64_t* words,
+                                                                  std::size_t n) noexcept {
+  return count_bits_generic(words, n);
+}
+
+std::uint64_t count_bits(const std::uint64_t* words, std::size_t n) noexcept {
+  static const bool has_popcnt = __builtin_cpu_supports("popcnt");
+  return has_popcnt ? count_bits_popcnt(words, n) : count_bits_generic(words, n);
+}
+
 }  // namespace
 
 bit_array::bit_array(std::uint64_t bits) : bits_(bits) {
@@ -113,18 +136,6 @@ void bit_array::release() noexcept {
 std::span<std::uint64_t> bit_array::mutable_words() {
   if (read_only()) throw error(errc::read_only, "bit array is a read-only view");
   return {words_, word_count()};
-}
-
-// Built twice, with and without the POPCNT instruction, and picked at load time: without it
-// the compiler falls back to a slow library routine.
-__attribute__((target_clones("popcnt", "default"))) static std::uint64_t count_bits(
-    const std::uint64_t* words, std::size_t n) noexcept {
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    total += static_cast<std::uint64_t>(
-        __builtin_popcountll(__atomic_load_n(words + i, __ATOMIC_RELAXED)));
-  }
-  return total;
 }
 
 std::uint64_t bit_array::count() const noexcept {
