@@ -3,7 +3,8 @@
 //
 // A key looks like
 //   https://cdn.orchid-market.net/static/2021/3f9a0c5e7b21d468.html?q=k2ZxQ0aP
-// and is 48..80 bytes long (64 on average). Key `id` embeds the 16-hex-digit token
+// and is 56..80 bytes long (about 67 on average: the 48..80 target length, or the prefix when
+// that is longer). Key `id` embeds the 16-hex-digit token
 // mix64(id ^ key_salt) right after the sixth '/'; mix64 is a bijection, so distinct ids give
 // distinct keys. The inserted keys are ids 0..n-1 and the miss keys ids miss_base + j, so the
 // two sets are disjoint by construction, not by chance.
@@ -65,7 +66,8 @@ inline std::size_t make_url_key(std::uint64_t id, char* out) noexcept {
   static constexpr std::array<std::string_view, 8> sections = {"static", "media", "news", "item",
                                                                "user",   "docs",  "shop", "blog"};
   static constexpr char hex[] = "0123456789abcdef";
-  static constexpr char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static constexpr char url_safe[] =  // 64 characters: 6 random bits each
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
 
   const std::uint64_t token = mix64(id ^ key_salt);
   splitmix64 rng(token ^ 0x5bd1e9955bd1e995ULL);
@@ -101,7 +103,14 @@ inline std::size_t make_url_key(std::uint64_t id, char* out) noexcept {
   auto length = static_cast<std::size_t>(p - out);
   if (length + 4 <= target) {
     put("?q=");
-    while (static_cast<std::size_t>(p - out) < target) *p++ = alnum[rng.below(62)];
+    std::uint64_t bits = rng();
+    for (int left = 10; static_cast<std::size_t>(p - out) < target; --left, bits >>= 6) {
+      if (left == 0) {
+        bits = rng();
+        left = 10;
+      }
+      *p++ = url_safe[bits & 63];
+    }
     length = static_cast<std::size_t>(p - out);
   }
   return length;

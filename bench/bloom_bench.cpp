@@ -6,10 +6,13 @@
 //   bloomkit/insert, bloomkit/insert_many            into a filter sized for n at p = 0.01
 //   bloomkit/contains_{hit,miss}                     single-key loop over a full filter
 //   bloomkit/contains_many_{hit,miss}                batches of `batch` keys
+//   bloomkit/hash_only                               XXH3-128 of the keys, nothing else
 //   libbloom/add, libbloom/check_{hit,miss}          Debian's libbloom on the same keys
 //   mem/random_read, mem/random_read_prefetch        independent random 64-byte reads into a
 //                                                    buffer the size of the filter
-//   mem/chase_1GiB                                   dependent random reads (pointer chase)
+//   mem/chase                                        dependent random reads (pointer chase)
+//                                                    through that buffer
+//   mem/chase_1GiB                                   the same through 1 GiB
 //
 // Environment:
 //   BLOOMKIT_BENCH_SIZES  comma-separated n values (default "1e5,1e7,1e8"; "1e7" or "10000000")
@@ -46,6 +49,7 @@
 #include "bench_keys.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
 
@@ -176,10 +180,23 @@ class dataset {
     }
     return *full_;
   }
-  // The target of the insert benchmarks.
+  // The target of the insert benchmarks, empty and with every page faulted in.
   bloomkit::bloom_filter& insert_filter() {
-    if (!insert_target_) insert_target_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
+    if (!insert_target_) {
+      insert_target_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
+      empty_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
+      reset_insert_filter();
+    }
     return *insert_target_;
+  }
+  // Empties the insert target. bloom_filter::clear() hands the pages back to the kernel
+  // (MADV_DONTNEED), so the next inserts would pay page faults (and, for huge pages, compaction:
+  // 0.2 s for the first 1024 keys at n = 1e8 here). A filter pays that once in its life, not per
+  // insert, so the benchmark faults the pages in again, untimed: intersecting with an empty
+  // filter of the same shape writes every word.
+  void reset_insert_filter() {
+    insert_target_->clear();
+    insert_target_->intersect(*empty_);
   }
 
   libbloom_filter& full_libbloom() {
@@ -194,25 +211,37 @@ class dataset {
     }
     return *libbloom_full_;
   }
+  // libbloom's target; reset() is a memset, which also faults in every page of the calloc'd bits.
   libbloom_filter& insert_libbloom() {
-    if (!libbloom_insert_) libbloom_insert_ = std::make_unique<libbloom_filter>(n_);
+    if (!libbloom_insert_) {
+      libbloom_insert_ = std::make_unique<libbloom_filter>(n_);
+      libbloom_insert_->reset();
+    }
     return *libbloom_insert_;
   }
 
-  // A buffer of the filter's size, filled with random words, and random line indices into it.
+  // A buffer of the filter's size and random line indices into it. Word 0 of every line holds
+  // the index of the next line of one random cycle through all lines (for mem/chase); the
+  // other words are random.
   const membound_buffer& membound() {
     if (!membound_) {
       const std::uint64_t bits = bloomkit::optimal_params(n_, target_p).bits;
       membound_buffer m{bloomkit::bit_array(bits), {}};
       splitmix64 rng(0x6d656d + n_);
-      for (auto& w : m.buffer.mutable_words()) w = rng();
-      const std::uint64_t lines = (m.buffer.byte_size() + 63) / 64;
+      auto words = m.buffer.mutable_words();
+      for (auto& w : words) w = rng();
+      const std::size_t lines = words.size() / 8;  // whole lines only
+      std::vector<std::uint32_t> next(lines);
+      for (std::size_t i = 0; i < lines; ++i) next[i] = static_cast<std::uint32_t>(i);
+      for (std::size_t i = lines - 1; i > 0; --i) std::swap(next[i], next[rng.below(i)]);
+      for (std::size_t i = 0; i < lines; ++i) words[i * 8] = next[i];
       m.indices.resize(read_indices + prefetch_distance);
       for (std::size_t i = 0; i < read_indices; ++i) {
         m.indices[i] = static_cast<std::uint32_t>(rng.below(lines));
       }
-      for (std::size_t i = 0; i < prefetch_distance; ++i)
+      for (std::size_t i = 0; i < prefetch_distance; ++i) {
         m.indices[read_indices + i] = m.indices[i];
+      }
       membound_ = std::move(m);
     }
     return *membound_;
@@ -224,7 +253,7 @@ class dataset {
  private:
   std::size_t n_;
   std::optional<key_set> inserts_, hits_, misses_;
-  std::optional<bloomkit::bloom_filter> full_, insert_target_;
+  std::optional<bloomkit::bloom_filter> full_, insert_target_, empty_;
   std::unique_ptr<libbloom_filter> libbloom_full_, libbloom_insert_;
   std::optional<membound_buffer> membound_;
   std::map<std::string, std::size_t> cursors_;
@@ -273,9 +302,9 @@ void bm_bloomkit_insert(benchmark::State& state, std::size_t n) {
   std::size_t& pos = d.cursor("bloomkit/insert");
   std::size_t fresh = 0;
   for (auto _ : state) {
-    if (pos + batch > keys.size()) {  // every key inserted once: start a new, empty filter
+    if (pos + batch > keys.size()) {  // every key inserted once: start again, empty
       state.PauseTiming();
-      f.clear();
+      d.reset_insert_filter();
       pos = 0;
       state.ResumeTiming();
     }
@@ -295,7 +324,7 @@ void bm_bloomkit_insert_many(benchmark::State& state, std::size_t n) {
   for (auto _ : state) {
     if (pos + batch > keys.size()) {
       state.PauseTiming();
-      f.clear();
+      d.reset_insert_filter();
       pos = 0;
       state.ResumeTiming();
     }
@@ -332,6 +361,23 @@ void bm_bloomkit_contains_many(benchmark::State& state, std::size_t n, bool hit)
     pos = advance(pos, keys.size());
   }
   finish(state, positives, true);
+}
+
+// Only the XXH3-128 digests of the miss keys: the compute floor of any lookup of these keys.
+void bm_bloomkit_hash(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto keys = d.misses().keys();
+  std::size_t& pos = d.cursor("bloomkit/hash_only");
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch; ++j) {
+      const auto h = bloomkit::xxh3_128(keys[pos + j]);
+      sum += h.low ^ h.high;
+    }
+    pos = advance(pos, keys.size());
+  }
+  benchmark::DoNotOptimize(sum);
+  finish(state);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,6 +454,21 @@ void bm_random_read_prefetch(benchmark::State& state, std::size_t n) {
     pos = (pos + batch) & (read_indices - 1);
   }
   benchmark::DoNotOptimize(sum);
+  finish(state);
+}
+
+// Dependent random reads (a pointer chase) through the buffer of the filter's size: the latency a
+// single-key lookup pays at least once per key.
+void bm_chase_filter_size(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const std::uint64_t* words = d.membound().buffer.data();
+  std::size_t& pos = d.cursor("mem/chase");
+  std::uint64_t p = pos;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch; ++j) p = words[p * 8];
+  }
+  pos = p;
+  benchmark::DoNotOptimize(p);
   finish(state);
 }
 
@@ -554,11 +615,13 @@ void register_size(std::size_t n) {
       [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, true); });
   add("bloomkit/contains_many_miss",
       [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, false); });
+  add("bloomkit/hash_only", [n](benchmark::State& s) { bm_bloomkit_hash(s, n); });
   add("libbloom/add", [n](benchmark::State& s) { bm_libbloom_add(s, n); });
   add("libbloom/check_hit", [n](benchmark::State& s) { bm_libbloom_check(s, n, true); });
   add("libbloom/check_miss", [n](benchmark::State& s) { bm_libbloom_check(s, n, false); });
   add("mem/random_read", [n](benchmark::State& s) { bm_random_read(s, n); });
   add("mem/random_read_prefetch", [n](benchmark::State& s) { bm_random_read_prefetch(s, n); });
+  add("mem/chase", [n](benchmark::State& s) { bm_chase_filter_size(s, n); });
 }
 
 }  // namespace
