@@ -42,8 +42,9 @@ void run_add(const add_options& o) {
 command add_add_command(CLI::App& app) {
   auto o = std::make_shared<add_options>();
   CLI::App* sub = app.add_subcommand("add", "Add keys to a filter file");
-  sub->add_option("FILE", o->file, "Filter file to update")->required();
-  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)");
+  sub->add_option("FILE", o->file, "Filter file to update")->type_name("")->required();
+  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)")
+      ->type_name("");
   return {sub, "add", [o] { run_add(*o); }};
 }
 

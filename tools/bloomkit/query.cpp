@@ -46,8 +46,9 @@ command add_query_command(CLI::App& app) {
   auto o = std::make_shared<query_options>();
   CLI::App* sub = app.add_subcommand(
       "query", "Look keys up: \"1<TAB>key\" maybe present, \"0<TAB>key\" definitely absent");
-  sub->add_option("FILE", o->file, "Filter file to query")->required();
-  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)");
+  sub->add_option("FILE", o->file, "Filter file to query")->type_name("")->required();
+  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)")
+      ->type_name("");
   add_query_mode_options(*sub, o->flags);
   return {sub, "query", [o] { run_query(*o); }};
 }
