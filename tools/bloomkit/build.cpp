@@ -166,32 +166,36 @@ fill_result fill_concurrently(Filter& filter, std::vector<input_file>& inputs, u
     });
   }
 
-  // The main thread feeds the queue.
+  // The main thread feeds the queue, until the inputs end or a worker fails (push() = false).
+  const auto feed = [&](input_file& input) {
+    if (input.mappable()) {
+      const std::string_view bytes = input.mapped();
+      const std::size_t chunk = chunk_size_for(bytes.size(), threads);
+      std::size_t begin = 0;
+      while (begin < bytes.size()) {
+        std::size_t end = std::min(bytes.size(), begin + chunk);
+        if (end < bytes.size()) {
+          // Extend the chunk to just past the next line end.
+          const auto* newline = static_cast<const char*>(
+              std::memchr(bytes.data() + end - 1, '\n', bytes.size() - end + 1));
+          end = newline ? static_cast<std::size_t>(newline - bytes.data()) + 1 : bytes.size();
+        }
+        if (!queue.push(work_item{bytes.substr(begin, end - begin), {}})) return false;
+        begin = end;
+      }
+    } else {
+      line_stream stream(input.fd(), input.name());
+      std::vector<char> block;
+      while (stream.next(block)) {
+        if (!queue.push(work_item{{}, std::move(block)})) return false;
+        block = std::vector<char>();
+      }
+    }
+    return true;
+  };
   try {
     for (input_file& input : inputs) {
-      if (input.mappable()) {
-        const std::string_view bytes = input.mapped();
-        const std::size_t chunk = chunk_size_for(bytes.size(), threads);
-        std::size_t begin = 0;
-        while (begin < bytes.size()) {
-          std::size_t end = std::min(bytes.size(), begin + chunk);
-          if (end < bytes.size()) {
-            // Extend the chunk to just past the next line end.
-            const auto* newline = static_cast<const char*>(
-                std::memchr(bytes.data() + end - 1, '\n', bytes.size() - end + 1));
-            end = newline ? static_cast<std::size_t>(newline - bytes.data()) + 1 : bytes.size();
-          }
-          if (!queue.push(work_item{bytes.substr(begin, end - begin), {}})) break;
-          begin = end;
-        }
-      } else {
-        line_stream stream(input.fd(), input.name());
-        std::vector<char> block;
-        while (stream.next(block)) {
-          if (!queue.push(work_item{{}, std::move(block)})) break;
-          block = std::vector<char>();
-        }
-      }
+      if (!feed(input)) break;
     }
   } catch (...) {
     fail(std::current_exception());
