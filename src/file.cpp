@@ -215,7 +215,10 @@ void write_filter_file(const std::filesystem::path& path, file_header header,
 
   std::filesystem::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
-  std::string tmp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::string tmp_name = ".";
+  tmp_name += path.filename().string();
+  tmp_name += ".tmp-XXXXXX";
+  std::string tmp = (dir / tmp_name).string();
   unique_fd fd(::mkstemp(tmp.data()));
   if (fd.get() < 0) fail_errno(source, "cannot create a temporary file in " + dir.string());
   try {
