@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,12 @@ inline bool test_bit(const std::uint64_t* words, std::uint64_t i) noexcept {
 }
 inline void prefetch_bit(const std::uint64_t* words, std::uint64_t i) noexcept {
   __builtin_prefetch(words + (i >> 6), 0, 3);
+}
+// Locality 2 is prefetcht1 on x86: into L2, not L1. On this machine that lets about twice as
+// many line fills be in flight (mem/random_read_prefetch_l2 in bloomkit_bench).
+template <int Locality>
+inline void prefetch_bit_hint(const std::uint64_t* words, std::uint64_t i) noexcept {
+  __builtin_prefetch(words + (i >> 6), 0, Locality);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,6 +288,233 @@ std::size_t many_survivors(const bloom_filter& f, std::span<const std::string_vi
   return present;
 }
 
+// A software pipeline at key granularity, branch-free. Iteration i
+//   - hashes key i and prefetches its first two lines,
+//   - tests the first two bits of key i - D1 and prefetches its other k - 2 lines, or, when the
+//     key is already decided (a 0 among the first two bits), its first line again (in L1, free),
+//   - tests the other bits of key i - D1 - D2 at the addresses chosen the same way.
+// Memory requests are spread evenly between the hashing work instead of issued in bursts, and
+// no branch depends on a bit value, so misses cost no mispredictions.
+template <std::size_t D1, std::size_t D2, int Locality = 3>
+std::size_t many_fused(const bloom_filter& f, std::span<const std::string_view> keys,
+                       std::span<bool> results) {
+  constexpr std::size_t ring = std::bit_ceil(D1 + D2 + 1);
+  const std::uint64_t* words = f.storage().data();
+  const std::uint64_t m = f.bits();
+  const std::uint32_t k = f.hashes();
+  struct slot {
+    probe_sequence rest;  // positioned after the first two probes
+    std::uint64_t first[2];
+    std::uint64_t alive;
+  };
+  slot slots[ring];
+  const std::size_t total = keys.size();
+  std::size_t present = 0;
+  if (k < 3) {  // the pipeline assumes two early probes and at least one more
+    for (std::size_t i = 0; i < total; ++i) present += results[i] = f.contains(keys[i]);
+    return present;
+  }
+  for (std::size_t i = 0; i < total + D1 + D2; ++i) {
+    if (i < total) {
+      slot& s = slots[i % ring];
+      s.rest = policy::probes(policy::hash(keys[i]), m);
+      s.first[0] = s.rest.next();
+      s.first[1] = s.rest.next();
+      prefetch_bit_hint<Locality>(words, s.first[0]);
+      prefetch_bit_hint<Locality>(words, s.first[1]);
+    }
+    if (i >= D1 && i - D1 < total) {
+      slot& s = slots[(i - D1) % ring];
+      s.alive = (words[s.first[0] >> 6] >> (s.first[0] & 63)) &
+                (words[s.first[1] >> 6] >> (s.first[1] & 63)) & 1;
+      auto ahead = s.rest;
+      const std::uint64_t mask = 0 - s.alive;  // all ones when alive
+      for (std::uint32_t p = 2; p < k; ++p) {
+        const std::uint64_t bit = (ahead.next() & mask) | (s.first[0] & ~mask);
+        prefetch_bit_hint<Locality>(words, bit);
+      }
+    }
+    if (i >= D1 + D2) {
+      const std::size_t key = i - D1 - D2;
+      slot& s = slots[key % ring];
+      const std::uint64_t mask = 0 - s.alive;
+      std::uint64_t alive = s.alive;
+      for (std::uint32_t p = 2; p < k; ++p) {
+        const std::uint64_t bit = (s.rest.next() & mask) | (s.first[0] & ~mask);
+        alive &= words[bit >> 6] >> (bit & 63);
+      }
+      results[key] = (alive & 1) != 0;
+      present += alive & 1;
+    }
+  }
+  return present;
+}
+
+// many_fused with every probe position computed once, in stage 1 (for k <= MaxK; larger k
+// falls back to the library loop).
+template <std::size_t D1, std::size_t D2, int Locality, std::uint32_t MaxK = 16>
+std::size_t many_fused_stored(const bloom_filter& f, std::span<const std::string_view> keys,
+                              std::span<bool> results) {
+  constexpr std::size_t ring = std::bit_ceil(D1 + D2 + 1);
+  const std::uint64_t* words = f.storage().data();
+  const std::uint64_t m = f.bits();
+  const std::uint32_t k = f.hashes();
+  if (k < 3 || k > MaxK) return f.contains_many(keys, results);
+  struct slot {
+    std::uint64_t bit[MaxK];
+    std::uint64_t alive;
+  };
+  slot slots[ring];
+  const std::size_t total = keys.size();
+  std::size_t present = 0;
+  for (std::size_t i = 0; i < total + D1 + D2; ++i) {
+    if (i < total) {
+      slot& s = slots[i % ring];
+      auto seq = policy::probes(policy::hash(keys[i]), m);
+      for (std::uint32_t p = 0; p < k; ++p) s.bit[p] = seq.next();
+      prefetch_bit_hint<Locality>(words, s.bit[0]);
+      prefetch_bit_hint<Locality>(words, s.bit[1]);
+    }
+    if (i >= D1 && i - D1 < total) {
+      slot& s = slots[(i - D1) % ring];
+      s.alive =
+          (words[s.bit[0] >> 6] >> (s.bit[0] & 63)) & (words[s.bit[1] >> 6] >> (s.bit[1] & 63)) & 1;
+      const std::uint64_t mask = 0 - s.alive;
+      for (std::uint32_t p = 2; p < k; ++p) {
+        prefetch_bit_hint<Locality>(words, (s.bit[p] & mask) | (s.bit[0] & ~mask));
+      }
+    }
+    if (i >= D1 + D2) {
+      const std::size_t key = i - D1 - D2;
+      const slot& s = slots[key % ring];
+      const std::uint64_t mask = 0 - s.alive;
+      std::uint64_t alive = s.alive;
+      for (std::uint32_t p = 2; p < k; ++p) {
+        const std::uint64_t bit = (s.bit[p] & mask) | (s.bit[0] & ~mask);
+        alive &= words[bit >> 6] >> (bit & 63);
+      }
+      results[key] = (alive & 1) != 0;
+      present += alive & 1;
+    }
+  }
+  return present;
+}
+
+// The same with a branch instead of the selects: dead keys skip stages 2 and 3's memory work.
+template <std::size_t D1, std::size_t D2, int Locality, std::uint32_t MaxK = 16>
+std::size_t many_fused_branchy(const bloom_filter& f, std::span<const std::string_view> keys,
+                               std::span<bool> results) {
+  constexpr std::size_t ring = std::bit_ceil(D1 + D2 + 1);
+  const std::uint64_t* words = f.storage().data();
+  const std::uint64_t m = f.bits();
+  const std::uint32_t k = f.hashes();
+  if (k < 3 || k > MaxK) return f.contains_many(keys, results);
+  struct slot {
+    std::uint64_t bit[MaxK];
+    bool alive;
+  };
+  slot slots[ring];
+  const std::size_t total = keys.size();
+  std::size_t present = 0;
+  for (std::size_t i = 0; i < total + D1 + D2; ++i) {
+    if (i < total) {
+      slot& s = slots[i % ring];
+      auto seq = policy::probes(policy::hash(keys[i]), m);
+      for (std::uint32_t p = 0; p < k; ++p) s.bit[p] = seq.next();
+      prefetch_bit_hint<Locality>(words, s.bit[0]);
+      prefetch_bit_hint<Locality>(words, s.bit[1]);
+    }
+    if (i >= D1 && i - D1 < total) {
+      slot& s = slots[(i - D1) % ring];
+      s.alive = test_bit(words, s.bit[0]) & test_bit(words, s.bit[1]);
+      if (s.alive) {
+        for (std::uint32_t p = 2; p < k; ++p) prefetch_bit_hint<Locality>(words, s.bit[p]);
+      }
+    }
+    if (i >= D1 + D2) {
+      const std::size_t key = i - D1 - D2;
+      const slot& s = slots[key % ring];
+      bool alive = s.alive;
+      if (alive) {
+        std::uint64_t all = 1;
+        for (std::uint32_t p = 2; p < k; ++p) all &= words[s.bit[p] >> 6] >> (s.bit[p] & 63);
+        alive = (all & 1) != 0;
+      }
+      results[key] = alive;
+      present += alive;
+    }
+  }
+  return present;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Insert variants. They write the scratch filter's words directly (an experiment's shortcut:
+// the inserted count is not maintained).
+
+std::uint64_t* mutable_words(bloom_filter& f) {
+  return const_cast<bloomkit::bit_array&>(f.storage()).mutable_words().data();
+}
+
+inline bool set_bit(std::uint64_t* words, std::uint64_t i) noexcept {
+  std::uint64_t& w = words[i >> 6];
+  const std::uint64_t mask = std::uint64_t{1} << (i & 63);
+  const bool was_clear = (w & mask) == 0;
+  w |= mask;
+  return was_clear;
+}
+
+bool insert_library(bloom_filter& f, std::string_view key) {
+  return f.insert(key);
+}
+
+// All k positions first, each line prefetched for writing, then the bits set.
+bool insert_prefetch_all(bloom_filter& f, std::string_view key) {
+  std::uint64_t* words = mutable_words(f);
+  const std::uint32_t k = f.hashes();
+  auto seq = policy::probes(policy::hash(key), f.bits());
+  std::uint64_t idx[64];
+  for (std::uint32_t i = 0; i < k; ++i) {
+    idx[i] = seq.next();
+    __builtin_prefetch(words + (idx[i] >> 6), 1, 3);
+  }
+  bool changed = false;
+  for (std::uint32_t i = 0; i < k; ++i) changed |= set_bit(words, idx[i]);
+  return changed;
+}
+
+std::size_t insert_many_library(bloom_filter& f, std::span<const std::string_view> keys) {
+  return f.insert_many(keys);
+}
+
+// Key-granular software pipeline: iteration i hashes key i and prefetches its k lines, and sets
+// the bits of key i - D.
+template <std::size_t D, int Locality>
+std::size_t insert_many_fused(bloom_filter& f, std::span<const std::string_view> keys) {
+  constexpr std::size_t ring = std::bit_ceil(D + 1);
+  std::uint64_t* words = mutable_words(f);
+  const std::uint64_t m = f.bits();
+  const std::uint32_t k = f.hashes();
+  probe_sequence seqs[ring];
+  std::size_t fresh = 0;
+  const std::size_t total = keys.size();
+  for (std::size_t i = 0; i < total + D; ++i) {
+    if (i < total) {
+      seqs[i % ring] = policy::probes(policy::hash(keys[i]), m);
+      auto ahead = seqs[i % ring];
+      for (std::uint32_t p = 0; p < k; ++p) {
+        __builtin_prefetch(words + (ahead.next() >> 6), 1, Locality);
+      }
+    }
+    if (i >= D) {
+      auto& seq = seqs[(i - D) % ring];
+      bool changed = false;
+      for (std::uint32_t p = 0; p < k; ++p) changed |= set_bit(words, seq.next());
+      fresh += changed;
+    }
+  }
+  return fresh;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Data.
 
@@ -288,6 +522,20 @@ struct data {
   std::size_t n;
   key_set hits, misses;
   bloom_filter filter;
+  std::unique_ptr<bloom_filter> scratch = nullptr;  // target of the insert variants
+  std::unique_ptr<bloom_filter> empty = nullptr;
+  std::size_t insert_pos = 0;
+
+  // The scratch filter, emptied and with its pages faulted in (see bloom_bench.cpp).
+  bloom_filter& reset_scratch() {
+    if (!scratch) {
+      scratch = std::make_unique<bloom_filter>(bloom_filter::for_capacity(n, target_p));
+      empty = std::make_unique<bloom_filter>(bloom_filter::for_capacity(n, target_p));
+    }
+    scratch->clear();
+    scratch->intersect(*empty);
+    return *scratch;
+  }
 };
 
 data& data_for(std::size_t n) {
@@ -369,10 +617,56 @@ void run_many(benchmark::State& state, std::size_t n, bool hit, many_fn fn) {
   finish(state, positives);
 }
 
+using insert_fn = bool (*)(bloom_filter&, std::string_view);
+using insert_many_fn = std::size_t (*)(bloom_filter&, std::span<const std::string_view>);
+
+// Inserts the miss keys (never in the query filter) into the scratch filter; when all have
+// been inserted it is emptied, untimed.
+template <class Body>
+void run_insert(benchmark::State& state, std::size_t n, Body body) {
+  auto& d = data_for(n);
+  const auto keys = d.misses.keys();
+  bloom_filter* f = d.scratch ? d.scratch.get() : &d.reset_scratch();
+  std::size_t fresh = 0;
+  for (auto _ : state) {
+    if (d.insert_pos + batch > keys.size()) {
+      state.PauseTiming();
+      f = &d.reset_scratch();
+      d.insert_pos = 0;
+      state.ResumeTiming();
+    }
+    fresh += body(*f, keys.subspan(d.insert_pos, batch));
+    d.insert_pos += batch;
+  }
+  benchmark::DoNotOptimize(fresh);
+  finish(state, 0);
+  state.counters.erase("positive");
+}
+
 // Every variant must agree with the library on every query key.
 void verify(std::size_t n, const std::vector<std::pair<std::string, single_fn>>& singles,
-            const std::vector<std::pair<std::string, many_fn>>& manies) {
+            const std::vector<std::pair<std::string, many_fn>>& manies,
+            const std::vector<std::pair<std::string, insert_fn>>& inserts,
+            const std::vector<std::pair<std::string, insert_many_fn>>& insert_manies) {
   auto& d = data_for(n);
+  {  // inserts: the same bits as the library's insert
+    const auto keys = d.misses.keys().first(std::min<std::size_t>(d.misses.size(), 100 * batch));
+    auto expected = bloom_filter::for_capacity(n, target_p);
+    for (const auto key : keys) expected.insert(key);
+    for (const auto& [name, fn] : inserts) {
+      auto& f = d.reset_scratch();
+      for (const auto key : keys) fn(f, key);
+      if (!(f == expected)) throw std::runtime_error(name + " sets other bits");
+    }
+    for (const auto& [name, fn] : insert_manies) {
+      auto& f = d.reset_scratch();
+      for (std::size_t i = 0; i < keys.size(); i += batch) {
+        fn(f, keys.subspan(i, std::min(batch, keys.size() - i)));
+      }
+      if (!(f == expected)) throw std::runtime_error(name + " sets other bits");
+    }
+    d.reset_scratch();
+  }
   for (const key_set* set : {&d.hits, &d.misses}) {
     const auto keys = set->keys();
     std::vector<bool> expected(keys.size());
@@ -411,9 +705,24 @@ int main(int argc, char** argv) {
       {"contains_many/pipelined_b16", many_pipelined<16>},
       {"contains_many/pipelined_b32", many_pipelined<32>},
       {"contains_many/pipelined_b64", many_pipelined<64>},
+      {"contains_many/pipelined_all_b4", many_pipelined_all<4>},
       {"contains_many/pipelined_all_b8", many_pipelined_all<8>},
       {"contains_many/pipelined_all_b16", many_pipelined_all<16>},
       {"contains_many/pipelined_all_b32", many_pipelined_all<32>},
+      {"contains_many/fused_4_4", many_fused<4, 4>},
+      {"contains_many/fused_8_8", many_fused<8, 8>},
+      {"contains_many/fused_16_8", many_fused<16, 8>},
+      {"contains_many/fused_16_16", many_fused<16, 16>},
+      {"contains_many/fused_24_24", many_fused<24, 24>},
+      {"contains_many/fused_8_8_l2", many_fused<8, 8, 2>},
+      {"contains_many/fused_16_8_l2", many_fused<16, 8, 2>},
+      {"contains_many/fused_16_16_l2", many_fused<16, 16, 2>},
+      {"contains_many/fused_32_16_l2", many_fused<32, 16, 2>},
+      {"contains_many/fused_32_32_l2", many_fused<32, 32, 2>},
+      {"contains_many/stored_8_8_l2", many_fused_stored<8, 8, 2>},
+      {"contains_many/stored_16_8_l2", many_fused_stored<16, 8, 2>},
+      {"contains_many/branchy_8_8_l2", many_fused_branchy<8, 8, 2>},
+      {"contains_many/branchy_16_8_l2", many_fused_branchy<16, 8, 2>},
       {"contains_many/survivors_b32_lag00", many_survivors<32, 0, 0>},
       {"contains_many/survivors_b16_lag11", many_survivors<16, 1, 1>},
       {"contains_many/survivors_b32_lag11", many_survivors<32, 1, 1>},
@@ -428,8 +737,34 @@ int main(int argc, char** argv) {
     std::string item;
     while (std::getline(in, item, ',')) sizes.push_back(static_cast<std::size_t>(std::stod(item)));
   }
+  const std::vector<std::pair<std::string, insert_fn>> inserts = {
+      {"insert/library", insert_library},
+      {"insert/prefetch_all", insert_prefetch_all},
+  };
+  const std::vector<std::pair<std::string, insert_many_fn>> insert_manies = {
+      {"insert_many/library", insert_many_library},
+      {"insert_many/fused_8", insert_many_fused<8, 3>},
+      {"insert_many/fused_16", insert_many_fused<16, 3>},
+      {"insert_many/fused_8_l2", insert_many_fused<8, 2>},
+      {"insert_many/fused_16_l2", insert_many_fused<16, 2>},
+      {"insert_many/fused_32_l2", insert_many_fused<32, 2>},
+  };
   for (const std::size_t n : sizes) {
     const std::string suffix = "/n:" + std::to_string(n);
+    for (const auto& [name, fn] : inserts) {
+      benchmark::RegisterBenchmark((name + suffix).c_str(), [n, fn = fn](benchmark::State& s) {
+        run_insert(s, n, [fn](bloom_filter& f, std::span<const std::string_view> keys) {
+          std::size_t fresh = 0;
+          for (const auto key : keys) fresh += fn(f, key);
+          return fresh;
+        });
+      })->Unit(benchmark::kMicrosecond);
+    }
+    for (const auto& [name, fn] : insert_manies) {
+      benchmark::RegisterBenchmark((name + suffix).c_str(), [n, fn = fn](benchmark::State& s) {
+        run_insert(s, n, fn);
+      })->Unit(benchmark::kMicrosecond);
+    }
     for (const bool hit : {true, false}) {
       const std::string kind = hit ? "/hit" : "/miss";
       for (const auto& [name, fn] : singles) {
@@ -449,7 +784,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   for (const std::size_t n : sizes) {
-    verify(n, singles, manies);
+    verify(n, singles, manies, inserts, insert_manies);
     std::fprintf(stderr, "n=%zu: every variant agrees with the library\n", n);
   }
   benchmark::RunSpecifiedBenchmarks();
