@@ -1,11 +1,25 @@
-// bloomkit_bench_hotpath: alternative lookup loops over the very same filter bits, to measure
-// changes to the hot path (detail/bloom_filter_impl.hpp) before proposing them.
+// bloomkit_bench_hotpath: alternative lookup and insert loops over the very same filter bits, to
+// measure changes to the hot path (detail/bloom_filter_impl.hpp) before proposing them. The
+// results and the proposal are in bench/RESULTS.md.
 //
-// Every variant answers exactly what bloom_filter::contains / contains_many answer (checked at
-// start-up against the library on every query key), using only the public surface: the probe
-// policy (hash + probe sequence) and the filter's bit_array.
+// Every lookup variant answers exactly what bloom_filter::contains / contains_many answer, and
+// every insert variant sets exactly the bits bloom_filter::insert sets (both checked at start-up
+// on every query key). They use the public surface only: the probe policy (hash + probe
+// sequence) and the filter's bit_array; the insert variants write the words of a scratch filter
+// through a const_cast, an experiment's shortcut.
 //
-//   BLOOMKIT_BENCH_SIZES   comma-separated n values (default "1e7")
+// Variants (`library` is the library's own loop):
+//   contains/{library,branchless,prefetch_all}       single key
+//   contains_many/prefetch_all_b32, pipelined_*, survivors_*, fused_*, stored_*, branchy_*
+//                                                    batched; see each template's comment.
+//                                                    `_l2` = prefetch into L2 (prefetcht1).
+//   insert/{library,prefetch_all}, insert_many/{library,fused_16,fused_16_l2}
+//
+//   BLOOMKIT_BENCH_SIZES=1e7 build/<dir>/bench/bloomkit_bench_hotpath \
+//     --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true \
+//     --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
+//
+// Run one n per process (data of one size is kept at a time).
 
 #include <benchmark/benchmark.h>
 
@@ -447,6 +461,61 @@ std::size_t many_fused_branchy(const bloom_filter& f, std::span<const std::strin
   return present;
 }
 
+// many_fused_branchy without the cap on k: the slot keeps the probe sequence (4 words) and the
+// first two positions, and the other k - 2 positions are computed when needed (twice for
+// survivors: once to prefetch, once to test).
+template <std::size_t D1, std::size_t D2, int Locality>
+std::size_t many_fused_branchy_seq(const bloom_filter& f, std::span<const std::string_view> keys,
+                                   std::span<bool> results) {
+  constexpr std::size_t ring = std::bit_ceil(D1 + D2 + 1);
+  const std::uint64_t* words = f.storage().data();
+  const std::uint64_t m = f.bits();
+  const std::uint32_t k = f.hashes();
+  const std::uint32_t early = std::min<std::uint32_t>(k, 2);
+  struct slot {
+    probe_sequence rest;  // positioned after the first `early` probes
+    std::uint64_t first[2];
+    bool alive;
+  };
+  slot slots[ring];
+  const std::size_t total = keys.size();
+  std::size_t present = 0;
+  for (std::size_t i = 0; i < total + D1 + D2; ++i) {
+    if (i < total) {
+      slot& s = slots[i % ring];
+      s.rest = policy::probes(policy::hash(keys[i]), m);
+      for (std::uint32_t p = 0; p < early; ++p) {
+        s.first[p] = s.rest.next();
+        prefetch_bit_hint<Locality>(words, s.first[p]);
+      }
+    }
+    if (i >= D1 && i - D1 < total) {
+      slot& s = slots[(i - D1) % ring];
+      s.alive = test_bit(words, s.first[0]) & (early < 2 || test_bit(words, s.first[1]));
+      if (s.alive) {
+        auto ahead = s.rest;
+        for (std::uint32_t p = early; p < k; ++p) prefetch_bit_hint<Locality>(words, ahead.next());
+      }
+    }
+    if (i >= D1 + D2) {
+      const std::size_t key = i - D1 - D2;
+      slot& s = slots[key % ring];
+      bool alive = s.alive;
+      if (alive) {
+        std::uint64_t all = 1;
+        for (std::uint32_t p = early; p < k; ++p) {
+          const std::uint64_t bit = s.rest.next();
+          all &= words[bit >> 6] >> (bit & 63);
+        }
+        alive = (all & 1) != 0;
+      }
+      results[key] = alive;
+      present += alive;
+    }
+  }
+  return present;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Insert variants. They write the scratch filter's words directly (an experiment's shortcut:
 // the inserted count is not maintained).
@@ -692,6 +761,7 @@ void verify(std::size_t n, const std::vector<std::pair<std::string, single_fn>>&
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The variants measured (the templates above hold a few more configurations).
   const std::vector<std::pair<std::string, single_fn>> singles = {
       {"contains/library", library_contains},
       {"contains/branchless", contains_branchless},
@@ -701,34 +771,25 @@ int main(int argc, char** argv) {
       {"hash_only", hash_only},
       {"contains_many/library", library_contains_many},
       {"contains_many/prefetch_all_b32", many_prefetch_all<32>},
-      {"contains_many/pipelined_b8", many_pipelined<8>},
-      {"contains_many/pipelined_b16", many_pipelined<16>},
-      {"contains_many/pipelined_b32", many_pipelined<32>},
-      {"contains_many/pipelined_b64", many_pipelined<64>},
-      {"contains_many/pipelined_all_b4", many_pipelined_all<4>},
       {"contains_many/pipelined_all_b8", many_pipelined_all<8>},
-      {"contains_many/pipelined_all_b16", many_pipelined_all<16>},
-      {"contains_many/pipelined_all_b32", many_pipelined_all<32>},
-      {"contains_many/fused_4_4", many_fused<4, 4>},
+      {"contains_many/pipelined_b8", many_pipelined<8>},
+      {"contains_many/survivors_b8_lag11", many_survivors<8, 1, 1>},
       {"contains_many/fused_8_8", many_fused<8, 8>},
-      {"contains_many/fused_16_8", many_fused<16, 8>},
-      {"contains_many/fused_16_16", many_fused<16, 16>},
-      {"contains_many/fused_24_24", many_fused<24, 24>},
       {"contains_many/fused_8_8_l2", many_fused<8, 8, 2>},
-      {"contains_many/fused_16_8_l2", many_fused<16, 8, 2>},
-      {"contains_many/fused_16_16_l2", many_fused<16, 16, 2>},
-      {"contains_many/fused_32_16_l2", many_fused<32, 16, 2>},
-      {"contains_many/fused_32_32_l2", many_fused<32, 32, 2>},
       {"contains_many/stored_8_8_l2", many_fused_stored<8, 8, 2>},
-      {"contains_many/stored_16_8_l2", many_fused_stored<16, 8, 2>},
+      {"contains_many/branchy_8_8", many_fused_branchy<8, 8, 3>},
       {"contains_many/branchy_8_8_l2", many_fused_branchy<8, 8, 2>},
       {"contains_many/branchy_16_8_l2", many_fused_branchy<16, 8, 2>},
-      {"contains_many/survivors_b32_lag00", many_survivors<32, 0, 0>},
-      {"contains_many/survivors_b16_lag11", many_survivors<16, 1, 1>},
-      {"contains_many/survivors_b32_lag11", many_survivors<32, 1, 1>},
-      {"contains_many/survivors_b8_lag11", many_survivors<8, 1, 1>},
-      {"contains_many/survivors_b8_lag22", many_survivors<8, 2, 2>},
-      {"contains_many/survivors_b16_lag10", many_survivors<16, 1, 0>},
+      {"contains_many/branchy_seq_8_8_l2", many_fused_branchy_seq<8, 8, 2>},
+  };
+  const std::vector<std::pair<std::string, insert_fn>> inserts = {
+      {"insert/library", insert_library},
+      {"insert/prefetch_all", insert_prefetch_all},
+  };
+  const std::vector<std::pair<std::string, insert_many_fn>> insert_manies = {
+      {"insert_many/library", insert_many_library},
+      {"insert_many/fused_16", insert_many_fused<16, 3>},
+      {"insert_many/fused_16_l2", insert_many_fused<16, 2>},
   };
   std::vector<std::size_t> sizes;
   {
@@ -737,18 +798,6 @@ int main(int argc, char** argv) {
     std::string item;
     while (std::getline(in, item, ',')) sizes.push_back(static_cast<std::size_t>(std::stod(item)));
   }
-  const std::vector<std::pair<std::string, insert_fn>> inserts = {
-      {"insert/library", insert_library},
-      {"insert/prefetch_all", insert_prefetch_all},
-  };
-  const std::vector<std::pair<std::string, insert_many_fn>> insert_manies = {
-      {"insert_many/library", insert_many_library},
-      {"insert_many/fused_8", insert_many_fused<8, 3>},
-      {"insert_many/fused_16", insert_many_fused<16, 3>},
-      {"insert_many/fused_8_l2", insert_many_fused<8, 2>},
-      {"insert_many/fused_16_l2", insert_many_fused<16, 2>},
-      {"insert_many/fused_32_l2", insert_many_fused<32, 2>},
-  };
   for (const std::size_t n : sizes) {
     const std::string suffix = "/n:" + std::to_string(n);
     for (const auto& [name, fn] : inserts) {
