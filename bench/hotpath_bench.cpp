@@ -15,9 +15,9 @@
 //                                                    `_l2` = prefetch into L2 (prefetcht1).
 //   insert/{library,prefetch_all}, insert_many/{library,fused_16,fused_16_l2}
 //
-//   BLOOMKIT_BENCH_SIZES=1e7 build/<dir>/bench/bloomkit_bench_hotpath \
-//     --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true \
-//     --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
+//   BLOOMKIT_BENCH_SIZES=1e7 build/<dir>/bench/bloomkit_bench_hotpath
+//       --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
+//       --benchmark_report_aggregates_only=true --benchmark_min_time=0.2
 //
 // Run one n per process (data of one size is kept at a time).
 
