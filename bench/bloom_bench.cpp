@@ -540,6 +540,10 @@ std::string compiler_name() {
 void add_context(const std::vector<std::size_t>& sizes) {
   benchmark::AddCustomContext("cpu_model",
                               after_colon(first_line_with("/proc/cpuinfo", "model name")));
+  // A VM may hide the model name ("AMD EPYC"); family and model still tell the core.
+  benchmark::AddCustomContext("cpu_family_model",
+                              after_colon(first_line_with("/proc/cpuinfo", "cpu family")) + "/" +
+                                  after_colon(first_line_with("/proc/cpuinfo", "model\t")));
   benchmark::AddCustomContext("mem_total",
                               after_colon(first_line_with("/proc/meminfo", "MemTotal")));
   utsname u{};
