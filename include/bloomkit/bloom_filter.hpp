@@ -80,10 +80,10 @@ class basic_bloom_filter {
   // Batched paths: hash a block of keys, prefetch their cache lines, then probe, so that the
   // memory accesses of many keys overlap. Return the number of new / present keys.
   std::size_t insert_many(std::span<const std::string_view> keys) {
-    return insert_block_wise<false>(keys);
+    return insert_batch<false>(keys);
   }
   std::size_t insert_many_concurrent(std::span<const std::string_view> keys) {
-    return insert_block_wise<true>(keys);
+    return insert_batch<true>(keys);
   }
   // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
@@ -129,6 +129,12 @@ class basic_bloom_filter {
  private:
   using digest_type = typename Policy::digest_type;
   static constexpr std::size_t block_size = 32;  // keys hashed and prefetched together
+  // Filters of at least this size live in DRAM, where prefetching every line of a key before
+  // testing any pays; below it (in cache) the plain loop is faster.
+  static constexpr std::size_t large_filter_bytes = std::size_t{1} << 20;
+  // Up to this many probes, the positions of a key are computed once into a fixed array and
+  // reused by prefetch and test (the pipelined paths); more probes take the block-wise paths.
+  static constexpr std::uint32_t max_stored_probes = 16;
 
   template <std::integral T>
   static std::array<char, sizeof(T)> le_bytes(T key) noexcept {
@@ -143,15 +149,22 @@ class basic_bloom_filter {
 
   template <bool Atomic>
   bool insert_digest(const digest_type& d);
-  bool contains_digest(const digest_type& d) const noexcept {
+  bool contains_digest(const digest_type& d) const noexcept;
+  // Fills pos[0..k) with the key's probe positions; true when k <= max_stored_probes.
+  bool store_probes(const digest_type& d, std::uint64_t* pos) const noexcept {
+    if (config_.hashes > max_stored_probes) return false;
     auto seq = Policy::probes(d, config_.bits);
-    for (std::uint32_t i = 0; i < config_.hashes; ++i) {
-      if (!bits_.test(seq.next())) return false;
-    }
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) pos[i] = seq.next();
     return true;
   }
   template <bool Atomic>
+  bool set_probes(const std::uint64_t* pos) noexcept;
+  template <bool Atomic>
+  std::size_t insert_batch(std::span<const std::string_view> keys);
+  template <bool Atomic>
   std::size_t insert_block_wise(std::span<const std::string_view> keys);
+  std::size_t contains_block_wise(std::span<const std::string_view> keys,
+                                  std::span<bool> results) const noexcept;
   void require_writable() const;
   void require_compatible(const basic_bloom_filter& other, const char* operation) const;
   void count_new(std::uint64_t n) noexcept;

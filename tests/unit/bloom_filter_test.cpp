@@ -76,27 +76,53 @@ TEST(BloomFilter, IntegralKeysHashTheirLittleEndianBytes) {
   EXPECT_TRUE(f.contains(std::string_view("\xff\xff\xff\xff", 4)));
 }
 
-TEST(BloomFilter, BatchedAndSingleKeyPathsSetTheSameBits) {
-  const auto keys = make_keys(20'000, 7);
-  auto one = bloom_filter::for_capacity(20'000, 0.01);
-  auto many = bloom_filter::for_capacity(20'000, 0.01);
-  auto concurrent = bloom_filter::for_capacity(20'000, 0.01);
-  for (const auto& k : keys) one.insert(k);
-  EXPECT_EQ(many.insert_many(views(keys)), one.inserted());
-  EXPECT_EQ(concurrent.insert_many_concurrent(views(keys)), one.inserted());
-  EXPECT_EQ(one, many);
-  EXPECT_EQ(one, concurrent);
-  // contains_many agrees with contains on absent keys too.
-  const auto others = make_keys(20'000, 8);
-  const auto v = views(others);
-  auto results = std::make_unique<bool[]>(v.size());
-  const std::size_t present = one.contains_many(v, {results.get(), v.size()});
-  std::size_t expected = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    ASSERT_EQ(results[i], one.contains(v[i]));
-    expected += results[i];
+// The single-key, batched and concurrent paths take different loops by filter size (in cache
+// or not) and by k (pipelined for 3 <= k <= 16, block-wise otherwise); all set the same bits
+// and give the same answers.
+TEST(BloomFilter, BatchedAndSingleKeyPathsAgree) {
+  struct shape {
+    std::uint64_t bits;
+    std::uint32_t hashes;
+  };
+  const shape shapes[] = {
+      {191'701, 7},            // 23 KiB, in cache
+      {9'585'059, 7},          // 1.1 MiB: the large-filter paths
+      {(1ull << 24) + 3, 2},   // large, k < 3: block-wise lookups
+      {(1ull << 24) + 5, 20},  // large, k > 16: block-wise everything
+      {100'003, 40},           // small, k > 16
+  };
+  std::uint64_t set = 7000;
+  for (const auto& sh : shapes) {
+    const auto keys = make_keys(20'000, ++set);
+    bloom_filter one(sh.bits, sh.hashes);
+    bloom_filter many(sh.bits, sh.hashes);
+    bloom_filter concurrent(sh.bits, sh.hashes);
+    bloom_filter one_concurrent(sh.bits, sh.hashes);
+    for (const auto& k : keys) one.insert(k);
+    for (const auto& k : keys) one_concurrent.insert_concurrent(k);
+    EXPECT_EQ(many.insert_many(views(keys)), one.inserted()) << sh.bits;
+    EXPECT_EQ(concurrent.insert_many_concurrent(views(keys)), one.inserted()) << sh.bits;
+    EXPECT_EQ(one, many) << sh.bits;
+    EXPECT_EQ(one, concurrent) << sh.bits;
+    EXPECT_EQ(one, one_concurrent) << sh.bits;
+    expect_no_false_negatives(one, keys);
+    // contains_many agrees with contains on absent keys too, including batches shorter than
+    // the pipeline's depth.
+    const auto others = make_keys(20'000, ++set);
+    const auto v = views(others);
+    for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{23},
+                            std::size_t{25}, v.size()}) {
+      auto results = std::make_unique<bool[]>(len + 1);
+      const auto batch = std::span(v).first(len);
+      const std::size_t present = one.contains_many(batch, {results.get(), len});
+      std::size_t expected = 0;
+      for (std::size_t i = 0; i < len; ++i) {
+        ASSERT_EQ(results[i], one.contains(batch[i])) << sh.bits << " " << i;
+        expected += results[i];
+      }
+      EXPECT_EQ(present, expected);
+    }
   }
-  EXPECT_EQ(present, expected);
 }
 
 TEST(BloomFilter, ContainsManyRejectsMismatchedResultSpan) {

@@ -35,15 +35,36 @@ basic_bloom_filter<Policy>::basic_bloom_filter(const filter_config& config, bit_
 
 template <class Policy>
 template <bool Atomic>
-bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
-  require_writable();
-  auto seq = Policy::probes(d, config_.bits);
+bool basic_bloom_filter<Policy>::set_probes(const std::uint64_t* pos) noexcept {
   bool changed = false;
   for (std::uint32_t i = 0; i < config_.hashes; ++i) {
     if constexpr (Atomic) {
-      changed |= bits_.set_atomic(seq.next());
+      changed |= bits_.set_atomic(pos[i]);
     } else {
-      changed |= bits_.set(seq.next());
+      changed |= bits_.set(pos[i]);
+    }
+  }
+  return changed;
+}
+
+template <class Policy>
+template <bool Atomic>
+bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
+  require_writable();
+  bool changed = false;
+  std::uint64_t pos[max_stored_probes];
+  if (byte_size() >= large_filter_bytes && store_probes(d, pos)) {
+    // In DRAM: ask for all k lines before touching any, so their misses overlap.
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) bits_.prefetch_for_write(pos[i]);
+    changed = set_probes<Atomic>(pos);
+  } else {
+    auto seq = Policy::probes(d, config_.bits);
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) {
+      if constexpr (Atomic) {
+        changed |= bits_.set_atomic(seq.next());
+      } else {
+        changed |= bits_.set(seq.next());
+      }
     }
   }
   if (changed) {
@@ -54,6 +75,58 @@ bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
     }
   }
   return changed;
+}
+
+template <class Policy>
+bool basic_bloom_filter<Policy>::contains_digest(const digest_type& d) const noexcept {
+  std::uint64_t pos[max_stored_probes];
+  if (byte_size() >= large_filter_bytes && store_probes(d, pos)) {
+    // In DRAM: all k loads are issued before the first test can end the lookup, so a miss
+    // does not wait for its zero bit's line before the others are even requested.
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) bits_.prefetch(pos[i]);
+    for (std::uint32_t i = 0; i < config_.hashes; ++i) {
+      if (!bits_.test(pos[i])) return false;
+    }
+    return true;
+  }
+  auto seq = Policy::probes(d, config_.bits);
+  for (std::uint32_t i = 0; i < config_.hashes; ++i) {
+    if (!bits_.test(seq.next())) return false;
+  }
+  return true;
+}
+
+// Batched inserts into a large filter: a software pipeline over keys. Step i hashes key i,
+// stores its positions and prefetches their lines; step i also sets the bits of key i - lag,
+// whose lines have had `lag` keys' worth of hashing to arrive. In-cache filters and k > 16
+// take the block-wise loop (no latency to hide there).
+template <class Policy>
+template <bool Atomic>
+std::size_t basic_bloom_filter<Policy>::insert_batch(std::span<const std::string_view> keys) {
+  require_writable();
+  if (byte_size() < large_filter_bytes || config_.hashes > max_stored_probes) {
+    return insert_block_wise<Atomic>(keys);
+  }
+  constexpr std::size_t lag = 16;
+  constexpr std::size_t ring = 32;  // a power of two > lag
+  std::uint64_t pos[ring][max_stored_probes];
+  const std::size_t n = keys.size();
+  const std::uint32_t k = config_.hashes;
+  std::size_t fresh = 0;
+  for (std::size_t i = 0; i < n + lag; ++i) {
+    if (i < n) {
+      std::uint64_t* p = pos[i % ring];
+      store_probes(Policy::hash(keys[i]), p);
+      for (std::uint32_t j = 0; j < k; ++j) bits_.prefetch_for_write(p[j]);
+    }
+    if (i >= lag) fresh += set_probes<Atomic>(pos[(i - lag) % ring]);
+  }
+  if constexpr (Atomic) {
+    count_new(fresh);
+  } else {
+    inserted_ += fresh;
+  }
+  return fresh;
 }
 
 template <class Policy>
@@ -94,6 +167,14 @@ std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::s
   return fresh;
 }
 
+// Batched lookups: a software pipeline over keys, three stages apart.
+//   step i:        hash key i, store its positions, prefetch its first two lines;
+//   key i - 16:    test the first two bits (at the designed load they decide 3/4 of misses)
+//                  and, if both are set, prefetch the other k - 2 lines;
+//   key i - 24:    test the other k - 2 bits, whose lines have had 8 keys' time to arrive.
+// Each prefetch hides behind 8-16 keys of hashing and the number of reads in flight stays
+// steady. Measured (bench/RESULTS.md, n = 1e8): hits 98.6 -> 36.9 ns per key, misses
+// 45.2 -> 29.9 ns against the block-wise loop. Filters with k < 3 or k > 16 use that loop.
 template <class Policy>
 std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::string_view> keys,
                                                       std::span<bool> results) const {
@@ -102,6 +183,53 @@ std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::strin
                                             " keys but room for " + std::to_string(results.size()) +
                                             " results");
   }
+  const std::uint32_t k = config_.hashes;
+  if (k < 3 || k > max_stored_probes) return contains_block_wise(keys, results);
+  constexpr std::size_t first_lag = 16;
+  constexpr std::size_t second_lag = 8;
+  constexpr std::size_t ring = 32;  // a power of two > first_lag + second_lag
+  struct slot {
+    std::uint64_t pos[max_stored_probes];
+    bool alive;
+  };
+  slot slots[ring];
+  const std::size_t n = keys.size();
+  std::size_t present = 0;
+  for (std::size_t i = 0; i < n + first_lag + second_lag; ++i) {
+    if (i < n) {
+      slot& s = slots[i % ring];
+      store_probes(Policy::hash(keys[i]), s.pos);
+      bits_.prefetch(s.pos[0]);
+      bits_.prefetch(s.pos[1]);
+    }
+    if (i >= first_lag && i - first_lag < n) {
+      slot& s = slots[(i - first_lag) % ring];
+      s.alive = bits_.test(s.pos[0]) & bits_.test(s.pos[1]);
+      if (s.alive) {
+        for (std::uint32_t p = 2; p < k; ++p) bits_.prefetch(s.pos[p]);
+      }
+    }
+    if (i >= first_lag + second_lag) {
+      const std::size_t j = i - first_lag - second_lag;
+      const slot& s = slots[j % ring];
+      bool alive = s.alive;
+      if (alive) {
+        // No early exit: for hits every bit is tested anyway, and the branch-free loop is
+        // cheaper than a mispredicted exit for the few misses that reach this stage.
+        for (std::uint32_t p = 2; p < k; ++p) alive &= bits_.test(s.pos[p]);
+      }
+      results[j] = alive;
+      present += alive;
+    }
+  }
+  return present;
+}
+
+// The block-wise lookup: hash a block of keys and prefetch their first two lines, test those,
+// prefetch the rest for the survivors, then test the rest. Serves k < 3 and k > 16.
+template <class Policy>
+std::size_t basic_bloom_filter<Policy>::contains_block_wise(
+    std::span<const std::string_view> keys, std::span<bool> results) const noexcept {
   const std::uint64_t m = config_.bits;
   const std::uint32_t k = config_.hashes;
   // Probes 0 and 1 decide most misses (in a filter at its target fill, half the bits are set),
