@@ -101,10 +101,10 @@ TEST(File, MapAnswersEqualLoadAnswers) {
   const auto members = make_keys(50'000, 77);
   for (const auto* keys : {&probe, &members}) {
     const auto v = views(*keys);
-    auto a = std::make_unique<bool[]>(v.size());
-    auto b = std::make_unique<bool[]>(v.size());
-    EXPECT_EQ(mapped.contains_many(v, {a.get(), v.size()}),
-              loaded.contains_many(v, {b.get(), v.size()}));
+    const std::size_t n = keys->size();
+    auto a = std::make_unique<bool[]>(n);
+    auto b = std::make_unique<bool[]>(n);
+    EXPECT_EQ(mapped.contains_many(v, {a.get(), n}), loaded.contains_many(v, {b.get(), n}));
     for (std::size_t i = 0; i < v.size(); ++i) {
       ASSERT_EQ(a[i], b[i]);
       ASSERT_EQ(mapped.contains(v[i]), a[i]);
