@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
             bytes[rng() % bytes.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
             break;
           case 1:  // random byte, biased to the header
-            bytes[rng() % std::min<std::size_t>(bytes.size(), 160)] = static_cast<std::uint8_t>(rng());
+            bytes[rng() % std::min<std::size_t>(bytes.size(), 160)] =
+                static_cast<std::uint8_t>(rng());
             break;
           case 2:  // truncate
             bytes.resize(rng() % (bytes.size() + 1));
