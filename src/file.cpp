@@ -164,6 +164,16 @@ void check_size(const file_header& h, std::uint64_t file_size, const std::string
   }
 }
 
+// Reads the header of an open file, decodes and validates it, and checks the file's size.
+file_header read_checked_header(const opened_file& file, const std::string& source) {
+  unsigned char bytes[file_header_size];
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, sizeof bytes));
+  read_all(file.fd.get(), bytes, n, 0, source);
+  const file_header h = decode_header({bytes, n}, source);
+  check_size(h, file.size, source);
+  return h;
+}
+
 // The payload's checksum, and the bits past m in the last word, which a writer keeps at 0.
 void check_payload(const file_header& h, const unsigned char* payload, const std::string& source) {
   if (XXH64(payload, h.payload_length, 0) != h.payload_checksum) {
@@ -330,24 +340,13 @@ void save(const bloom_filter& filter, const std::filesystem::path& path) {
 }
 
 file_header read_header(const std::filesystem::path& path) {
-  const std::string source = describe(path);
-  opened_file file = open_for_reading(path);
-  unsigned char bytes[file_header_size];
-  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, sizeof bytes));
-  read_all(file.fd.get(), bytes, n, 0, source);
-  const file_header h = decode_header({bytes, n}, source);
-  check_size(h, file.size, source);
-  return h;
+  return read_checked_header(open_for_reading(path), describe(path));
 }
 
 bloom_filter load(const std::filesystem::path& path) {
   const std::string source = describe(path);
   opened_file file = open_for_reading(path);
-  unsigned char bytes[file_header_size];
-  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, sizeof bytes));
-  read_all(file.fd.get(), bytes, n, 0, source);
-  const file_header h = decode_header({bytes, n}, source);
-  check_size(h, file.size, source);
+  const file_header h = read_checked_header(file, source);
   require_classic(h, source);
 
   bit_array storage(h.bits);

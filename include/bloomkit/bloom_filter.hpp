@@ -158,7 +158,14 @@ class basic_bloom_filter {
     return true;
   }
   template <bool Atomic>
+  bool set_bit(std::uint64_t index) noexcept;
+  // Set the key's k bits (from stored positions, or from its digest); true if any was 0.
+  template <bool Atomic>
   bool set_probes(const std::uint64_t* pos) noexcept;
+  template <bool Atomic>
+  bool set_probes(const digest_type& d) noexcept;
+  template <bool Atomic>
+  void add_inserted(std::uint64_t n) noexcept;
   template <bool Atomic>
   std::size_t insert_batch(std::span<const std::string_view> keys);
   template <bool Atomic>
@@ -167,7 +174,6 @@ class basic_bloom_filter {
                                   std::span<bool> results) const noexcept;
   void require_writable() const;
   void require_compatible(const basic_bloom_filter& other, const char* operation) const;
-  void count_new(std::uint64_t n) noexcept;
   std::uint64_t estimated_inserted() const noexcept;
 
   filter_config config_;

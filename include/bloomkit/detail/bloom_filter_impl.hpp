@@ -35,45 +35,55 @@ basic_bloom_filter<Policy>::basic_bloom_filter(const filter_config& config, bit_
 
 template <class Policy>
 template <bool Atomic>
+bool basic_bloom_filter<Policy>::set_bit(std::uint64_t index) noexcept {
+  if constexpr (Atomic) {
+    return bits_.set_atomic(index);
+  } else {
+    return bits_.set(index);
+  }
+}
+
+template <class Policy>
+template <bool Atomic>
 bool basic_bloom_filter<Policy>::set_probes(const std::uint64_t* pos) noexcept {
   bool changed = false;
-  for (std::uint32_t i = 0; i < config_.hashes; ++i) {
-    if constexpr (Atomic) {
-      changed |= bits_.set_atomic(pos[i]);
-    } else {
-      changed |= bits_.set(pos[i]);
-    }
-  }
+  for (std::uint32_t i = 0; i < config_.hashes; ++i) changed |= set_bit<Atomic>(pos[i]);
   return changed;
+}
+
+template <class Policy>
+template <bool Atomic>
+bool basic_bloom_filter<Policy>::set_probes(const digest_type& d) noexcept {
+  auto seq = Policy::probes(d, config_.bits);
+  bool changed = false;
+  for (std::uint32_t i = 0; i < config_.hashes; ++i) changed |= set_bit<Atomic>(seq.next());
+  return changed;
+}
+
+template <class Policy>
+template <bool Atomic>
+void basic_bloom_filter<Policy>::add_inserted(std::uint64_t n) noexcept {
+  if constexpr (Atomic) {
+    if (n != 0) __atomic_fetch_add(&inserted_, n, __ATOMIC_RELAXED);
+  } else {
+    inserted_ += n;
+  }
 }
 
 template <class Policy>
 template <bool Atomic>
 bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
   require_writable();
-  bool changed = false;
+  bool changed;
   std::uint64_t pos[max_stored_probes];
   if (byte_size() >= large_filter_bytes && store_probes(d, pos)) {
     // In DRAM: ask for all k lines before touching any, so their misses overlap.
     for (std::uint32_t i = 0; i < config_.hashes; ++i) bits_.prefetch_for_write(pos[i]);
     changed = set_probes<Atomic>(pos);
   } else {
-    auto seq = Policy::probes(d, config_.bits);
-    for (std::uint32_t i = 0; i < config_.hashes; ++i) {
-      if constexpr (Atomic) {
-        changed |= bits_.set_atomic(seq.next());
-      } else {
-        changed |= bits_.set(seq.next());
-      }
-    }
+    changed = set_probes<Atomic>(d);
   }
-  if (changed) {
-    if constexpr (Atomic) {
-      count_new(1);
-    } else {
-      ++inserted_;
-    }
-  }
+  add_inserted<Atomic>(changed);
   return changed;
 }
 
@@ -120,20 +130,13 @@ std::size_t basic_bloom_filter<Policy>::insert_batch(std::span<const std::string
     }
     if (i >= lag) fresh += set_probes<Atomic>(pos[(i - lag) % ring]);
   }
-  if constexpr (Atomic) {
-    count_new(fresh);
-  } else {
-    inserted_ += fresh;
-  }
+  add_inserted<Atomic>(fresh);
   return fresh;
 }
 
 template <class Policy>
 template <bool Atomic>
 std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::string_view> keys) {
-  require_writable();
-  const std::uint64_t m = config_.bits;
-  const std::uint32_t k = config_.hashes;
   std::size_t fresh = 0;
   digest_type digests[block_size];
   for (std::size_t base = 0; base < keys.size(); base += block_size) {
@@ -141,28 +144,13 @@ std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::s
     // Stage 1: hash the block and ask for every line its keys will write.
     for (std::size_t j = 0; j < n; ++j) {
       digests[j] = Policy::hash(keys[base + j]);
-      auto seq = Policy::probes(digests[j], m);
-      for (std::uint32_t i = 0; i < k; ++i) bits_.prefetch_for_write(seq.next());
+      auto seq = Policy::probes(digests[j], config_.bits);
+      for (std::uint32_t i = 0; i < config_.hashes; ++i) bits_.prefetch_for_write(seq.next());
     }
     // Stage 2: set the bits; by now most lines are in cache or on their way.
-    for (std::size_t j = 0; j < n; ++j) {
-      auto seq = Policy::probes(digests[j], m);
-      bool changed = false;
-      for (std::uint32_t i = 0; i < k; ++i) {
-        if constexpr (Atomic) {
-          changed |= bits_.set_atomic(seq.next());
-        } else {
-          changed |= bits_.set(seq.next());
-        }
-      }
-      fresh += changed;
-    }
+    for (std::size_t j = 0; j < n; ++j) fresh += set_probes<Atomic>(digests[j]);
   }
-  if constexpr (Atomic) {
-    count_new(fresh);
-  } else {
-    inserted_ += fresh;
-  }
+  add_inserted<Atomic>(fresh);
   return fresh;
 }
 
@@ -328,11 +316,6 @@ std::uint64_t basic_bloom_filter<Policy>::estimated_inserted() const noexcept {
   // A saturated filter (every bit set) says nothing about its count; report m.
   if (!(estimate < static_cast<double>(config_.bits))) return config_.bits;
   return static_cast<std::uint64_t>(std::llround(estimate));
-}
-
-template <class Policy>
-void basic_bloom_filter<Policy>::count_new(std::uint64_t n) noexcept {
-  if (n != 0) __atomic_fetch_add(&inserted_, n, __ATOMIC_RELAXED);
 }
 
 }  // namespace bloomkit
