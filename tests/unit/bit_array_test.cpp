@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
 
 namespace bloomkit {
 namespace {
@@ -82,6 +85,29 @@ TEST(BitArray, ClearOfLargeArrayReturnsZeroes) {
   a.clear();
   EXPECT_EQ(a.count(), 0u);
   EXPECT_TRUE(a.set(123));
+}
+
+}  // namespace
+}  // namespace bloomkit
+
+namespace bloomkit {
+namespace {
+
+// A size within the format's limit that the machine cannot back (2^46 bits = 8 TiB) is a clear
+// errc::too_large, not a bad_alloc or a crash. Only where the kernel refuses such mappings
+// (overcommit modes 0 and 2; mode 1 grants anything and faults later).
+TEST(BitArray, AllocationFailureIsACleanError) {
+  std::ifstream mode_file("/proc/sys/vm/overcommit_memory");
+  int mode = -1;
+  mode_file >> mode;
+  if (mode != 0 && mode != 2) GTEST_SKIP() << "overcommit mode " << mode << " grants any mapping";
+  try {
+    bit_array a(max_bits);
+    FAIL() << "allocated 8 TiB";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::too_large);
+    EXPECT_NE(std::string(e.what()).find("cannot allocate"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
