@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -251,6 +252,10 @@ void write_filter_file(const std::filesystem::path& path, file_header header,
 
 }  // namespace
 
+bool is_known(filter_kind kind) noexcept {
+  return kind == filter_kind::classic;
+}
+
 std::string_view to_string(filter_kind kind) noexcept {
   switch (kind) {
     case filter_kind::classic:
@@ -308,7 +313,7 @@ file_header decode_header(std::span<const unsigned char> bytes, const std::strin
     fail(errc::corrupt_file, source, "header checksum mismatch (the header is corrupt)");
   }
   h.kind = static_cast<filter_kind>(get<std::uint32_t>(p, 16));
-  if (to_string(h.kind) == "unknown") {
+  if (!is_known(h.kind)) {
     fail(errc::unsupported, source,
          "filter kind " + std::to_string(get<std::uint32_t>(p, 16)) + " is not supported");
   }
@@ -359,21 +364,15 @@ bloom_filter load(const std::filesystem::path& path) {
 bloom_filter map(const std::filesystem::path& path, verify check) {
   const std::string source = describe(path);
   opened_file file = open_for_reading(path);
-  if (file.size < file_header_size) {
-    fail(errc::corrupt_file, source,
-         "truncated: " + std::to_string(file.size) + " bytes, a header needs " +
-             std::to_string(file_header_size));
-  }
+  const file_header h = read_checked_header(file, source);
+  require_classic(h, source);
   void* addr = ::mmap(nullptr, file.size, PROT_READ, MAP_SHARED, file.fd.get(), 0);
   if (addr == MAP_FAILED) fail_errno(source, "cannot map");
   const std::size_t length = file.size;
   std::shared_ptr<const void> mapping(
       addr, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
-  const auto* base = static_cast<const unsigned char*>(addr);
-  const file_header h = decode_header({base, file_header_size}, source);
-  check_size(h, file.size, source);
-  require_classic(h, source);
-  ::madvise(const_cast<unsigned char*>(base), length, MADV_WILLNEED);
+  auto* base = static_cast<unsigned char*>(addr);
+  ::madvise(base, length, MADV_WILLNEED);
   const unsigned char* payload = base + h.payload_offset;
   if (check == verify::full) check_payload(h, payload, source);
   auto storage =

@@ -77,8 +77,9 @@ class basic_bloom_filter {
     return contains(std::string_view(bytes.data(), bytes.size()));
   }
 
-  // Batched paths: hash a block of keys, prefetch their cache lines, then probe, so that the
-  // memory accesses of many keys overlap. Return the number of new / present keys.
+  // Batched paths: keys are hashed and their cache lines prefetched well ahead of the probes
+  // (a software pipeline over the keys), so that the memory accesses of many keys overlap.
+  // Return the number of new / present keys.
   std::size_t insert_many(std::span<const std::string_view> keys) {
     return insert_batch<false>(keys);
   }

@@ -25,6 +25,7 @@ enum class filter_kind : std::uint32_t {
 };
 
 std::string_view to_string(filter_kind kind) noexcept;
+bool is_known(filter_kind kind) noexcept;
 
 // The decoded header of a filter file.
 struct file_header {

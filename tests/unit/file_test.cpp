@@ -152,6 +152,18 @@ TEST(File, SaveFailureNamesTheFileAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(target));
 }
 
+TEST(File, FailedRenameRemovesTheTempFile) {
+  temp_dir dir;
+  std::filesystem::create_directory(dir / "occupied");
+  // The temp file is written and fsynced, then rename() over a directory fails (EISDIR).
+  EXPECT_EQ(expect_error_naming(dir / "occupied", [&] { save(sample_filter(), dir / "occupied"); }),
+            errc::io_error);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);  // only the directory: no stray .tmp file
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "occupied"));
+}
+
 TEST(File, MissingAndNonRegularFiles) {
   temp_dir dir;
   const auto missing = dir / "nope.bloom";
@@ -263,6 +275,8 @@ TEST(File, ReadHeaderReportsFields) {
   EXPECT_EQ(h.target_fpp, 0.001);
   EXPECT_EQ(h.inserted, f.inserted());
   EXPECT_EQ(to_string(h.kind), "classic");
+  EXPECT_TRUE(is_known(h.kind));
+  EXPECT_FALSE(is_known(static_cast<filter_kind>(99)));
 }
 
 }  // namespace

@@ -73,11 +73,7 @@ auto as_usage_error(F&& check) {
 }  // namespace
 
 filter_params validate_sizing(std::uint64_t capacity, double fpp) {
-  return as_usage_error([&] {
-    validate_capacity(capacity);
-    validate_fpp(fpp);
-    return optimal_params(capacity, fpp);
-  });
+  return as_usage_error([&] { return optimal_params(capacity, fpp); });
 }
 
 void validate_fpp_option(double fpp) {
