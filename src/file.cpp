@@ -13,6 +13,9 @@
 #include <string>
 #include <utility>
 
+#include "classic_file.hpp"
+#include "file_format.hpp"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -24,19 +27,16 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 constexpr unsigned char magic[8] = {'B', 'L', 'O', 'O', 'M', 'K', 'I', 'T'};
-constexpr std::uint64_t payload_alignment = 64;
 constexpr std::size_t header_checksum_offset = 120;
 
 std::string describe(const std::filesystem::path& path) {
   return path.string();
 }
 
-[[noreturn]] void fail(errc code, const std::string& source, const std::string& problem) {
-  throw error(code, source + ": " + problem);
-}
+using detail::fail_file;
 
 [[noreturn]] void fail_errno(const std::string& source, const std::string& action) {
-  fail(errc::io_error, source, action + ": " + std::strerror(errno));
+  fail_file(errc::io_error, source, action + ": " + std::strerror(errno));
 }
 
 // Little-endian field access at fixed offsets.
@@ -90,164 +90,53 @@ void read_all(int fd, void* data, std::size_t size, std::uint64_t offset,
       if (errno == EINTR) continue;
       fail_errno(source, "cannot read");
     }
-    if (n == 0) fail(errc::corrupt_file, source, "truncated: unexpected end of file");
+    if (n == 0) fail_file(errc::corrupt_file, source, "truncated: unexpected end of file");
     p += n;
     size -= static_cast<std::size_t>(n);
     offset += static_cast<std::uint64_t>(n);
   }
 }
 
-struct opened_file {
-  unique_fd fd;
-  std::uint64_t size;
-};
-
-opened_file open_for_reading(const std::filesystem::path& path) {
-  const std::string source = describe(path);
-  unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) fail_errno(source, "cannot open");
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail_errno(source, "cannot stat");
-  if (!S_ISREG(st.st_mode)) fail(errc::io_error, source, "not a regular file");
-  return {std::move(fd), static_cast<std::uint64_t>(st.st_size)};
+// Checks of the fields every kind has; the kind's own fields are checked by check_kind_fields.
+void check_consistency(const file_header& h, const std::string& source) {
+  if (h.capacity < 1) fail_file(errc::corrupt_file, source, "inconsistent header: capacity is 0");
+  if (!std::isfinite(h.target_fpp) || !(h.target_fpp > 0) || !(h.target_fpp < 1)) {
+    fail_file(errc::corrupt_file, source, "inconsistent header: target fpp is not in (0, 1)");
+  }
+  if (h.payload_offset < file_header_size || h.payload_offset % detail::payload_alignment != 0) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: payload offset " + std::to_string(h.payload_offset) +
+                  " is not a multiple of 64 at or past the header");
+  }
 }
 
-std::uint64_t expected_payload_length(const file_header& h) {
+void check_kind_fields(const file_header& h, const std::string& source) {
   switch (h.kind) {
     case filter_kind::classic:
-      return bytes_for_bits(h.bits);
-  }
-  return 0;
-}
-
-// Header fields that only make sense together; checked after the checksum, so a failure here
-// means a writer bug or a deliberately forged file, and is still reported, never trusted.
-void check_consistency(const file_header& h, const std::string& source) {
-  try {
-    validate_params(h.bits, h.hashes);
-  } catch (const error& e) {
-    fail(errc::corrupt_file, source, std::string("inconsistent header: ") + e.what());
-  }
-  if (h.capacity < 1) fail(errc::corrupt_file, source, "inconsistent header: capacity is 0");
-  if (!std::isfinite(h.target_fpp) || !(h.target_fpp > 0) || !(h.target_fpp < 1)) {
-    fail(errc::corrupt_file, source, "inconsistent header: target fpp is not in (0, 1)");
-  }
-  if (h.flags != 0) {
-    fail(errc::unsupported, source,
-         "header flags " + std::to_string(h.flags) + " are not supported");
-  }
-  if (h.payload_offset < file_header_size || h.payload_offset % payload_alignment != 0) {
-    fail(errc::corrupt_file, source,
-         "inconsistent header: payload offset " + std::to_string(h.payload_offset) +
-             " is not a multiple of 64 at or past the header");
-  }
-  const std::uint64_t expected = expected_payload_length(h);
-  if (h.payload_length != expected) {
-    fail(errc::corrupt_file, source,
-         "inconsistent header: payload length " + std::to_string(h.payload_length) + " for " +
-             std::to_string(h.bits) + " bits (expected " + std::to_string(expected) + ")");
-  }
-  for (std::uint64_t p : h.kind_params) {
-    if (p != 0) fail(errc::corrupt_file, source, "inconsistent header: reserved fields are set");
+      detail::check_classic_fields(h, source);
+      return;
   }
 }
 
 void check_size(const file_header& h, std::uint64_t file_size, const std::string& source) {
   const std::uint64_t expected = h.payload_offset + h.payload_length;
   if (file_size < expected) {
-    fail(errc::corrupt_file, source,
-         "truncated: " + std::to_string(file_size) + " bytes, the header announces " +
-             std::to_string(expected));
+    fail_file(errc::corrupt_file, source,
+              "truncated: " + std::to_string(file_size) + " bytes, the header announces " +
+                  std::to_string(expected));
   }
   if (file_size > expected) {
-    fail(errc::corrupt_file, source,
-         std::to_string(file_size - expected) + " unexpected bytes after the payload");
+    fail_file(errc::corrupt_file, source,
+              std::to_string(file_size - expected) + " unexpected bytes after the payload");
   }
 }
 
-// Reads the header of an open file, decodes and validates it, and checks the file's size.
-file_header read_checked_header(const opened_file& file, const std::string& source) {
-  unsigned char bytes[file_header_size];
-  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, sizeof bytes));
-  read_all(file.fd.get(), bytes, n, 0, source);
-  const file_header h = decode_header({bytes, n}, source);
-  check_size(h, file.size, source);
-  return h;
-}
-
-// The payload's checksum, and the bits past m in the last word, which a writer keeps at 0.
-void check_payload(const file_header& h, const unsigned char* payload, const std::string& source) {
+void check_payload_checksum(const file_header& h, const unsigned char* payload,
+                            const std::string& source) {
   if (XXH64(payload, h.payload_length, 0) != h.payload_checksum) {
-    fail(errc::corrupt_file, source, "payload checksum mismatch (the filter's bits are corrupt)");
+    fail_file(errc::corrupt_file, source,
+              "payload checksum mismatch (the filter's bits are corrupt)");
   }
-  if (h.bits % 64 != 0) {
-    const auto last = get<std::uint64_t>(payload, h.payload_length - 8);
-    if (last >> (h.bits % 64) != 0) {
-      fail(errc::corrupt_file, source, "inconsistent payload: bits set past the filter's size");
-    }
-  }
-}
-
-file_header header_of(const bloom_filter& f) {
-  file_header h;
-  h.kind = filter_kind::classic;
-  h.scheme = bloom_filter::scheme();
-  h.bits = f.bits();
-  h.hashes = f.hashes();
-  h.capacity = f.capacity();
-  h.target_fpp = f.target_fpp();
-  h.inserted = f.inserted();
-  h.payload_offset = file_header_size;
-  h.payload_length = f.byte_size();
-  return h;
-}
-
-filter_config config_of(const file_header& h) {
-  return {h.bits, h.hashes, h.capacity, h.target_fpp};
-}
-
-void require_classic(const file_header& h, const std::string& source) {
-  if (h.kind != filter_kind::classic) {
-    fail(errc::unsupported, source,
-         "holds a " + std::string(to_string(h.kind)) + " filter, not a classic one");
-  }
-  if (h.scheme != bloom_filter::scheme()) {
-    fail(errc::unsupported, source,
-         "uses hash scheme " + std::string(to_string(h.scheme)) + ", not " +
-             std::string(to_string(bloom_filter::scheme())));
-  }
-}
-
-void write_filter_file(const std::filesystem::path& path, file_header header,
-                       std::span<const unsigned char> payload) {
-  const std::string source = describe(path);
-  header.payload_checksum = XXH64(payload.data(), payload.size(), 0);
-  const auto encoded = encode_header(header);
-
-  std::filesystem::path dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  std::string tmp_name = ".";
-  tmp_name += path.filename().string();
-  tmp_name += ".tmp-XXXXXX";
-  std::string tmp = (dir / tmp_name).string();
-  unique_fd fd(::mkstemp(tmp.data()));
-  if (fd.get() < 0) fail_errno(source, "cannot create a temporary file in " + dir.string());
-  try {
-    write_all(fd.get(), encoded.data(), encoded.size(), source);
-    const unsigned char zeros[payload_alignment] = {};
-    write_all(fd.get(), zeros, header.payload_offset - file_header_size, source);
-    write_all(fd.get(), payload.data(), payload.size(), source);
-    if (::fchmod(fd.get(), 0644) != 0) fail_errno(source, "cannot set permissions");
-    if (::fsync(fd.get()) != 0) fail_errno(source, "cannot fsync");
-    if (::close(fd.release()) != 0) fail_errno(source, "cannot close");
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_errno(source, "cannot rename into place");
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  // Persist the rename itself.
-  unique_fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
 }
 
 }  // namespace
@@ -290,37 +179,37 @@ std::array<unsigned char, file_header_size> encode_header(const file_header& h) 
 
 file_header decode_header(std::span<const unsigned char> bytes, const std::string& source) {
   if (bytes.size() < file_header_size) {
-    fail(errc::corrupt_file, source,
-         "truncated: " + std::to_string(bytes.size()) + " bytes, a header needs " +
-             std::to_string(file_header_size));
+    fail_file(errc::corrupt_file, source,
+              "truncated: " + std::to_string(bytes.size()) + " bytes, a header needs " +
+                  std::to_string(file_header_size));
   }
   const unsigned char* p = bytes.data();
   if (std::memcmp(p, magic, sizeof magic) != 0) {
-    fail(errc::corrupt_file, source, "not a bloomkit filter file (bad magic)");
+    fail_file(errc::corrupt_file, source, "not a bloomkit filter file (bad magic)");
   }
   file_header h;
   h.format_version = get<std::uint32_t>(p, 8);
   if (h.format_version != file_format_version) {
-    fail(errc::unsupported, source,
-         "format version " + std::to_string(h.format_version) +
-             " is not supported (this build reads version " + std::to_string(file_format_version) +
-             ")");
+    fail_file(errc::unsupported, source,
+              "format version " + std::to_string(h.format_version) +
+                  " is not supported (this build reads version " +
+                  std::to_string(file_format_version) + ")");
   }
   if (get<std::uint32_t>(p, 12) != file_header_size) {
-    fail(errc::corrupt_file, source, "inconsistent header: header size field is wrong");
+    fail_file(errc::corrupt_file, source, "inconsistent header: header size field is wrong");
   }
   if (get<std::uint64_t>(p, header_checksum_offset) != XXH64(p, header_checksum_offset, 0)) {
-    fail(errc::corrupt_file, source, "header checksum mismatch (the header is corrupt)");
+    fail_file(errc::corrupt_file, source, "header checksum mismatch (the header is corrupt)");
   }
   h.kind = static_cast<filter_kind>(get<std::uint32_t>(p, 16));
   if (!is_known(h.kind)) {
-    fail(errc::unsupported, source,
-         "filter kind " + std::to_string(get<std::uint32_t>(p, 16)) + " is not supported");
+    fail_file(errc::unsupported, source,
+              "filter kind " + std::to_string(get<std::uint32_t>(p, 16)) + " is not supported");
   }
   h.scheme = static_cast<hash_scheme>(get<std::uint32_t>(p, 20));
   if (!is_known(h.scheme)) {
-    fail(errc::unsupported, source,
-         "hash scheme " + std::to_string(get<std::uint32_t>(p, 20)) + " is not supported");
+    fail_file(errc::unsupported, source,
+              "hash scheme " + std::to_string(get<std::uint32_t>(p, 20)) + " is not supported");
   }
   h.bits = get<std::uint64_t>(p, 24);
   h.hashes = get<std::uint32_t>(p, 32);
@@ -335,49 +224,166 @@ file_header decode_header(std::span<const unsigned char> bytes, const std::strin
     h.kind_params[i] = get<std::uint64_t>(p, 88 + 8 * i);
   }
   check_consistency(h, source);
+  check_kind_fields(h, source);
   return h;
 }
 
-void save(const bloom_filter& filter, const std::filesystem::path& path) {
-  const auto words = filter.storage().words();
-  write_filter_file(path, header_of(filter),
-                    {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
+// --- shared machinery (file_format.hpp) -----------------------------------------------------
+
+namespace detail {
+
+void fail_file(errc code, const std::string& source, const std::string& problem) {
+  throw error(code, source + ": " + problem);
 }
 
-file_header read_header(const std::filesystem::path& path) {
-  return read_checked_header(open_for_reading(path), describe(path));
-}
-
-bloom_filter load(const std::filesystem::path& path) {
+void write_filter_file(const std::filesystem::path& path, file_header header,
+                       std::span<const std::span<const unsigned char>> parts) {
   const std::string source = describe(path);
-  opened_file file = open_for_reading(path);
-  const file_header h = read_checked_header(file, source);
-  require_classic(h, source);
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  header.payload_length = 0;
+  for (const auto& part : parts) {
+    XXH64_update(&state, part.data(), part.size());
+    header.payload_length += part.size();
+  }
+  header.payload_checksum = XXH64_digest(&state);
+  const auto encoded = encode_header(header);
 
-  bit_array storage(h.bits);
-  auto words = storage.mutable_words();
-  read_all(file.fd.get(), words.data(), words.size_bytes(), h.payload_offset, source);
-  check_payload(h, reinterpret_cast<const unsigned char*>(words.data()), source);
-  return bloom_filter(config_of(h), std::move(storage), h.inserted);
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string tmp_name = ".";
+  tmp_name += path.filename().string();
+  tmp_name += ".tmp-XXXXXX";
+  std::string tmp = (dir / tmp_name).string();
+  unique_fd fd(::mkstemp(tmp.data()));
+  if (fd.get() < 0) fail_errno(source, "cannot create a temporary file in " + dir.string());
+  try {
+    write_all(fd.get(), encoded.data(), encoded.size(), source);
+    const unsigned char zeros[payload_alignment] = {};
+    for (std::uint64_t gap = header.payload_offset - file_header_size; gap > 0;) {
+      const auto n = std::min<std::uint64_t>(gap, sizeof zeros);
+      write_all(fd.get(), zeros, n, source);
+      gap -= n;
+    }
+    for (const auto& part : parts) write_all(fd.get(), part.data(), part.size(), source);
+    if (::fchmod(fd.get(), 0644) != 0) fail_errno(source, "cannot set permissions");
+    if (::fsync(fd.get()) != 0) fail_errno(source, "cannot fsync");
+    if (::close(fd.release()) != 0) fail_errno(source, "cannot close");
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_errno(source, "cannot rename into place");
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  // Persist the rename itself.
+  unique_fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
 }
 
-bloom_filter map(const std::filesystem::path& path, verify check) {
-  const std::string source = describe(path);
-  opened_file file = open_for_reading(path);
-  const file_header h = read_checked_header(file, source);
-  require_classic(h, source);
-  void* addr = ::mmap(nullptr, file.size, PROT_READ, MAP_SHARED, file.fd.get(), 0);
-  if (addr == MAP_FAILED) fail_errno(source, "cannot map");
-  const std::size_t length = file.size;
+void check_classic_fields(const file_header& h, const std::string& source) {
+  try {
+    validate_params(h.bits, h.hashes);
+  } catch (const error& e) {
+    fail_file(errc::corrupt_file, source, std::string("inconsistent header: ") + e.what());
+  }
+  if (h.flags != 0) {
+    fail_file(errc::unsupported, source,
+              "header flags " + std::to_string(h.flags) + " are not supported");
+  }
+  const std::uint64_t expected = bytes_for_bits(h.bits);
+  if (h.payload_length != expected) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: payload length " + std::to_string(h.payload_length) + " for " +
+                  std::to_string(h.bits) + " bits (expected " + std::to_string(expected) + ")");
+  }
+  for (std::uint64_t p : h.kind_params) {
+    if (p != 0) {
+      fail_file(errc::corrupt_file, source, "inconsistent header: reserved fields are set");
+    }
+  }
+}
+
+void check_tail_bits(const file_header& h, const unsigned char* payload,
+                     const std::string& source) {
+  if (h.bits % 64 == 0) return;
+  const auto last = get<std::uint64_t>(payload, h.payload_length - 8);
+  if (last >> (h.bits % 64) != 0) {
+    fail_file(errc::corrupt_file, source, "inconsistent payload: bits set past the filter's size");
+  }
+}
+
+filter_file::filter_file(const std::filesystem::path& path) : source_(describe(path)) {
+  unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) fail_errno(source_, "cannot open");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(source_, "cannot stat");
+  if (!S_ISREG(st.st_mode)) fail_file(errc::io_error, source_, "not a regular file");
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  unsigned char bytes[file_header_size];
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(size_, sizeof bytes));
+  read_all(fd.get(), bytes, n, 0, source_);
+  header_ = decode_header({bytes, n}, source_);
+  check_size(header_, size_, source_);
+  fd_ = fd.release();
+}
+
+filter_file::~filter_file() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void filter_file::require(filter_kind kind, hash_scheme scheme) const {
+  if (header_.kind != kind) {
+    fail_file(errc::unsupported, source_,
+              "holds a " + std::string(to_string(header_.kind)) + " filter, not a " +
+                  std::string(to_string(kind)) + " one");
+  }
+  if (header_.scheme != scheme) {
+    fail_file(errc::unsupported, source_,
+              "uses hash scheme " + std::string(to_string(header_.scheme)) + ", not " +
+                  std::string(to_string(scheme)));
+  }
+}
+
+void filter_file::read_payload(std::span<unsigned char> dest) const {
+  if (dest.size() != header_.payload_length) {
+    fail_file(errc::corrupt_file, source_, "inconsistent header: payload length");
+  }
+  read_all(fd_, dest.data(), dest.size(), header_.payload_offset, source_);
+  check_payload_checksum(header_, dest.data(), source_);
+}
+
+mapped_payload filter_file::map_payload(verify check) const {
+  void* addr = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+  if (addr == MAP_FAILED) fail_errno(source_, "cannot map");
+  const std::size_t length = size_;
   std::shared_ptr<const void> mapping(
       addr, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
   auto* base = static_cast<unsigned char*>(addr);
   ::madvise(base, length, MADV_WILLNEED);
-  const unsigned char* payload = base + h.payload_offset;
-  if (check == verify::full) check_payload(h, payload, source);
-  auto storage =
-      bit_array::view(reinterpret_cast<const std::uint64_t*>(payload), h.bits, std::move(mapping));
-  return bloom_filter(config_of(h), std::move(storage), h.inserted);
+  const unsigned char* payload = base + header_.payload_offset;
+  if (check == verify::full) check_payload_checksum(header_, payload, source_);
+  return {payload, std::move(mapping)};
+}
+
+}  // namespace detail
+
+// --- the classic filter ------------------------------------------------------------------
+
+void save(const bloom_filter& filter, const std::filesystem::path& path) {
+  detail::save_classic(filter, path);
+}
+
+file_header read_header(const std::filesystem::path& path) {
+  return detail::filter_file(path).header();
+}
+
+template <>
+bloom_filter load<bloom_filter>(const std::filesystem::path& path) {
+  return detail::load_classic<xxh3_probe_policy>(detail::filter_file(path));
+}
+
+template <>
+bloom_filter map<bloom_filter>(const std::filesystem::path& path, verify check) {
+  return detail::map_classic<xxh3_probe_policy>(detail::filter_file(path), check);
 }
 
 }  // namespace bloomkit

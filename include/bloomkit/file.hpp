@@ -50,11 +50,22 @@ enum class verify {
   full,    // also the payload checksum (reads the whole payload once)
 };
 
+// Every filter kind saves with save(filter, path) and loads with load<Filter>(path) or
+// map<Filter>(path); Filter defaults to the classic bloom_filter. A file that holds another kind
+// or hash scheme than Filter is rejected with errc::unsupported naming what it holds.
 void save(const bloom_filter& filter, const std::filesystem::path& path);
-bloom_filter load(const std::filesystem::path& path);
+
+template <class Filter = bloom_filter>
+Filter load(const std::filesystem::path& path);
 // A read-only filter over the mapped file. Lookups read the page cache directly; inserts throw
 // errc::read_only. The mapping lives as long as the returned filter or any copy of it.
-bloom_filter map(const std::filesystem::path& path, verify check = verify::full);
+template <class Filter = bloom_filter>
+Filter map(const std::filesystem::path& path, verify check = verify::full);
+
+template <>
+bloom_filter load<bloom_filter>(const std::filesystem::path& path);
+template <>
+bloom_filter map<bloom_filter>(const std::filesystem::path& path, verify check);
 
 // Reads and validates the header (and the file's size) without reading the payload.
 file_header read_header(const std::filesystem::path& path);
