@@ -1,7 +1,7 @@
 // bloomkit info FILE [--json]
 //
-// Describes a filter file: its header (format version, kind, hash scheme, parameters) and
-// figures computed from its bits (estimated count, fill ratio, estimated FPP). The file is
+// Describes a filter file of any kind: its header (format version, kind, hash scheme, parameters)
+// and figures computed from its bits (estimated count, fill ratio, estimated FPP). The file is
 // mapped and fully verified (header and payload checksums).
 
 #include <memory>
@@ -9,8 +9,7 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "json.hpp"
 
@@ -25,21 +24,25 @@ struct info_options {
 
 void run_info(const info_options& o) {
   const file_header header = read_header(o.file);
-  const bloom_filter filter = map(o.file);
+  const any_filter filter = map_any(o.file);
   report r;
   r.add("file", o.file)
       .add("format_version", header.format_version)
       .add("kind", to_string(header.kind))
-      .add("hash_scheme", to_string(header.scheme))
-      .add("bits", filter.bits())
-      .add("bytes", static_cast<std::uint64_t>(filter.byte_size()))
-      .add("hashes", filter.hashes())
-      .add("capacity", filter.capacity())
-      .add("target_fpp", filter.target_fpp())
-      .add("inserted", filter.inserted())
-      .add("estimated_count", filter.estimated_count())
-      .add("fill_ratio", filter.fill_ratio())
-      .add("estimated_fpp", filter.estimated_fpp());
+      .add("hash_scheme", to_string(header.scheme));
+  std::visit(
+      [&](const auto& f) {
+        r.add("bits", f.bits())
+            .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
+            .add("hashes", f.hashes())
+            .add("capacity", f.capacity())
+            .add("target_fpp", f.target_fpp())
+            .add("inserted", f.inserted())
+            .add("estimated_count", f.estimated_count())
+            .add("fill_ratio", f.fill_ratio())
+            .add("estimated_fpp", f.estimated_fpp());
+      },
+      filter);
   fmt::print("{}", o.json ? r.json() : r.text());
 }
 

@@ -1,15 +1,15 @@
 // bloomkit query FILE [KEY...] [--present | --absent | --count]
 //
-// Looks keys up in a mapped filter file (no copy: bloomkit::map) with the batched
+// Looks keys up in a mapped filter file of any kind (no copy: bloomkit::map_any) with the batched
 // contains_many, streaming stdin in blocks. Output: see query_output.hpp.
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
+#include "filter_kinds.hpp"
 #include "key_input.hpp"
 #include "output.hpp"
 #include "query_output.hpp"
@@ -25,13 +25,13 @@ struct query_options {
 };
 
 void run_query(const query_options& o) {
-  const bloom_filter filter = map(o.file);
+  const any_filter filter = map_any(o.file);
   buffered_writer out(stdout);
   query_printer printer(o.flags.mode(), out);
   const auto results = std::make_unique<bool[]>(default_key_batch);
   read_keys(o.keys, [&](std::span<const std::string_view> batch) {
     const std::span<bool> answers(results.get(), batch.size());
-    filter.contains_many(batch, answers);
+    contains_many(filter, batch, answers);
     printer.add(batch, answers);
     // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
     // keys slowly answered as they come.
