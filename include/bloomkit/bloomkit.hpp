@@ -3,6 +3,7 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hashing.hpp"
