@@ -7,5 +7,6 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
