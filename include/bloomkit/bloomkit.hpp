@@ -2,6 +2,7 @@
 // Umbrella header: everything of the in-process library.
 
 #include "bloomkit/bit_array.hpp"
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"

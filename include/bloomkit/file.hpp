@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 
 namespace bloomkit {
@@ -22,6 +23,7 @@ inline constexpr std::size_t file_header_size = 128;
 
 enum class filter_kind : std::uint32_t {
   classic = 1,
+  blocked = 2,  // blocked_bloom_filter
 };
 
 std::string_view to_string(filter_kind kind) noexcept;
@@ -66,6 +68,12 @@ template <>
 bloom_filter load<bloom_filter>(const std::filesystem::path& path);
 template <>
 bloom_filter map<bloom_filter>(const std::filesystem::path& path, verify check);
+
+void save(const blocked_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+blocked_bloom_filter load<blocked_bloom_filter>(const std::filesystem::path& path);
+template <>
+blocked_bloom_filter map<blocked_bloom_filter>(const std::filesystem::path& path, verify check);
 
 // Reads and validates the header (and the file's size) without reading the payload.
 file_header read_header(const std::filesystem::path& path);

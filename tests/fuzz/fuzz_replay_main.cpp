@@ -27,6 +27,17 @@ std::vector<std::uint8_t> real_file(std::uint64_t n, double p, const std::filesy
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+std::vector<std::uint8_t> real_blocked_file(std::uint64_t n, double p,
+                                            const std::filesystem::path& dir,
+                                            const std::string& name) {
+  auto f = bloomkit::blocked_bloom_filter::for_capacity(n, p);
+  for (std::uint64_t i = 0; i < n; ++i) f.insert("seed-" + std::to_string(i));
+  const auto path = dir / name;
+  bloomkit::save(f, path);
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,10 +57,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<std::uint8_t>> seeds = {
       real_file(1, 0.5, seed_dir, "seed-tiny.bloom"),
       real_file(300, 0.01, seed_dir, "seed-small.bloom"),
+      real_blocked_file(300, 0.01, seed_dir, "seed-blocked.bloom"),
   };
   if (!keep_seeds) {
     std::filesystem::remove(seed_dir / "seed-tiny.bloom");
     std::filesystem::remove(seed_dir / "seed-small.bloom");
+    std::filesystem::remove(seed_dir / "seed-blocked.bloom");
   }
   std::size_t runs = 0;
   for (const auto& path : inputs) {
