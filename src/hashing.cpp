@@ -9,17 +9,23 @@ std::string_view to_string(hash_scheme scheme) noexcept {
   switch (scheme) {
     case hash_scheme::xxh3_128:
       return "xxh3-128";
+    case hash_scheme::xxh3_64_split_block:
+      return "xxh3-64-split-block";
   }
   return "unknown";
 }
 
 bool is_known(hash_scheme scheme) noexcept {
-  return scheme == hash_scheme::xxh3_128;
+  return scheme == hash_scheme::xxh3_128 || scheme == hash_scheme::xxh3_64_split_block;
 }
 
 digest128 xxh3_128(std::string_view key) noexcept {
   const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
   return {h.low64, h.high64};
+}
+
+std::uint64_t xxh3_64(std::string_view key) noexcept {
+  return XXH3_64bits(key.data(), key.size());
 }
 
 }  // namespace bloomkit

@@ -3,6 +3,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/bit_array.hpp"
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/error.hpp"

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
@@ -24,6 +25,7 @@ inline constexpr std::size_t file_header_size = 128;
 
 enum class filter_kind : std::uint32_t {
   classic = 1,
+  blocked = 2,  // blocked_bloom_filter
   counting = 3,
   scalable = 4,
 };
@@ -83,6 +85,12 @@ scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& p
 // Every sub-filter is served from the mapping, zero-copy.
 template <>
 scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check);
+
+void save(const blocked_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+blocked_bloom_filter load<blocked_bloom_filter>(const std::filesystem::path& path);
+template <>
+blocked_bloom_filter map<blocked_bloom_filter>(const std::filesystem::path& path, verify check);
 
 // Reads and validates the header (and the file's size) without reading the payload.
 file_header read_header(const std::filesystem::path& path);

@@ -44,16 +44,19 @@ int main(int argc, char** argv) {
       inputs.push_back(arg);
     }
   }
+  using bloomkit::blocked_bloom_filter;
   using bloomkit::bloom_filter;
   using bloomkit::counting_bloom_filter;
   using bloomkit::scalable_bloom_filter;
   const std::vector<std::string> names = {"seed-tiny.bloom", "seed-small.bloom",
-                                          "seed-counting.bloom", "seed-scalable.bloom"};
+                                          "seed-counting.bloom", "seed-scalable.bloom",
+                                          "seed-blocked.bloom"};
   std::vector<std::vector<std::uint8_t>> seeds = {
       real_file(bloom_filter::for_capacity(1, 0.5), 1, seed_dir, names[0]),
       real_file(bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[1]),
       real_file(counting_bloom_filter::for_capacity(200, 0.05), 200, seed_dir, names[2]),
       real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, seed_dir, names[3]),
+      real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[4]),
   };
   if (!keep_seeds) {
     for (const auto& name : names) std::filesystem::remove(seed_dir / name);
