@@ -11,8 +11,16 @@ namespace {
 template <class Open>
 any_filter open_any(const std::filesystem::path& path, Open open) {
   const file_header h = read_header(path);
-  if (h.kind == filter_kind::classic && h.scheme == hash_scheme::xxh3_128) {
-    return open.template operator()<bloom_filter>();
+  switch (h.kind) {
+    case filter_kind::classic:
+      if (h.scheme == bloom_filter::scheme()) return open.template operator()<bloom_filter>();
+      break;
+    case filter_kind::blocked:
+      return open.template operator()<blocked_bloom_filter>();
+    case filter_kind::counting:
+      return open.template operator()<counting_bloom_filter>();
+    case filter_kind::scalable:
+      return open.template operator()<scalable_bloom_filter>();
   }
   throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
                                      " filter with hash scheme " +
@@ -37,6 +45,15 @@ void save(const any_filter& filter, const std::filesystem::path& path) {
 filter_kind kind_of(const any_filter& filter) noexcept {
   struct kind_visitor {
     filter_kind operator()(const bloom_filter&) const noexcept { return filter_kind::classic; }
+    filter_kind operator()(const blocked_bloom_filter&) const noexcept {
+      return filter_kind::blocked;
+    }
+    filter_kind operator()(const counting_bloom_filter&) const noexcept {
+      return filter_kind::counting;
+    }
+    filter_kind operator()(const scalable_bloom_filter&) const noexcept {
+      return filter_kind::scalable;
+    }
   };
   return std::visit(kind_visitor{}, filter);
 }
