@@ -24,5 +24,7 @@ command add_query_command(CLI::App& app);
 command add_info_command(CLI::App& app);
 command add_merge_command(CLI::App& app);
 command add_size_command(CLI::App& app);
+command add_import_command(CLI::App& app);
+command add_export_command(CLI::App& app);
 
 }  // namespace bloomkit::cli

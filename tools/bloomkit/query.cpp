@@ -1,7 +1,8 @@
 // bloomkit query FILE [KEY...] [--present | --absent | --count]
 //
 // Looks keys up in a mapped filter file (no copy: bloomkit::map) with the batched
-// contains_many, streaming stdin in blocks. Output: see query_output.hpp.
+// contains_many, streaming stdin in blocks. Output: see query_output.hpp. Works on files of every
+// hash scheme (imported Guava, bits-and-blooms and go-zero filters too, filter_dispatch.hpp).
 
 #include <memory>
 #include <string>
@@ -10,6 +11,8 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "commands.hpp"
+#include "errors.hpp"
+#include "filter_dispatch.hpp"
 #include "key_input.hpp"
 #include "output.hpp"
 #include "query_output.hpp"
@@ -25,19 +28,24 @@ struct query_options {
 };
 
 void run_query(const query_options& o) {
-  const bloom_filter filter = map(o.file);
-  buffered_writer out(stdout);
-  query_printer printer(o.flags.mode(), out);
-  const auto results = std::make_unique<bool[]>(default_key_batch);
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    const std::span<bool> answers(results.get(), batch.size());
-    filter.contains_many(batch, answers);
-    printer.add(batch, answers);
-    // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
-    // keys slowly answered as they come.
-    out.flush();
-  });
-  printer.finish();
+  const file_header header = read_header(o.file);
+  with_filter(
+      o.file, header, []<class F>(const std::string& p) { return map<F>(p); },
+      [&](const auto& filter) {
+        buffered_writer out(stdout);
+        query_printer printer(o.flags.mode(), out);
+        key_encoder encoder(header.keys(), quoted_name(o.file));
+        const auto results = std::make_unique<bool[]>(default_key_batch);
+        read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+          const std::span<bool> answers(results.get(), batch.size());
+          filter.contains_many(encoder.encode(batch), answers);
+          printer.add(batch, answers);
+          // One write per batch: cheap (a batch is up to 4096 lines) and keeps a
+          // pipeline that feeds keys slowly answered as they come.
+          out.flush();
+        });
+        printer.finish();
+      });
 }
 
 }  // namespace
