@@ -44,7 +44,8 @@ struct interop_vector {
   std::vector<std::string> inserted;
   std::vector<std::pair<std::string, bool>> probes;
   std::vector<std::pair<std::string, std::vector<std::uint64_t>>> positions;
-  std::vector<std::int64_t> long_keys;  // key_type long: every key as a number, in file order
+  std::vector<std::int64_t> long_keys;   // key_type long: the inserted keys as numbers
+  std::vector<std::string> probe_texts;  // the probe keys as the CLI reads them (text, decimal)
 };
 
 inline std::string key_bytes(const std::string& text, const std::string& key_type,
@@ -94,8 +95,10 @@ inline interop_vector read_vector(const std::filesystem::path& path) {
     if (field == "file") v.file = path.parent_path() / parts.at(1);
     if (field == "json") v.json = path.parent_path() / parts.at(1);
     if (field == "insert") v.inserted.push_back(key_bytes(parts.at(1), v.key_type, &v.long_keys));
-    if (field == "probe")
+    if (field == "probe") {
       v.probes.emplace_back(key_bytes(parts.at(1), v.key_type), parts.at(2) == "1");
+      v.probe_texts.push_back(v.key_type == "long" ? parts.at(1) : v.probes.back().first);
+    }
     if (field == "positions" || field == "locations") {
       std::vector<std::uint64_t> values;
       for (const auto& p : split(parts.at(2), ',')) values.push_back(std::stoull(p));
