@@ -1,6 +1,7 @@
 #pragma once
 // Umbrella header: everything of the in-process library.
 
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"

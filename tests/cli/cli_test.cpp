@@ -3,11 +3,19 @@
 // The library is linked only to compute expected values (sizes, its validation messages) and to
 // compare the filters the tool writes.
 
-#include "cli_fixture.hpp"
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bloomkit/bloomkit.hpp"
+#include "cli_support.hpp"
 
 namespace {
 
-using namespace bloomkit::test;
+using namespace bloomkit::cli_test;
+namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // version, help, usage

@@ -2,11 +2,12 @@
 // the files the real peers wrote (tests/data/interop, tools/interop/generate): the tool must
 // answer as the peer answered and write back the peer's bytes exactly.
 
-#include "cli_fixture.hpp"
+#include "cli_support.hpp"
 #include "support/interop_vectors.hpp"
 
 namespace {
 
+using namespace bloomkit::cli_test;
 using namespace bloomkit::test;
 
 class InteropCli : public Cli {
@@ -102,6 +103,43 @@ TEST_F(InteropCli, LongKeysMustBeSigned64BitDecimals) {
                          "' holds 64-bit integer keys)\n")
         << r;
   }
+}
+
+TEST_F(InteropCli, AddAndMergeKeepTheSchemeAndKeyType) {
+  const interop_vector v =
+      read_vector(interop_data() / "guava" / "guava_mitz64_long_n100_p0.03.txt");
+  const std::string file = import(v, "guava");
+  // Added keys are hashed as longFunnel() does: the exported stream is what Guava would hold
+  // after put(12345L) and put(-7L), so a filter built with those keys gives the same bytes.
+  EXPECT_EQ(ok({"add", file, "12345", "-7"}), "added 2 new of 2 keys\n");
+  auto built = bloomkit::guava::mitz_64_filter::for_capacity(v.expected_insertions, v.fpp);
+  for (const auto& key : v.inserted) built.insert(key);
+  built.insert(std::int64_t{12345});
+  built.insert(std::int64_t{-7});
+  ok({"export", file, at("after.guava"), "--to", "guava"});
+  const auto expected = bloomkit::guava::write(built);
+  EXPECT_EQ(read("after.guava"), std::string(expected.begin(), expected.end()));
+  EXPECT_EQ(parse_lines(ok({"info", file})).at("key_type"), "long");
+  const result bad = run({"add", file, "x"});
+  EXPECT_EQ(bad.status, 1) << bad;
+
+  ok({"merge", at("merged.bloom"), file, file});
+  EXPECT_EQ(parse_lines(ok({"info", at("merged.bloom")})).at("key_type"), "long");
+  const interop_vector s =
+      read_vector(interop_data() / "guava" / "guava_mitz64_string_n100_p0.03.txt");
+  const std::string strings = import(s, "guava");
+  const result mixed = run({"merge", at("mixed.bloom"), file, strings});
+  EXPECT_EQ(mixed.status, 1) << mixed;
+  EXPECT_EQ(mixed.err, "bloomkit: error: '" + file + "' and '" + strings +
+                           "' are incompatible: one holds 64-bit integer keys, the other text "
+                           "keys\n");
+  ok({"create", at("native.bloom"), "--capacity", "100", "--fpp", "0.03"});
+  const result schemes = run({"merge", at("mixed.bloom"), strings, at("native.bloom")});
+  EXPECT_EQ(schemes.status, 1) << schemes;
+  EXPECT_NE(schemes.err.find("holds a classic filter with hash scheme guava-murmur128-mitz-64"),
+            std::string::npos)
+      << schemes;
+  EXPECT_FALSE(exists("mixed.bloom"));
 }
 
 TEST_F(InteropCli, ExportRefusesSchemesTheTargetCannotCompute) {

@@ -1,7 +1,8 @@
-// bloomkit build FILE [--capacity N] --fpp P [--threads T] [INPUT...]
+// bloomkit build FILE [--capacity N] --fpp P [--kind K] [--threads T] [INPUT...]
 //
 // Creates a filter and fills it from input files (stdin when there are none, or for "-") with
-// T threads (default: every core) inserting through the lock-free insert_many_concurrent.
+// T threads (default: every core) inserting through the lock-free insert_many_concurrent. Kinds
+// without concurrent inserts (counting, scalable) are filled by one thread.
 //
 //   - Regular files are mapped and cut into chunks that end at a line end; workers take chunks
 //     from a bounded queue. Unmappable inputs (stdin, pipes) are read in blocks of whole lines
@@ -28,10 +29,10 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "filter_kinds.hpp"
 #include "input.hpp"
 #include "key_input.hpp"
 #include "progress.hpp"
@@ -45,6 +46,7 @@ struct build_options {
   CLI::Option* capacity_option = nullptr;
   std::string capacity;
   double fpp = 0;
+  std::string kind;
   unsigned threads = 0;
   std::vector<std::string> inputs;
 };
@@ -120,11 +122,12 @@ std::size_t chunk_size_for(std::uint64_t bytes, unsigned threads) {
       std::clamp<std::uint64_t>(bytes / (threads * 8ull + 1), min_chunk, max_chunk));
 }
 
-// Inserts the keys of every input with `threads` workers. Generic over the filter type so that
-// other kinds with insert_many_concurrent (issue 3) reuse it.
+// Inserts the keys of every input with `threads` workers (one for kinds without concurrent
+// inserts).
 template <class Filter>
 fill_result fill_concurrently(Filter& filter, std::vector<input_file>& inputs, unsigned threads,
                               progress_bar& progress) {
+  if constexpr (!inserts_in_parallel<Filter>) threads = 1;
   work_queue queue(2 * static_cast<std::size_t>(threads) + 2);
   std::vector<fill_result> results(threads);
   std::exception_ptr failure;
@@ -146,7 +149,11 @@ fill_result fill_concurrently(Filter& filter, std::vector<input_file>& inputs, u
         std::vector<std::string_view> keys;
         keys.reserve(default_key_batch);
         const auto insert = [&] {
-          mine.fresh += filter.insert_many_concurrent(keys);
+          if constexpr (inserts_in_parallel<Filter>) {
+            mine.fresh += filter.insert_many_concurrent(keys);
+          } else {
+            mine.fresh += filter.insert_many(keys);
+          }
           mine.keys += keys.size();
           progress.add(keys.size(), 0);
           keys.clear();
@@ -264,11 +271,12 @@ void run_build(const build_options& o) {
     validate_sizing(*capacity, o.fpp);
   }
 
-  bloom_filter filter = bloom_filter::for_capacity(*capacity, o.fpp);
+  any_filter filter = make_filter(o.kind, *capacity, o.fpp);
   fill_result result;
   {
     progress_bar progress(total_bytes);
-    result = fill_concurrently(filter, inputs, threads, progress);
+    result = std::visit([&](auto& f) { return fill_concurrently(f, inputs, threads, progress); },
+                        filter);
     progress.finish();
   }
   save(filter, o.file);
@@ -292,6 +300,7 @@ command add_build_command(CLI::App& app) {
                                "Number of keys the filter is sized for (default: the number of "
                                "lines of the INPUT files, which must then be regular files)");
   add_fpp_option(*sub, o->fpp)->required();
+  add_kind_option(*sub, o->kind);
   add_threads_option(*sub, o->threads);
   sub->add_option("INPUT", o->inputs,
                   "Files of keys, one per line (default: stdin; '-' means stdin)")

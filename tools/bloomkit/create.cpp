@@ -1,4 +1,4 @@
-// bloomkit create FILE --capacity N --fpp P
+// bloomkit create FILE --capacity N --fpp P [--kind K]
 //
 // Writes an empty filter sized for N keys at false-positive probability P.
 // Prints: created FILE: <bits> bits, <bytes> bytes, <hashes> hashes
@@ -9,9 +9,9 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
+#include "filter_kinds.hpp"
 
 namespace bloomkit::cli {
 
@@ -21,15 +21,20 @@ struct create_options {
   std::string file;
   std::string capacity;
   double fpp = 0;
+  std::string kind;
 };
 
 void run_create(const create_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
-  const bloom_filter filter = bloom_filter::for_capacity(capacity, o.fpp);
+  const any_filter filter = make_filter(o.kind, capacity, o.fpp);
   save(filter, o.file);
-  fmt::print("created {}: {} bits, {} bytes, {} hashes\n", o.file, filter.bits(),
-             filter.byte_size(), filter.hashes());
+  std::visit(
+      [&](const auto& f) {
+        fmt::print("created {}: {} bits, {} bytes, {} hashes\n", o.file, f.bits(), f.byte_size(),
+                   f.hashes());
+      },
+      filter);
 }
 
 }  // namespace
@@ -42,6 +47,7 @@ command add_create_command(CLI::App& app) {
       ->required();
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
+  add_kind_option(*sub, o->kind);
   return {sub, "create", [o] { run_create(*o); }};
 }
 

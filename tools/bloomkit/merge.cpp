@@ -1,6 +1,7 @@
 // bloomkit merge OUT IN... [--intersect]
 //
-// Writes the union (default) or the intersection of filter files with identical parameters.
+// Writes the union (default) or the intersection of filter files of one kind with identical
+// parameters (kinds that cannot be combined, and mixed kinds, are errors).
 // Prints: merged <N> filters into OUT (union|intersection)
 
 #include <memory>
@@ -9,11 +10,11 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/error.hpp"
-#include "bloomkit/file.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "filter_kinds.hpp"
 
 namespace bloomkit::cli {
 
@@ -26,23 +27,18 @@ struct merge_options {
 };
 
 void run_merge(const merge_options& o) {
-  bloom_filter result = load(o.inputs.front());
+  any_filter result = load_any(o.inputs.front());
+  const key_type keys = read_header(o.inputs.front()).keys();
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
-    const bloom_filter other = map(o.inputs[i]);
-    try {
-      if (o.intersect) {
-        result.intersect(other);
-      } else {
-        result.merge(other);
-      }
-    } catch (const error& e) {
-      if (e.code() != errc::incompatible) throw;
+    if (read_header(o.inputs[i]).keys() != keys) {
       throw error(errc::incompatible,
-                  fmt::format("{} and {} are incompatible: {}", quoted_name(o.inputs.front()),
-                              quoted_name(o.inputs[i]), e.what()));
+                  fmt::format("{} and {} are incompatible: one holds 64-bit integer keys, the "
+                              "other text keys",
+                              quoted_name(o.inputs.front()), quoted_name(o.inputs[i])));
     }
+    combine(result, o.inputs.front(), map_any(o.inputs[i]), o.inputs[i], o.intersect);
   }
-  save(result, o.out);
+  save(result, o.out, keys);
   fmt::print("merged {} filters into {} ({})\n", o.inputs.size(), o.out,
              o.intersect ? "intersection" : "union");
 }

@@ -1,18 +1,18 @@
 // bloomkit query FILE [KEY...] [--present | --absent | --count]
 //
-// Looks keys up in a mapped filter file (no copy: bloomkit::map) with the batched
-// contains_many, streaming stdin in blocks. Output: see query_output.hpp. Works on files of every
-// hash scheme (imported Guava, bits-and-blooms and go-zero filters too, filter_dispatch.hpp).
+// Looks keys up in a mapped filter file of any kind (no copy: bloomkit::map_any) with the batched
+// contains_many, streaming stdin in blocks. Output: see query_output.hpp. Keys are encoded as the
+// file's key type says (key_encoding.hpp).
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
-#include "filter_dispatch.hpp"
+#include "filter_kinds.hpp"
+#include "key_encoding.hpp"
 #include "key_input.hpp"
 #include "output.hpp"
 #include "query_output.hpp"
@@ -28,24 +28,20 @@ struct query_options {
 };
 
 void run_query(const query_options& o) {
-  const file_header header = read_header(o.file);
-  with_filter(
-      o.file, header, []<class F>(const std::string& p) { return map<F>(p); },
-      [&](const auto& filter) {
-        buffered_writer out(stdout);
-        query_printer printer(o.flags.mode(), out);
-        key_encoder encoder(header.keys(), quoted_name(o.file));
-        const auto results = std::make_unique<bool[]>(default_key_batch);
-        read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-          const std::span<bool> answers(results.get(), batch.size());
-          filter.contains_many(encoder.encode(batch), answers);
-          printer.add(batch, answers);
-          // One write per batch: cheap (a batch is up to 4096 lines) and keeps a
-          // pipeline that feeds keys slowly answered as they come.
-          out.flush();
-        });
-        printer.finish();
-      });
+  const any_filter filter = map_any(o.file);
+  key_encoder encoder(read_header(o.file).keys(), quoted_name(o.file));
+  buffered_writer out(stdout);
+  query_printer printer(o.flags.mode(), out);
+  const auto results = std::make_unique<bool[]>(default_key_batch);
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    const std::span<bool> answers(results.get(), batch.size());
+    contains_many(filter, encoder.encode(batch), answers);
+    printer.add(batch, answers);
+    // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
+    // keys slowly answered as they come.
+    out.flush();
+  });
+  printer.finish();
 }
 
 }  // namespace

@@ -1,16 +1,16 @@
 #pragma once
-// The harness of the CLI tests: runs the real bloomkit binary (BLOOMKIT_EXE) with arguments and
-// stdin in a fresh temp dir and captures stdout, stderr and the exit code; plus small parsers of
-// its output. Shared by cli_test.cpp and interop_cli_test.cpp.
+// The harness of the bloomkit tool's end-to-end tests: the `Cli` fixture runs the real binary
+// (BLOOMKIT_EXE) on files in a fresh temp dir and captures stdout, stderr and the exit code;
+// helpers parse its `name: value` and JSON output. Shared by every tests/cli/*_test.cpp.
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -24,6 +24,9 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+
 #include "bloomkit/bloomkit.hpp"
 
 #ifndef BLOOMKIT_EXE
@@ -32,7 +35,7 @@
 
 extern char** environ;
 
-namespace bloomkit::test {
+namespace bloomkit::cli_test {
 
 namespace fs = std::filesystem;
 
@@ -61,7 +64,7 @@ inline void write_file(const fs::path& path, const std::string& contents) {
 
 // The message of the bloomkit::error that `f` throws.
 template <class F>
-inline std::string library_message(F&& f) {
+std::string library_message(F&& f) {
   try {
     f();
   } catch (const bloomkit::error& e) {
@@ -354,4 +357,4 @@ class Cli : public ::testing::Test {
   fs::path dir_;
 };
 
-}  // namespace bloomkit::test
+}  // namespace bloomkit::cli_test

@@ -1,4 +1,4 @@
-#include "filter_dispatch.hpp"
+#include "key_encoding.hpp"
 
 #include <charconv>
 

@@ -1,0 +1,125 @@
+// End-to-end tests of the filter kinds in the bloomkit tool (docs/CLI.md "Filter kinds"):
+// create / build --kind, and add, query, info and merge on files of every kind; remove for
+// counting filters and its errors for the others.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bloomkit/bloomkit.hpp"
+#include "cli_support.hpp"
+
+namespace {
+
+using namespace bloomkit::cli_test;
+
+// Every kind `--kind` accepts.
+const std::vector<std::string> all_kinds = {"classic"};
+
+class CliKinds : public Cli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CliKinds, CreateAddQueryInfo) {
+  const std::string kind = GetParam();
+  const std::string f = at(kind + ".bf");
+  std::vector<std::uint64_t> numbers;
+  EXPECT_TRUE(matches(ok({"create", f, "--capacity", "1000", "--fpp", "0.01", "--kind", kind}),
+                      "created " + f + ": {N} bits, {N} bytes, {N} hashes\n", &numbers));
+  const auto info = parse_lines(ok({"info", f}));
+  EXPECT_EQ(info.at("kind"), kind);
+  EXPECT_EQ(info.at("bits"), std::to_string(numbers[0]));
+  EXPECT_EQ(info.at("inserted"), "0");
+
+  const std::string keys = make_keys(kind, 1000);
+  // A key that is a false positive when added is not new: a few of 1000 at p = 0.01.
+  std::vector<std::uint64_t> added;
+  ASSERT_TRUE(matches(ok({"add", f}, keys), "added {N} new of 1000 keys\n", &added));
+  EXPECT_GE(added[0], 970u);
+  EXPECT_EQ(ok({"add", f}, keys), "added 0 new of 1000 keys\n");
+  EXPECT_EQ(ok({"query", f, "--count"}, keys), "present=1000 absent=0\n");
+  // Absent keys: at p = 0.01 about 10 of 1000 are false positives; 60 is far out of bounds.
+  const std::string answer = ok({"query", f, "--count"}, make_keys(kind + "-absent", 1000));
+  std::vector<std::uint64_t> counts;
+  ASSERT_TRUE(matches(answer, "present={N} absent={N}\n", &counts)) << answer;
+  EXPECT_LT(counts[0], 60u) << answer;
+  EXPECT_EQ(parse_flat_json(ok({"info", f, "--json"})).at("kind").text, kind);
+}
+
+TEST_P(CliKinds, BuildFindsEveryKey) {
+  const std::string kind = GetParam();
+  write("keys.txt", make_keys("build", 5000));
+  const std::string f = at("built.bf");
+  EXPECT_TRUE(matches(ok({"build", f, "--fpp", "0.01", "--kind", kind, at("keys.txt")}),
+                      "built " + f + ": 5000 keys read, {N} new, in {S} s\n"));
+  EXPECT_EQ(ok({"query", f, "--count", "-"}, read("keys.txt")), "present=5000 absent=0\n");
+  EXPECT_EQ(parse_lines(ok({"info", f})).at("kind"), kind);
+}
+
+TEST_P(CliKinds, RemoveOnlyFromCountingFilters) {
+  const std::string kind = GetParam();
+  const std::string f = at("r.bf");
+  ok({"create", f, "--capacity", "100", "--fpp", "0.01", "--kind", kind});
+  ok({"add", f, "a", "b"});
+  const result r = run({"remove", f, "a", "zzz"});
+  if (kind == "counting") {
+    EXPECT_EQ(r.status, 0) << r;
+    EXPECT_EQ(r.out, "removed 1 of 2 keys\n") << r;
+    EXPECT_EQ(ok({"query", f, "a", "b"}), "0\ta\n1\tb\n");
+  } else {
+    EXPECT_EQ(r.status, 1) << r;
+    EXPECT_EQ(r.err, "bloomkit: error: '" + f + "' holds a " + kind +
+                         " filter; only counting filters can remove keys\n")
+        << r;
+    EXPECT_EQ(ok({"query", f, "a", "b"}), "1\ta\n1\tb\n");
+  }
+}
+
+TEST_P(CliKinds, MergeWithinAKindAndNotAcross) {
+  const std::string kind = GetParam();
+  const std::string a = at("a.bf");
+  const std::string b = at("b.bf");
+  for (const std::string& f : {a, b}) {
+    ok({"create", f, "--capacity", "1000", "--fpp", "0.01", "--kind", kind});
+  }
+  ok({"add", a}, make_keys("a", 100));
+  ok({"add", b}, make_keys("b", 100));
+  const result merged = run({"merge", at("u.bf"), a, b});
+  if (kind == "scalable") {
+    EXPECT_EQ(merged.status, 1) << merged;
+    EXPECT_EQ(merged.err, "bloomkit: error: '" + a +
+                              "' holds a scalable filter: filters of this kind cannot be merged\n")
+        << merged;
+  } else {
+    EXPECT_EQ(merged.status, 0) << merged;
+    EXPECT_EQ(ok({"query", at("u.bf"), "--count"}, make_keys("a", 100) + make_keys("b", 100)),
+              "present=200 absent=0\n");
+  }
+  for (const std::string& other : all_kinds) {
+    if (other == kind) continue;
+    const std::string o = at("other.bf");
+    ok({"create", o, "--capacity", "1000", "--fpp", "0.01", "--kind", other});
+    const result r = run({"merge", at("x.bf"), a, o});
+    EXPECT_EQ(r.status, 1) << r;
+    EXPECT_EQ(r.err, "bloomkit: error: '" + a + "' and '" + o + "' are incompatible: '" + a +
+                         "' holds a " + kind + " filter, '" + o + "' holds a " + other +
+                         " filter\n")
+        << r;
+    EXPECT_FALSE(exists("x.bf"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(, CliKinds, ::testing::ValuesIn(all_kinds),
+                         [](const auto& info) { return info.param; });
+
+TEST_F(Cli, KindDefaultsToClassicAndUnknownKindsAreUsageErrors) {
+  ok({"create", at("d.bf"), "--capacity", "100", "--fpp", "0.01"});
+  ok({"create", at("c.bf"), "--capacity", "100", "--fpp", "0.01", "--kind", "classic"});
+  EXPECT_EQ(read("d.bf"), read("c.bf"));
+  const result r =
+      run({"create", at("x.bf"), "--capacity", "100", "--fpp", "0.01", "--kind", "cuckoo"});
+  EXPECT_EQ(r.status, 2) << r;
+  EXPECT_NE(r.err.find("--kind: cuckoo not in {"), std::string::npos) << r;
+  EXPECT_FALSE(exists("x.bf"));
+}
+
+}  // namespace

@@ -1,0 +1,59 @@
+#pragma once
+// The filter kinds of `create` / `build --kind`, and the operations commands apply to a filter of
+// whichever kind a file holds (bloomkit::any_filter). An operation a kind does not have (merge of
+// a scalable filter, remove from a classic one) is an error naming the file and its kind.
+
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "bloomkit/any_filter.hpp"
+
+namespace bloomkit::cli {
+
+// What a kind can do beyond the common surface.
+template <class Filter>
+concept removes_keys = requires(Filter& f, std::string_view key) {
+  { f.remove(key) } -> std::same_as<bool>;
+};
+template <class Filter>
+concept merges = requires(Filter& f, const Filter& other) {
+  f.merge(other);
+  f.intersect(other);
+};
+template <class Filter>
+concept inserts_in_parallel = requires(Filter& f, std::span<const std::string_view> keys) {
+  f.insert_many_concurrent(keys);
+};
+
+// --kind classic|blocked|counting|scalable (default classic).
+CLI::Option* add_kind_option(CLI::App& command, std::string& kind);
+
+// The empty filter a create or build asks for. Out-of-range sizes are usage errors (exit 2).
+any_filter make_filter(std::string_view kind, std::uint64_t capacity, double fpp);
+
+// "a classic filter", "a counting filter": for messages.
+std::string describe_kind(const any_filter& filter);
+
+// Whether a filter of this kind takes concurrent inserts (build uses every core for those).
+bool inserts_concurrently(const any_filter& filter) noexcept;
+
+// Batched insert and lookup, whatever the kind.
+std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys);
+std::size_t contains_many(const any_filter& filter, std::span<const std::string_view> keys,
+                          std::span<bool> results);
+
+// into |= other (union) or into &= other (intersection). Throws errc::incompatible naming both
+// files when their kinds differ or the kind cannot be combined.
+void combine(any_filter& into, std::string_view into_name, const any_filter& other,
+             std::string_view other_name, bool intersect);
+
+// Removes one key from a counting filter; true if it was (probably) present. Throws
+// errc::unsupported naming the file for kinds that cannot remove.
+bool remove(any_filter& filter, std::string_view file, std::string_view key);
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,51 @@
+// bloomkit remove FILE [KEY...]
+//
+// Removes keys (the KEY arguments, or stdin's lines; "-" is stdin) from a counting filter file
+// and saves it (atomically) when anything changed. A key that is definitely absent is left alone
+// (counting_bloom_filter::remove refuses it). Other kinds cannot remove: an error naming the kind.
+// Prints: removed <removed> of <keys> keys
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bloomkit/any_filter.hpp"
+#include "commands.hpp"
+#include "filter_kinds.hpp"
+#include "key_input.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct remove_options {
+  std::string file;
+  std::vector<std::string> keys;
+};
+
+void run_remove(const remove_options& o) {
+  any_filter filter = load_any(o.file);
+  std::uint64_t keys = 0;
+  std::uint64_t removed = 0;
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    for (std::string_view key : batch) removed += remove(filter, o.file, key) ? 1 : 0;
+    keys += batch.size();
+  });
+  if (removed > 0) save(filter, o.file);
+  fmt::print("removed {} of {} keys\n", removed, keys);
+}
+
+}  // namespace
+
+command add_remove_command(CLI::App& app) {
+  auto o = std::make_shared<remove_options>();
+  CLI::App* sub = app.add_subcommand("remove", "Remove keys from a counting filter file");
+  sub->add_option("FILE", o->file, "Counting filter file to update")->type_name("")->required();
+  sub->add_option("KEY", o->keys, "Keys to remove (default: lines of stdin; '-' means stdin)")
+      ->type_name("");
+  return {sub, "remove", [o] { run_remove(*o); }};
+}
+
+}  // namespace bloomkit::cli
