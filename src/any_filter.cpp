@@ -1,10 +1,33 @@
 #include "bloomkit/any_filter.hpp"
 
 #include <string>
+#include <type_traits>
 
 namespace bloomkit {
 
 namespace {
+
+template <class Filter>
+constexpr bool is_interop_filter = false;
+template <class Policy>
+constexpr bool is_interop_filter<basic_bloom_filter<Policy>> =
+    !std::is_same_v<basic_bloom_filter<Policy>, bloom_filter>;
+
+struct kind_visitor {
+  template <class Policy>
+  filter_kind operator()(const basic_bloom_filter<Policy>&) const noexcept {
+    return filter_kind::classic;
+  }
+  filter_kind operator()(const blocked_bloom_filter&) const noexcept {
+    return filter_kind::blocked;
+  }
+  filter_kind operator()(const counting_bloom_filter&) const noexcept {
+    return filter_kind::counting;
+  }
+  filter_kind operator()(const scalable_bloom_filter&) const noexcept {
+    return filter_kind::scalable;
+  }
+};
 
 // Opens `path` as the alternative its header names: open.template operator()<Filter>() is
 // load<Filter> or map<Filter>.
@@ -13,7 +36,20 @@ any_filter open_any(const std::filesystem::path& path, Open open) {
   const file_header h = read_header(path);
   switch (h.kind) {
     case filter_kind::classic:
-      if (h.scheme == bloom_filter::scheme()) return open.template operator()<bloom_filter>();
+      switch (h.scheme) {
+        case hash_scheme::xxh3_128:
+          return open.template operator()<bloom_filter>();
+        case hash_scheme::guava_murmur128_mitz_32:
+          return open.template operator()<guava::mitz_32_filter>();
+        case hash_scheme::guava_murmur128_mitz_64:
+          return open.template operator()<guava::mitz_64_filter>();
+        case hash_scheme::bits_and_blooms_v3:
+          return open.template operator()<bits_and_blooms::filter>();
+        case hash_scheme::go_zero:
+          return open.template operator()<go_zero::filter>();
+        default:
+          break;
+      }
       break;
     case filter_kind::blocked:
       return open.template operator()<blocked_bloom_filter>();
@@ -42,19 +78,26 @@ void save(const any_filter& filter, const std::filesystem::path& path) {
   std::visit([&](const auto& f) { save(f, path); }, filter);
 }
 
+void save(const any_filter& filter, const std::filesystem::path& path, key_type keys) {
+  std::visit(
+      [&](const auto& f) {
+        // Only the interop filters have save(f, path, keys); any other filter would convert to
+        // any_filter and come back here.
+        if constexpr (is_interop_filter<std::decay_t<decltype(f)>>) {
+          save(f, path, keys);
+        } else {
+          if (keys != key_type::string) {
+            throw error(errc::unsupported, path.string() + ": a " +
+                                               std::string(to_string(f.scheme())) +
+                                               " filter records no key type");
+          }
+          save(f, path);
+        }
+      },
+      filter);
+}
+
 filter_kind kind_of(const any_filter& filter) noexcept {
-  struct kind_visitor {
-    filter_kind operator()(const bloom_filter&) const noexcept { return filter_kind::classic; }
-    filter_kind operator()(const blocked_bloom_filter&) const noexcept {
-      return filter_kind::blocked;
-    }
-    filter_kind operator()(const counting_bloom_filter&) const noexcept {
-      return filter_kind::counting;
-    }
-    filter_kind operator()(const scalable_bloom_filter&) const noexcept {
-      return filter_kind::scalable;
-    }
-  };
   return std::visit(kind_visitor{}, filter);
 }
 

@@ -301,7 +301,7 @@ void check_classic_fields(const file_header& h, const std::string& source) {
   } catch (const error& e) {
     fail_file(errc::corrupt_file, source, std::string("inconsistent header: ") + e.what());
   }
-  if (h.flags != 0) {
+  if ((h.flags & ~file_flag_int64_keys) != 0) {
     fail_file(errc::unsupported, source,
               "header flags " + std::to_string(h.flags) + " are not supported");
   }

@@ -85,6 +85,18 @@ double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
   return std::pow(fraction_set, k);
 }
 
+std::uint64_t natural_capacity(std::uint64_t m, std::uint32_t k) {
+  validate_params(m, k);
+  return static_cast<std::uint64_t>(std::max(1.0, std::round(static_cast<double>(m) / k * ln2)));
+}
+
+double estimate_count(std::uint64_t m, std::uint32_t k, std::uint64_t set_bits) noexcept {
+  const double bits = static_cast<double>(m);
+  const double set = static_cast<double>(set_bits);
+  if (set >= bits) return std::numeric_limits<double>::infinity();
+  return -bits / k * std::log1p(-set / bits);
+}
+
 std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p) {
   validate_params(m, k);
   validate_fpp(p);

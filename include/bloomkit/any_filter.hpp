@@ -12,20 +12,28 @@
 
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/compat/bits_and_blooms.hpp"
+#include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/compat/guava.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 
 namespace bloomkit {
 
-using any_filter =
-    std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter>;
+// Classic filters come with the native scheme or an interop one (compat/*.hpp, docs/INTEROP.md).
+using any_filter = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
+                                scalable_bloom_filter, guava::mitz_32_filter, guava::mitz_64_filter,
+                                bits_and_blooms::filter, go_zero::filter>;
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is
 // errc::unsupported naming the file.
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
 void save(const any_filter& filter, const std::filesystem::path& path);
+// Records the key type in the file too (file.hpp); only interop filters take key_type::int64
+// (errc::unsupported for others).
+void save(const any_filter& filter, const std::filesystem::path& path, key_type keys);
 
 // The kind of filter an alternative is.
 filter_kind kind_of(const any_filter& filter) noexcept;

@@ -33,6 +33,16 @@ enum class filter_kind : std::uint32_t {
 std::string_view to_string(filter_kind kind) noexcept;
 bool is_known(filter_kind kind) noexcept;
 
+// How the keys of a filter are encoded, recorded in the header's flags (docs/FORMAT.md) so that
+// tools feed keys the way the filter's writer did. Bytes are always what is hashed.
+enum class key_type : std::uint32_t {
+  string = 0,  // keys are byte strings (text lines, UTF-8)
+  int64 = 1,   // keys are signed 64-bit integers hashed as their 8 little-endian bytes
+               // (Guava's Funnels.longFunnel())
+};
+// Header flag bit 0: the keys are key_type::int64. No other flag is defined.
+inline constexpr std::uint32_t file_flag_int64_keys = 1;
+
 // The decoded header of a filter file.
 struct file_header {
   std::uint32_t format_version = file_format_version;
@@ -48,6 +58,10 @@ struct file_header {
   std::uint64_t payload_length = 0;
   std::uint64_t payload_checksum = 0;
   std::array<std::uint64_t, 4> kind_params{};  // reserved for kinds that need more parameters
+
+  key_type keys() const noexcept {
+    return (flags & file_flag_int64_keys) != 0 ? key_type::int64 : key_type::string;
+  }
 };
 
 // How much of a file to check before trusting it.

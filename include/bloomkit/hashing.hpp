@@ -20,6 +20,11 @@ enum class hash_scheme : std::uint32_t {
   // XXH3-64; block = multiply-high of the digest, 8 bits from its low 32 bits by salted
   // multiplies (blocked_bloom_filter.hpp)
   xxh3_64_split_block = 2,
+  // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
+  guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
+  guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
+  bits_and_blooms_v3 = 12,       // github.com/bits-and-blooms/bloom/v3
+  go_zero = 13,                  // go-zero core/bloom (k = 14)
 };
 
 std::string_view to_string(hash_scheme scheme) noexcept;
@@ -65,7 +70,10 @@ class probe_sequence {
 };
 
 // The probe policy of the native scheme. A policy gives the classic filter its digest and its
-// probe sequence; interop schemes plug in their own policies.
+// probe sequence; interop schemes plug in their own policies. A policy may also have
+//   static filter_params optimal_params(std::uint64_t n, double p);  // its own sizing
+//   static void check_params(std::uint64_t bits, std::uint32_t hashes);  // its own limits
+// which basic_bloom_filter then uses in for_capacity() and in its constructors.
 struct xxh3_probe_policy {
   static constexpr hash_scheme scheme = hash_scheme::xxh3_128;
   using digest_type = digest128;

@@ -41,6 +41,14 @@ std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n);
 // Expected false-positive probability of an (m, k) filter holding n distinct keys.
 double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
 
+// The n at which k is the optimal hash count for m bits: max(1, round(m/k ln 2)). The capacity
+// of a filter made from (m, k) alone (a filter read from another system's bytes, for one).
+std::uint64_t natural_capacity(std::uint64_t m, std::uint32_t k);
+
+// Distinct keys estimated from the number of set bits X of an (m, k) filter:
+// -m/k ln(1 - X/m) (Swamidass & Baldwin, 2007); infinity when every bit is set.
+double estimate_count(std::uint64_t m, std::uint32_t k, std::uint64_t set_bits) noexcept;
+
 // The largest n for which expected_fpp(m, k, n) <= p (0 when even one key exceeds p).
 std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bloomkit/file.hpp"
+#include "mutate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
@@ -73,25 +74,7 @@ int main(int argc, char** argv) {
     LLVMFuzzerTestOneInput(seed.data(), seed.size());
     for (int round = 0; round < 3000; ++round) {
       auto bytes = seed;
-      const int edits = 1 + static_cast<int>(rng() % 4);
-      for (int e = 0; e < edits; ++e) {
-        switch (rng() % 4) {
-          case 0:  // flip a bit
-            bytes[rng() % bytes.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-            break;
-          case 1:  // random byte, biased to the header
-            bytes[rng() % std::min<std::size_t>(bytes.size(), 160)] =
-                static_cast<std::uint8_t>(rng());
-            break;
-          case 2:  // truncate
-            bytes.resize(rng() % (bytes.size() + 1));
-            break;
-          default:  // append
-            bytes.push_back(static_cast<std::uint8_t>(rng()));
-            break;
-        }
-        if (bytes.empty()) break;
-      }
+      bloomkit::test::mutate(bytes, rng, 160);
       LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
       ++runs;
     }

@@ -217,7 +217,7 @@ TEST(File, InconsistentFieldsAreRejected) {
   EXPECT_EQ(forge([](file_header& h) { h.payload_offset = 192; }), errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.payload_length -= 8; }), errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.payload_checksum ^= 1; }), errc::corrupt_file);
-  EXPECT_EQ(forge([](file_header& h) { h.flags = 1; }), errc::unsupported);
+  EXPECT_EQ(forge([](file_header& h) { h.flags = 2; }), errc::unsupported);
   EXPECT_EQ(forge([](file_header& h) { h.kind_params[2] = 9; }), errc::corrupt_file);
 
   // Bits set past m with a matching payload checksum.

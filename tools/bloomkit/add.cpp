@@ -12,7 +12,9 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
+#include "errors.hpp"
 #include "filter_kinds.hpp"
+#include "key_encoding.hpp"
 #include "key_input.hpp"
 
 namespace bloomkit::cli {
@@ -26,14 +28,16 @@ struct add_options {
 
 void run_add(const add_options& o) {
   any_filter filter = load_any(o.file);
+  const key_type key_type = read_header(o.file).keys();
+  key_encoder encoder(key_type, quoted_name(o.file));
   std::uint64_t keys = 0;
   std::uint64_t fresh = 0;
   read_keys(o.keys, [&](std::span<const std::string_view> batch) {
     keys += batch.size();
-    fresh += insert_many(filter, batch);
+    fresh += insert_many(filter, encoder.encode(batch));
   });
   // A key is new when it changed the filter: no new key means the file would not change.
-  if (fresh > 0) save(filter, o.file);
+  if (fresh > 0) save(filter, o.file, key_type);
   fmt::print("added {} new of {} keys\n", fresh, keys);
 }
 

@@ -24,6 +24,8 @@ command add_query_command(CLI::App& app);
 command add_info_command(CLI::App& app);
 command add_merge_command(CLI::App& app);
 command add_size_command(CLI::App& app);
+command add_import_command(CLI::App& app);
+command add_export_command(CLI::App& app);
 command add_remove_command(CLI::App& app);
 
 }  // namespace bloomkit::cli

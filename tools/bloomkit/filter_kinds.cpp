@@ -84,7 +84,14 @@ std::uint32_t hashes_of(const any_filter& filter) noexcept {
 }
 
 std::string describe_kind(const any_filter& filter) {
-  return fmt::format("a {} filter", to_string(kind_of(filter)));
+  const hash_scheme scheme = std::visit([](const auto& f) { return f.scheme(); }, filter);
+  // Interop filters (docs/INTEROP.md) are classic filters with another hash scheme; every other
+  // kind has one scheme.
+  if (kind_of(filter) != filter_kind::classic || scheme == bloom_filter::scheme()) {
+    return fmt::format("a {} filter", to_string(kind_of(filter)));
+  }
+  return fmt::format("a {} filter with hash scheme {}", to_string(kind_of(filter)),
+                     to_string(scheme));
 }
 
 bool inserts_concurrently(const any_filter& filter) noexcept {

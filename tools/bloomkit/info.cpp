@@ -31,6 +31,9 @@ void run_info(const info_options& o) {
       .add("format_version", header.format_version)
       .add("kind", to_string(header.kind))
       .add("hash_scheme", to_string(header.scheme));
+  // Only files of 64-bit integer keys (imported with --key-type long) say so; every other file's
+  // fields are as they always were.
+  if (header.keys() == key_type::int64) r.add("key_type", "long");
   std::visit(
       [&](const auto& f) {
         r.add("bits", f.bits())

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   const std::vector<command> commands = {
       add_create_command(app), add_add_command(app),    add_build_command(app),
       add_query_command(app),  add_info_command(app),   add_merge_command(app),
-      add_size_command(app),   add_remove_command(app),
+      add_size_command(app),   add_remove_command(app), add_import_command(app),
+      add_export_command(app),
   };
 
   try {

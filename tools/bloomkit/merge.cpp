@@ -11,7 +11,9 @@
 #include <fmt/core.h>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/error.hpp"
 #include "commands.hpp"
+#include "errors.hpp"
 #include "filter_kinds.hpp"
 
 namespace bloomkit::cli {
@@ -26,10 +28,17 @@ struct merge_options {
 
 void run_merge(const merge_options& o) {
   any_filter result = load_any(o.inputs.front());
+  const key_type keys = read_header(o.inputs.front()).keys();
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
+    if (read_header(o.inputs[i]).keys() != keys) {
+      throw error(errc::incompatible,
+                  fmt::format("{} and {} are incompatible: one holds 64-bit integer keys, the "
+                              "other text keys",
+                              quoted_name(o.inputs.front()), quoted_name(o.inputs[i])));
+    }
     combine(result, o.inputs.front(), map_any(o.inputs[i]), o.inputs[i], o.intersect);
   }
-  save(result, o.out);
+  save(result, o.out, keys);
   fmt::print("merged {} filters into {} ({})\n", o.inputs.size(), o.out,
              o.intersect ? "intersection" : "union");
 }

@@ -1,7 +1,8 @@
 // bloomkit query FILE [KEY...] [--present | --absent | --count]
 //
 // Looks keys up in a mapped filter file of any kind (no copy: bloomkit::map_any) with the batched
-// contains_many, streaming stdin in blocks. Output: see query_output.hpp.
+// contains_many, streaming stdin in blocks. Output: see query_output.hpp. Keys are encoded as the
+// file's key type says (key_encoding.hpp).
 
 #include <memory>
 #include <string>
@@ -9,7 +10,9 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
+#include "errors.hpp"
 #include "filter_kinds.hpp"
+#include "key_encoding.hpp"
 #include "key_input.hpp"
 #include "output.hpp"
 #include "query_output.hpp"
@@ -26,12 +29,13 @@ struct query_options {
 
 void run_query(const query_options& o) {
   const any_filter filter = map_any(o.file);
+  key_encoder encoder(read_header(o.file).keys(), quoted_name(o.file));
   buffered_writer out(stdout);
   query_printer printer(o.flags.mode(), out);
   const auto results = std::make_unique<bool[]>(default_key_batch);
   read_keys(o.keys, [&](std::span<const std::string_view> batch) {
     const std::span<bool> answers(results.get(), batch.size());
-    contains_many(filter, batch, answers);
+    contains_many(filter, encoder.encode(batch), answers);
     printer.add(batch, answers);
     // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
     // keys slowly answered as they come.

@@ -6,9 +6,24 @@
 
 namespace bloomkit {
 
+namespace detail {
+// The policy's own limits on m and k, if it has any (interop schemes: hashing.hpp).
+template <class Policy>
+void check_policy_params(std::uint64_t bits, std::uint32_t hashes) {
+  if constexpr (requires { Policy::check_params(bits, hashes); }) {
+    Policy::check_params(bits, hashes);
+  }
+}
+}  // namespace detail
+
 template <class Policy>
 basic_bloom_filter<Policy> basic_bloom_filter<Policy>::for_capacity(std::uint64_t n, double p) {
-  const filter_params params = optimal_params(n, p);
+  filter_params params;
+  if constexpr (requires { Policy::optimal_params(n, p); }) {
+    params = Policy::optimal_params(n, p);  // sized exactly as the peer sizes
+  } else {
+    params = optimal_params(n, p);
+  }
   return basic_bloom_filter(filter_config{params.bits, params.hashes, n, p}, bit_array(params.bits),
                             0);
 }
@@ -16,9 +31,9 @@ basic_bloom_filter<Policy> basic_bloom_filter<Policy>::for_capacity(std::uint64_
 template <class Policy>
 basic_bloom_filter<Policy>::basic_bloom_filter(std::uint64_t bits, std::uint32_t hashes) {
   validate_params(bits, hashes);
-  const double n = std::max(1.0, std::round(static_cast<double>(bits) / hashes * std::log(2.0)));
-  config_ = filter_config{bits, hashes, static_cast<std::uint64_t>(n),
-                          expected_fpp(bits, hashes, static_cast<std::uint64_t>(n))};
+  detail::check_policy_params<Policy>(bits, hashes);
+  const std::uint64_t n = natural_capacity(bits, hashes);
+  config_ = filter_config{bits, hashes, n, expected_fpp(bits, hashes, n)};
   bits_ = bit_array(bits);
 }
 
@@ -27,6 +42,7 @@ basic_bloom_filter<Policy>::basic_bloom_filter(const filter_config& config, bit_
                                                std::uint64_t inserted)
     : config_(config), bits_(std::move(storage)), inserted_(inserted) {
   validate_params(config.bits, config.hashes);
+  detail::check_policy_params<Policy>(config.bits, config.hashes);
   if (bits_.size() != config.bits) {
     throw error(errc::invalid_argument, "filter storage holds " + std::to_string(bits_.size()) +
                                             " bits, expected " + std::to_string(config.bits));
@@ -304,10 +320,7 @@ void basic_bloom_filter<Policy>::clear() {
 
 template <class Policy>
 double basic_bloom_filter<Policy>::estimated_count() const noexcept {
-  const double m = static_cast<double>(config_.bits);
-  const double set = static_cast<double>(bits_.count());
-  if (set >= m) return std::numeric_limits<double>::infinity();
-  return -m / config_.hashes * std::log1p(-set / m);
+  return estimate_count(config_.bits, config_.hashes, bits_.count());
 }
 
 template <class Policy>

@@ -1,0 +1,88 @@
+#pragma once
+// go-zero's core/bloom filter (github.com/zeromicro/go-zero): its exact bit positions and the
+// bytes of its Redis bitmap, so that bloomkit answers as a go-zero service does on the same key.
+//
+//   auto f = bloomkit::go_zero::from_redis(bytes_of_GET, 1 << 20, "redis key users");
+//   f.contains("alice");
+//
+// go-zero always uses k = 14: position i (0 <= i < 14) of a key is murmur3 Sum64 (spaolacci/
+// murmur3: h1 of murmur3 x64 128, seed 0) of the key followed by the byte i, modulo the filter's
+// bit count (New(store, key, bits)). Its bits live in one Redis string written with SETBIT, whose
+// bit order within a byte is most significant first: bit o is bit 7 - o % 8 of byte o / 8.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file.hpp"
+
+namespace bloomkit::go_zero {
+
+inline constexpr std::uint32_t hashes = 14;
+
+// go-zero has no sizing of its own (its callers pick the bits); for_capacity(n, p) gives the
+// fewest bits at which 14 probes keep the expected FPP at n keys at or below p.
+filter_params optimal_params(std::uint64_t n, double p);
+// Throws errc::invalid_argument unless hashes == 14.
+void check_params(std::uint64_t bits, std::uint32_t hashes);
+
+using digest = std::array<std::uint64_t, hashes>;  // Sum64(key ++ byte(i)), i = 0..13
+digest sum64s(std::string_view key) noexcept;
+
+struct sequence {
+  constexpr sequence() noexcept = default;
+  constexpr sequence(const digest& h, std::uint64_t bits) noexcept : h_(h), bits_(bits) {}
+  // check_params() keeps a go-zero filter at 14 probes, so i_ stays in range.
+  constexpr std::uint64_t next() noexcept { return h_[i_++ % hashes] % bits_; }
+
+ private:
+  digest h_{};
+  std::uint64_t bits_ = 1;
+  std::uint32_t i_ = 0;
+};
+
+struct policy {
+  static constexpr hash_scheme scheme = hash_scheme::go_zero;
+  using digest_type = digest;
+  using sequence_type = sequence;
+  static digest_type hash(std::string_view key) noexcept { return sum64s(key); }
+  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
+    return {d, bits};
+  }
+  static filter_params optimal_params(std::uint64_t n, double p) {
+    return go_zero::optimal_params(n, p);
+  }
+  static void check_params(std::uint64_t bits, std::uint32_t k) { go_zero::check_params(bits, k); }
+};
+
+// A go-zero filter of m bits: filter(m, go_zero::hashes).
+using filter = basic_bloom_filter<policy>;
+
+// The Redis string go-zero's SETBIT calls leave for these bits: ceil(m / 8) bytes (go-zero's own
+// string is shorter until a bit near the end is set; the missing bytes are zeros).
+std::vector<unsigned char> to_redis(const filter& f);
+// A filter of `bits` bits over the bytes of go-zero's Redis string (GET). A string shorter than
+// ceil(bits / 8) bytes is zero-extended, as Redis reads it; a set bit at or past `bits` is
+// errc::corrupt_file naming `source` (go-zero never sets one: wrong --bits?).
+filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
+                  const std::string& source);
+
+}  // namespace bloomkit::go_zero
+
+namespace bloomkit {
+
+// bloomkit filter files holding go-zero filters: kind classic, scheme go-zero, k = 14.
+void save(const go_zero::filter& filter, const std::filesystem::path& path,
+          key_type keys = key_type::string);
+template <>
+go_zero::filter load<go_zero::filter>(const std::filesystem::path& path);
+template <>
+go_zero::filter map<go_zero::filter>(const std::filesystem::path& path, verify check);
+
+extern template class basic_bloom_filter<go_zero::policy>;
+
+}  // namespace bloomkit

@@ -1,0 +1,117 @@
+#pragma once
+// Internal: what the interop codecs share: a bounds-checked big-endian reader and writer, reading
+// a peer's stream, and building a filter from bits read off a peer's bytes.
+
+#include <cmath>
+#include <cstdint>
+#include <istream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit::compat::detail {
+
+// Throws bloomkit::error(code, "<source>: <problem>").
+[[noreturn]] inline void fail(errc code, const std::string& source, const std::string& problem) {
+  throw error(code, source + ": " + problem);
+}
+
+class byte_reader {
+ public:
+  byte_reader(std::span<const unsigned char> bytes, const std::string& source, const char* format)
+      : bytes_(bytes), source_(source), format_(format) {}
+
+  std::size_t remaining() const noexcept { return bytes_.size() - pos_; }
+  std::size_t position() const noexcept { return pos_; }
+
+  // Throws errc::corrupt_file "truncated" naming `what` unless n more bytes are there.
+  void need(std::uint64_t n, const std::string& what) const {
+    if (n > remaining()) {
+      fail(errc::corrupt_file, source_,
+           std::string("truncated ") + format_ + ": " + what + " needs " + std::to_string(n) +
+               " bytes at offset " + std::to_string(pos_) + ", " + std::to_string(remaining()) +
+               " left");
+    }
+  }
+  std::uint64_t be(std::size_t size, const std::string& what) {
+    need(size, what);
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < size; ++i) v = (v << 8) | bytes_[pos_ + i];
+    pos_ += size;
+    return v;
+  }
+  std::uint8_t u8(const std::string& what) { return static_cast<std::uint8_t>(be(1, what)); }
+  std::uint64_t be64(const std::string& what) { return be(8, what); }
+  // Throws errc::corrupt_file unless every byte was read.
+  void expect_end() const {
+    if (remaining() != 0) {
+      fail(errc::corrupt_file, source_,
+           std::to_string(remaining()) + " unexpected bytes after the " + format_);
+    }
+  }
+  const std::string& source() const noexcept { return source_; }
+
+ private:
+  std::span<const unsigned char> bytes_;
+  std::size_t pos_ = 0;
+  const std::string& source_;
+  const char* format_;
+};
+
+inline void put_be(std::vector<unsigned char>& out, std::uint64_t v, std::size_t size) {
+  for (std::size_t i = size; i-- > 0;) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+// Reads `n` bytes of a peer's stream, growing the buffer only as data arrives (a garbage size
+// field never makes us allocate gigabytes up front). Throws errc::corrupt_file on a short read.
+void read_exactly(std::istream& in, std::vector<unsigned char>& out, std::uint64_t n,
+                  const std::string& source, const std::string& what);
+// Reads everything left in the stream.
+std::vector<unsigned char> read_all(std::istream& in, const std::string& source);
+// Writes the bytes; throws errc::io_error when the stream fails.
+void write_all(std::ostream& out, std::span<const unsigned char> bytes, const char* format);
+
+// Storage for `bits` bits filled from `words` big-endian 64-bit words at `data` (the Java and Go
+// layouts: bit i is bit i % 64 of word i / 64, words serialized most significant byte first).
+// Throws errc::corrupt_file when a bit at a position >= bits is set.
+bit_array words_from_be(const unsigned char* data, std::size_t words, std::uint64_t bits,
+                        const std::string& source);
+// The filter's words, big-endian, appended to `out`.
+void words_to_be(std::span<const std::uint64_t> words, std::vector<unsigned char>& out);
+
+// Checks (m, k) read from a peer's bytes against bloomkit's limits and the policy's own, before
+// anything is allocated for them; errc::corrupt_file naming the source otherwise.
+template <class Policy>
+void check_peer_params(std::uint64_t bits, std::uint32_t hashes, const std::string& source) {
+  try {
+    validate_params(bits, hashes);
+    bloomkit::detail::check_policy_params<Policy>(bits, hashes);
+  } catch (const error& e) {
+    fail(errc::corrupt_file, source, e.what());
+  }
+}
+
+// A filter over bits read from a peer: its capacity and target FPP are what (m, k) imply (the
+// peers' formats do not store n and p), its inserted count the estimate from the set bits.
+// (m, k) outside bloomkit's or the policy's limits are errc::corrupt_file naming the source.
+template <class Filter>
+Filter imported_filter(std::uint64_t bits, std::uint32_t hashes, bit_array storage,
+                       const std::string& source) {
+  try {
+    const std::uint64_t n = natural_capacity(bits, hashes);
+    const double estimate = estimate_count(bits, hashes, storage.count());
+    const std::uint64_t inserted = estimate < static_cast<double>(bits)
+                                       ? static_cast<std::uint64_t>(std::llround(estimate))
+                                       : bits;
+    return Filter({bits, hashes, n, expected_fpp(bits, hashes, n)}, std::move(storage), inserted);
+  } catch (const error& e) {
+    fail(errc::corrupt_file, source, e.what());
+  }
+}
+
+}  // namespace bloomkit::compat::detail

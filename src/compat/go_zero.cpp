@@ -1,0 +1,108 @@
+#include "bloomkit/compat/go_zero.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "bloomkit/compat/murmur3.hpp"
+#include "codec.hpp"
+#include "files.hpp"
+
+namespace bloomkit {
+
+template class basic_bloom_filter<go_zero::policy>;
+
+namespace go_zero {
+
+filter_params optimal_params(std::uint64_t n, double p) {
+  validate_capacity(n);
+  validate_fpp(p);
+  // fpp(m, k, n) = (1 - e^(-kn/m))^k <= p  <=>  m >= -k n / ln(1 - p^(1/k)).
+  const double m = std::ceil(-static_cast<double>(hashes) * static_cast<double>(n) /
+                             std::log1p(-std::pow(p, 1.0 / hashes)));
+  if (!(m <= static_cast<double>(max_bits))) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) +
+                                     " at that fpp needs more than the maximum of " +
+                                     std::to_string(max_bits) + " bits");
+  }
+  auto bits = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(m));
+  // Settle floating-point rounding at the boundary exactly.
+  while (bits > 1 && expected_fpp(bits - 1, hashes, n) <= p) --bits;
+  while (expected_fpp(bits, hashes, n) > p) ++bits;
+  return {bits, hashes};
+}
+
+void check_params(std::uint64_t /*bits*/, std::uint32_t k) {
+  if (k != hashes) {
+    throw error(errc::invalid_argument, "a go-zero filter has exactly " + std::to_string(hashes) +
+                                            " hashes (got " + std::to_string(k) + ")");
+  }
+}
+
+digest sum64s(std::string_view key) noexcept {
+  char small[256];
+  std::string large;
+  char* buffer = small;
+  if (key.size() + 1 > sizeof small) {
+    large.resize(key.size() + 1);
+    buffer = large.data();
+  }
+  std::memcpy(buffer, key.data(), key.size());
+  digest out;
+  for (std::uint32_t i = 0; i < hashes; ++i) {
+    buffer[key.size()] = static_cast<char>(i);
+    out[i] = compat::murmur3_x64_128({buffer, key.size() + 1}).low;
+  }
+  return out;
+}
+
+std::vector<unsigned char> to_redis(const filter& f) {
+  std::vector<unsigned char> out((f.bits() + 7) / 8, 0);
+  const auto words = f.storage().words();
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (std::uint64_t v = words[w]; v != 0; v &= v - 1) {
+      const std::uint64_t bit = 64 * w + static_cast<unsigned>(__builtin_ctzll(v));
+      out[bit / 8] |= static_cast<unsigned char>(0x80u >> (bit % 8));
+    }
+  }
+  return out;
+}
+
+filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
+                  const std::string& source) {
+  try {
+    validate_params(bits, hashes);
+  } catch (const error& e) {
+    compat::detail::fail(e.code(), source, e.what());
+  }
+  bit_array storage(bits);
+  auto words = storage.mutable_words();
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (unsigned v = bytes[i]; v != 0; v &= v - 1) {
+      const std::uint64_t bit = 8 * i + (7 - static_cast<unsigned>(std::countr_zero(v)));
+      if (bit >= bits) {
+        compat::detail::fail(errc::corrupt_file, source,
+                             "bit " + std::to_string(bit) + " is set, past the filter's " +
+                                 std::to_string(bits) + " bits (is the bit count right?)");
+      }
+      words[bit / 64] |= std::uint64_t{1} << (bit % 64);
+    }
+  }
+  return compat::detail::imported_filter<filter>(bits, hashes, std::move(storage), source);
+}
+
+}  // namespace go_zero
+
+void save(const go_zero::filter& filter, const std::filesystem::path& path, key_type keys) {
+  compat::detail::save_filter(filter, path, keys);
+}
+template <>
+go_zero::filter load<go_zero::filter>(const std::filesystem::path& path) {
+  return compat::detail::load_filter<go_zero::policy>(path);
+}
+template <>
+go_zero::filter map<go_zero::filter>(const std::filesystem::path& path, verify check) {
+  return compat::detail::map_filter<go_zero::policy>(path, check);
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,185 @@
+#include "bloomkit/compat/guava.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "codec.hpp"
+#include "files.hpp"
+
+namespace bloomkit {
+
+template class basic_bloom_filter<guava::mitz_32_policy>;
+template class basic_bloom_filter<guava::mitz_64_policy>;
+
+namespace guava {
+namespace {
+
+using compat::detail::byte_reader;
+using compat::detail::fail;
+
+constexpr const char* format = "Guava BloomFilter stream";
+constexpr std::size_t header_size = 6;  // ordinal, k, word count
+
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+struct stream_header {
+  std::uint8_t ordinal;
+  std::uint32_t hashes;
+  std::uint64_t words;
+};
+
+stream_header read_header(byte_reader& in) {
+  stream_header h{};
+  h.ordinal = in.u8("the strategy ordinal");
+  h.hashes = in.u8("the number of hash functions");
+  const auto words = static_cast<std::int32_t>(in.be(4, "the word count"));
+  if (h.ordinal > 1) {
+    fail(errc::unsupported, in.source(),
+         "Guava strategy ordinal " + std::to_string(h.ordinal) +
+             " is not known (0 is MURMUR128_MITZ_32, 1 is MURMUR128_MITZ_64)");
+  }
+  if (words <= 0) {
+    fail(errc::corrupt_file, in.source(),
+         "inconsistent " + std::string(format) + ": word count " + std::to_string(words) +
+             " (Guava writes at least 1)");
+  }
+  h.words = static_cast<std::uint64_t>(words);
+  compat::detail::check_peer_params<mitz_64_policy>(h.words * 64, h.hashes, in.source());
+  return h;
+}
+
+template <class Policy>
+basic_bloom_filter<Policy> decode(const stream_header& h, const unsigned char* words,
+                                  const std::string& source) {
+  const std::uint64_t bits = h.words * 64;
+  return compat::detail::imported_filter<basic_bloom_filter<Policy>>(
+      bits, h.hashes,
+      compat::detail::words_from_be(words, static_cast<std::size_t>(h.words), bits, source),
+      source);
+}
+
+any_filter decode(const stream_header& h, const unsigned char* words, const std::string& source) {
+  if (h.ordinal == 0) return decode<mitz_32_policy>(h, words, source);
+  return decode<mitz_64_policy>(h, words, source);
+}
+
+template <class Policy>
+std::vector<unsigned char> encode(const basic_bloom_filter<Policy>& f) {
+  // The filter's policy already holds it to Guava's limits (check_params).
+  std::vector<unsigned char> out;
+  const auto words = f.storage().words();
+  out.reserve(header_size + words.size_bytes());
+  out.push_back(static_cast<unsigned char>(Policy::ordinal));
+  out.push_back(static_cast<unsigned char>(f.hashes()));
+  compat::detail::put_be(out, words.size(), 4);
+  compat::detail::words_to_be(words, out);
+  return out;
+}
+
+}  // namespace
+
+filter_params optimal_params(std::uint64_t n, double p) {
+  validate_fpp(p);
+  if (n == 0) n = 1;  // as create() does
+  const double ln2 = std::log(2.0);
+  // Java: (long) (-n * Math.log(p) / (Math.log(2) * Math.log(2))), truncated.
+  const double raw = -static_cast<double>(n) * std::log(p) / (ln2 * ln2);
+  if (!(raw < static_cast<double>(max_words * 64 + 1))) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+                                     " needs more than Guava's maximum of " +
+                                     std::to_string(max_words * 64) + " bits");
+  }
+  const auto bits = static_cast<std::uint64_t>(raw);
+  if (bits == 0) {
+    throw error(errc::invalid_argument, "capacity " + std::to_string(n) + " at fpp " +
+                                            fmt_double(p) +
+                                            " sizes a Guava filter of 0 bits (Guava refuses it)");
+  }
+  // Java: Math.max(1, (int) Math.round((double) m / n * Math.log(2))), from the unrounded m.
+  const double k = std::round(static_cast<double>(bits) / static_cast<double>(n) * ln2);
+  if (k > max_hashes) {
+    throw error(errc::too_large, "fpp " + fmt_double(p) + " calls for " + fmt_double(k) +
+                                     " hashes, more than Guava's maximum of " +
+                                     std::to_string(max_hashes));
+  }
+  const std::uint64_t words = (bits + 63) / 64;
+  return {words * 64, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k))};
+}
+
+void check_params(std::uint64_t bits, std::uint32_t hashes) {
+  if (bits % 64 != 0 || bits / 64 > max_words) {
+    throw error(errc::invalid_argument,
+                "a Guava filter has a whole number of 64-bit words, at most " +
+                    std::to_string(max_words) + " (got " + std::to_string(bits) + " bits)");
+  }
+  if (hashes > max_hashes) {
+    throw error(errc::invalid_argument, "a Guava filter has at most " + std::to_string(max_hashes) +
+                                            " hashes (got " + std::to_string(hashes) + ")");
+  }
+}
+
+any_filter read(std::span<const unsigned char> bytes, const std::string& source) {
+  byte_reader in(bytes, source, format);
+  const stream_header h = read_header(in);
+  in.need(h.words * 8, std::to_string(h.words) + " words");
+  const unsigned char* words = bytes.data() + in.position();
+  byte_reader rest(bytes.subspan(in.position() + h.words * 8), source, format);
+  rest.expect_end();
+  return decode(h, words, source);
+}
+
+any_filter read(std::istream& in, const std::string& source) {
+  std::vector<unsigned char> bytes;
+  compat::detail::read_exactly(in, bytes, header_size, source, std::string("the ") + format);
+  byte_reader header(bytes, source, format);
+  const stream_header h = read_header(header);
+  compat::detail::read_exactly(in, bytes, h.words * 8, source, std::to_string(h.words) + " words");
+  return decode(h, bytes.data() + header_size, source);
+}
+
+std::vector<unsigned char> write(const mitz_32_filter& filter) {
+  return encode(filter);
+}
+std::vector<unsigned char> write(const mitz_64_filter& filter) {
+  return encode(filter);
+}
+void write(const mitz_32_filter& filter, std::ostream& out) {
+  compat::detail::write_all(out, encode(filter), format);
+}
+void write(const mitz_64_filter& filter, std::ostream& out) {
+  compat::detail::write_all(out, encode(filter), format);
+}
+
+}  // namespace guava
+}  // namespace bloomkit
+
+namespace bloomkit {
+
+void save(const guava::mitz_32_filter& filter, const std::filesystem::path& path, key_type keys) {
+  compat::detail::save_filter(filter, path, keys);
+}
+void save(const guava::mitz_64_filter& filter, const std::filesystem::path& path, key_type keys) {
+  compat::detail::save_filter(filter, path, keys);
+}
+template <>
+guava::mitz_32_filter load<guava::mitz_32_filter>(const std::filesystem::path& path) {
+  return compat::detail::load_filter<guava::mitz_32_policy>(path);
+}
+template <>
+guava::mitz_64_filter load<guava::mitz_64_filter>(const std::filesystem::path& path) {
+  return compat::detail::load_filter<guava::mitz_64_policy>(path);
+}
+template <>
+guava::mitz_32_filter map<guava::mitz_32_filter>(const std::filesystem::path& path, verify check) {
+  return compat::detail::map_filter<guava::mitz_32_policy>(path, check);
+}
+template <>
+guava::mitz_64_filter map<guava::mitz_64_filter>(const std::filesystem::path& path, verify check) {
+  return compat::detail::map_filter<guava::mitz_64_policy>(path, check);
+}
+
+}  // namespace bloomkit

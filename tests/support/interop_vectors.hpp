@@ -1,0 +1,155 @@
+#pragma once
+// Reads the interop vectors under tests/data/interop/ (written by the real peers:
+// tools/interop/generate). A vector is a text file of lines "<field> <value...>", fields separated
+// by exactly one space (an empty key is an empty field):
+//   scheme S, key_type string|long, expected_insertions N, fpp P, bits M, hashes K,
+//   file F (the peer's bytes), json F (bits-and-blooms MarshalJSON),
+//   insert KEY, probe KEY 0|1 (the peer's answer),
+//   positions KEY i,j,... (Guava: the set bits of a filter holding KEY alone),
+//   locations KEY l0,l1,... (bits-and-blooms / go-zero: the peer's probe values, in order).
+// KEY is hex UTF-8 for key_type string, a signed decimal for key_type long (hashed as its 8
+// little-endian bytes, as Guava's longFunnel does); keys below are those bytes.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifndef BLOOMKIT_INTEROP_DATA
+#error "BLOOMKIT_INTEROP_DATA must name tests/data/interop"
+#endif
+
+namespace bloomkit::test {
+
+inline std::filesystem::path interop_data() {
+  return BLOOMKIT_INTEROP_DATA;
+}
+
+struct interop_vector {
+  std::string name;
+  std::string scheme;
+  std::string key_type = "string";
+  std::uint64_t expected_insertions = 0;
+  double fpp = 0;
+  std::uint64_t bits = 0;
+  std::uint32_t hashes = 0;
+  std::filesystem::path file;
+  std::filesystem::path json;
+  std::vector<std::string> inserted;
+  std::vector<std::pair<std::string, bool>> probes;
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> positions;
+  std::vector<std::int64_t> long_keys;   // key_type long: the inserted keys as numbers
+  std::vector<std::string> probe_texts;  // the probe keys as the CLI reads them (text, decimal)
+};
+
+inline std::string key_bytes(const std::string& text, const std::string& key_type,
+                             std::vector<std::int64_t>* numbers = nullptr) {
+  std::string out;
+  if (key_type == "long") {
+    const std::int64_t v = std::stoll(text);
+    if (numbers) numbers->push_back(v);
+    auto u = static_cast<std::uint64_t>(v);
+    for (int i = 0; i < 8; ++i, u >>= 8) out.push_back(static_cast<char>(u & 0xff));
+    return out;
+  }
+  if (text.size() % 2 != 0) throw std::runtime_error("odd hex key " + text);
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+inline std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = line.find(sep, start);
+    parts.push_back(line.substr(start, end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+inline interop_vector read_vector(const std::filesystem::path& path) {
+  interop_vector v;
+  v.name = path.stem().string();
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path.string());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto parts = split(line, ' ');
+    const std::string& field = parts[0];
+    if (field == "scheme") v.scheme = parts.at(1);
+    if (field == "key_type") v.key_type = parts.at(1);
+    if (field == "expected_insertions") v.expected_insertions = std::stoull(parts.at(1));
+    if (field == "fpp") v.fpp = std::stod(parts.at(1));
+    if (field == "bits") v.bits = std::stoull(parts.at(1));
+    if (field == "hashes") v.hashes = static_cast<std::uint32_t>(std::stoul(parts.at(1)));
+    if (field == "file") v.file = path.parent_path() / parts.at(1);
+    if (field == "json") v.json = path.parent_path() / parts.at(1);
+    if (field == "insert") v.inserted.push_back(key_bytes(parts.at(1), v.key_type, &v.long_keys));
+    if (field == "probe") {
+      v.probes.emplace_back(key_bytes(parts.at(1), v.key_type), parts.at(2) == "1");
+      v.probe_texts.push_back(v.key_type == "long" ? parts.at(1) : v.probes.back().first);
+    }
+    if (field == "positions" || field == "locations") {
+      std::vector<std::uint64_t> values;
+      for (const auto& p : split(parts.at(2), ',')) values.push_back(std::stoull(p));
+      v.positions.emplace_back(key_bytes(parts.at(1), v.key_type), std::move(values));
+    }
+  }
+  if (v.scheme.empty() || v.bits == 0 || v.hashes == 0 || v.file.empty()) {
+    throw std::runtime_error(path.string() + ": incomplete vector");
+  }
+  return v;
+}
+
+// Every vector (*.txt but the sizing tables) of one peer's directory, sorted by name.
+inline std::vector<std::filesystem::path> vector_files(const std::string& peer) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(interop_data() / peer)) {
+    const auto& p = entry.path();
+    if (p.extension() == ".txt" && p.stem().string().find("sizing") == std::string::npos) {
+      out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// "n p bits hashes" lines of a sizing table.
+struct sizing_row {
+  std::uint64_t n;
+  double p;
+  std::uint64_t bits;
+  std::uint32_t hashes;
+};
+inline std::vector<sizing_row> read_sizing(const std::filesystem::path& path) {
+  std::vector<sizing_row> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto parts = split(line, ' ');
+    rows.push_back({std::stoull(parts.at(0)), std::stod(parts.at(1)), std::stoull(parts.at(2)),
+                    static_cast<std::uint32_t>(std::stoul(parts.at(3)))});
+  }
+  return rows;
+}
+
+// The name of a vector file, for test names: letters and digits only.
+inline std::string test_name(const std::filesystem::path& p) {
+  std::string out;
+  for (char c : p.stem().string())
+    out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+
+}  // namespace bloomkit::test

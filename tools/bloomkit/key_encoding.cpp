@@ -1,0 +1,40 @@
+#include "key_encoding.hpp"
+
+#include <charconv>
+
+#include <fmt/core.h>
+
+namespace bloomkit::cli {
+
+std::int64_t parse_int64_key(std::string_view key, const std::string& file) {
+  // What Java's Long.parseLong accepts: an optional sign, then decimal digits, in range.
+  const std::string_view digits = key.starts_with('+') ? key.substr(1) : key;
+  std::int64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+  if (digits.empty() || digits.starts_with("+") || (digits.starts_with('-') && key != digits) ||
+      ec != std::errc{} || ptr != end) {
+    throw error(errc::invalid_argument,
+                fmt::format("key '{}' is not a signed 64-bit decimal integer ({} holds 64-bit "
+                            "integer keys)",
+                            key, file));
+  }
+  return value;
+}
+
+std::span<const std::string_view> key_encoder::encode(std::span<const std::string_view> keys) {
+  if (keys_ == key_type::string) return keys;
+  bytes_.resize(keys.size());
+  views_.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto v = static_cast<std::uint64_t>(parse_int64_key(keys[i], file_));
+    for (char& c : bytes_[i]) {
+      c = static_cast<char>(v & 0xff);
+      v >>= 8;
+    }
+    views_[i] = std::string_view(bytes_[i].data(), bytes_[i].size());
+  }
+  return views_;
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,26 @@
+#include "peer_format.hpp"
+
+#include <vector>
+
+namespace bloomkit::cli {
+
+CLI::Option* add_peer_format_option(CLI::App& command, const std::string& option,
+                                    std::string& name) {
+  return command
+      .add_option(option, name,
+                  "guava (Guava BloomFilter.writeTo), bits-and-blooms (bits-and-blooms/bloom v3 "
+                  "WriteTo) or bits-and-blooms-json (its MarshalJSON)")
+      ->type_name("FORMAT")
+      ->required()
+      ->check(CLI::IsMember(
+                  std::vector<std::string>{"guava", "bits-and-blooms", "bits-and-blooms-json"})
+                  .description(""));
+}
+
+peer_format parse_peer_format(std::string_view name) {
+  if (name == "bits-and-blooms") return peer_format::bits_and_blooms;
+  if (name == "bits-and-blooms-json") return peer_format::bits_and_blooms_json;
+  return peer_format::guava;
+}
+
+}  // namespace bloomkit::cli
