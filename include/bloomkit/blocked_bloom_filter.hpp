@@ -11,8 +11,9 @@
 // bytes; its block is the multiply-high (h * blocks) >> 64, which takes the upper bits of h; in
 // word i of that block it sets bit (h32 * salt[i]) >> 27, where h32 is the low 32 bits of h and
 // salt[i] one of eight fixed odd multipliers. So every key sets exactly 8 bits, one per word.
-// Up to 2^32 blocks (a 128 GiB filter) the block index and h32 come from disjoint bits of h;
-// larger filters share log2(blocks) - 32 bits between them (at most 6 of h32's 32 bits).
+// Up to 2^32 blocks (a 128 GiB filter) the block index is set by the upper 32 bits of h (h32 can
+// only carry one into it); larger filters also draw on log2(blocks) - 32 of h32's bits (at most
+// 6).
 //
 // The price of one line per key is a higher FPP at equal memory than the classic filter (the
 // block loads are uneven): for_capacity sizes from the blocked filter's own formula
