@@ -414,6 +414,26 @@ TEST(RedisAuth, PasswordAndAclUsers) {
   EXPECT_EQ(message.rfind("Redis at " + base + " requires a password: NOAUTH", 0), 0u) << message;
 }
 
+TEST(RedisAuth, ClusterWithPassword) {
+  BLOOMKIT_REQUIRE_REDIS();
+  bloomkit::test::redis_cluster_options o;
+  o.masters = 3;
+  o.requirepass = "cluster-pass";
+  redis_cluster cluster(o);
+  auto c = client::connect(cluster.url());
+  EXPECT_EQ(c.master_count(), 3u);
+  std::vector<command> sets;
+  for (int i = 0; i < 100; ++i) sets.push_back(cmd({"SET", "key:" + std::to_string(i), "v"}));
+  for (const auto& r : c.execute_many(sets)) EXPECT_EQ(r.str(), "OK");
+  EXPECT_EQ(c.describe().find("cluster-pass"), std::string::npos);
+  const auto seed = cluster.node(0).address();
+  auto message =
+      error_of([&] { client::connect("redis-cluster://:bad@" + seed); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + seed + " refused AUTH: WRONGPASS", 0), 0u) << message;
+  message = error_of([&] { client::connect("redis-cluster://" + seed); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + seed + " requires a password: NOAUTH", 0), 0u) << message;
+}
+
 // --- faults --------------------------------------------------------------------------------
 
 TEST(RedisFaults, UnreachablePortFailsFastNamingTheAddress) {
@@ -527,6 +547,12 @@ class RedisCluster : public ::testing::Test {
     for (int i = 0; i < count; ++i) keys.push_back("{" + tag + "}:" + std::to_string(i));
     return keys;
   }
+  // The master after `from` in slot order.
+  static std::size_t next_master(std::size_t from) {
+    const auto masters = cluster_->masters();
+    const auto at = std::find(masters.begin(), masters.end(), from) - masters.begin();
+    return masters[static_cast<std::size_t>(at + 1) % masters.size()];
+  }
   static inline std::unique_ptr<redis_cluster> cluster_;
 };
 
@@ -606,8 +632,17 @@ TEST_F(RedisCluster, ASingleServerUrlOnAClusterNodeIsAClearError) {
 
 TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
   auto c = client::connect(cluster_->url());
+  client_options no_redirects;
+  no_redirects.max_redirects = 0;
+  auto strict = client::connect(cluster_->url(), no_redirects);
   const int slot = 1234;
-  const auto keys = keys_in_slot(slot, 50);
+  // Keys of the migrating slot interleaved with keys of every other slot's owners.
+  std::vector<std::string> keys;
+  const auto moving = keys_in_slot(slot, 50);
+  for (int i = 0; i < 50; ++i) {
+    keys.push_back(moving[static_cast<std::size_t>(i)]);
+    keys.push_back("other:" + std::to_string(i));
+  }
   std::vector<command> sets;
   std::vector<command> gets;
   for (const auto& k : keys) {
@@ -616,22 +651,57 @@ TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
   }
   c.execute_many(sets);
   const auto from = cluster_->owner_of_slot(slot);
-  const auto masters = cluster_->masters();
-  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
-                          masters.size()];
+  const auto to = next_master(from);
   cluster_->migrate_slot(slot, to);
   ASSERT_EQ(cluster_->owner_of_slot(slot), to);
 
   const auto values = c.execute_many(gets);
+  ASSERT_EQ(values.size(), keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(values[i].str(), "v-" + keys[i]);
   const auto moved = c.stats().moved;
   EXPECT_GE(moved, 1u);
   // The map was updated: the next round goes straight to the new owner.
   c.execute_many(gets);
   EXPECT_EQ(c.stats().moved, moved);
-  EXPECT_EQ(cluster_->node(to).raw({"GET", keys[0]}).str(), "v-" + keys[0]);
+  EXPECT_EQ(cluster_->node(to).raw({"GET", moving[0]}).str(), "v-" + moving[0]);
+  // A client allowed no redirection says so, naming the key.
+  const auto message = error_of(
+      [&] {
+        strict.execute(cmd({"GET", moving[0]}));
+      },
+      errc::server_error);
+  EXPECT_EQ(
+      message.rfind("too many redirections (0) for key \"" + moving[0] + "\", last: MOVED", 0), 0u)
+      << message;
 
   cluster_->migrate_slot(slot, from);  // leave the cluster as the other tests expect it
+}
+
+TEST_F(RedisCluster, RetriesTryagainThenReturnsTheErrorReply) {
+  client_options options;
+  options.retry_delay = 1ms;
+  options.max_retries = 2;
+  auto c = client::connect(cluster_->url(), options);
+  const int slot = 4321;
+  const auto keys = keys_in_slot(slot, 2);
+  c.execute(cmd({"MSET", keys[0], "a", keys[1], "b"}));
+  const auto from = cluster_->owner_of_slot(slot);
+  const auto to = next_master(from);
+  cluster_->begin_slot_migration(slot, from, to);
+  cluster_->move_slot_keys(slot, from, to, 1);
+  // One key here, one there: a multi-key command gets TRYAGAIN until the migration ends.
+  const auto before = c.stats().retries;
+  const auto r = c.execute(cmd({"MGET", keys[0], keys[1]}));
+  ASSERT_TRUE(r.is_error()) << r.to_string();
+  EXPECT_EQ(r.str().rfind("TRYAGAIN", 0), 0u) << r.str();
+  EXPECT_EQ(c.stats().retries, before + 2);
+  cluster_->move_slot_keys(slot, from, to);
+  cluster_->finish_slot_migration(slot, from, to);
+  const auto both = c.execute(cmd({"MGET", keys[0], keys[1]}));
+  ASSERT_EQ(both.type(), reply::kind::array) << both.to_string();
+  EXPECT_EQ(both.elements()[0].str(), "a");
+  EXPECT_EQ(both.elements()[1].str(), "b");
+  cluster_->migrate_slot(slot, from);
 }
 
 TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
@@ -641,9 +711,7 @@ TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
   c.execute(cmd({"SET", keys[0], "zero"}));
   c.execute(cmd({"SET", keys[1], "one"}));
   const auto from = cluster_->owner_of_slot(slot);
-  const auto masters = cluster_->masters();
-  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
-                          masters.size()];
+  const auto to = next_master(from);
 
   cluster_->begin_slot_migration(slot, from, to);
   ASSERT_EQ(cluster_->move_slot_keys(slot, from, to, 1), 1u);  // one key moves, one stays
