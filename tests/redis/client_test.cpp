@@ -715,7 +715,7 @@ TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
 TEST_F(RedisCluster, RetriesTryagainThenReturnsTheErrorReply) {
   client_options options;
   options.retry_delay = 1ms;
-  options.max_retries = 8;
+  options.max_retries = 2;
   auto c = client::connect(cluster_->url(), options);
   const int slot = 4321;
   const auto keys = keys_in_slot(slot, 2);
