@@ -300,9 +300,10 @@ struct client::impl {
                                                   "); connect with redis-cluster://");
             }
             const auto to = redirect_target(text, g.conn->where());
-            if (!to)
+            if (!to) {
               throw error(errc::server_error, "bad redirection from Redis at " +
                                                   g.conn->where().to_string() + ": " + text);
+            }
             if (++w.redirects > options.max_redirects) {
               throw error(errc::server_error,
                           "too many redirections (" + std::to_string(options.max_redirects) +
@@ -311,9 +312,9 @@ struct client::impl {
             connection& dest = node(*to);
             if (moved) {
               ++stats.moved;
-              const auto slot =
-                  static_cast<std::size_t>(key_slot(cs[w.index].args[cs[w.index].key_index]));
-              if (cs[w.index].key_index != 0) slots[slot] = &dest;
+              if (const auto& c = cs[w.index]; c.key_index != 0) {
+                slots[static_cast<std::size_t>(key_slot(c.args[c.key_index]))] = &dest;
+              }
               slot_map_stale = true;  // more slots probably moved with it
               if (w.pinned != nullptr) w.pinned = &dest;
             } else {
