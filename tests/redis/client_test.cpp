@@ -366,6 +366,28 @@ TEST_F(RedisSingleNode, ReconnectsWhenTheServerClosesTheConnection) {
   EXPECT_GT(c.stats().retries, before.retries);
 }
 
+TEST_F(RedisSingleNode, AConnectionLostMidPipelineResumesWithoutRepeats) {
+  auto c = client::connect(server_->url());
+  const auto id = c.execute(cmd({"CLIENT", "ID"}, 0)).integer();
+  // The server closes the connection after the 10th reply (the client kills itself): the first
+  // ten commands were answered and must not run again; the rest are resent on a new connection.
+  std::vector<command> commands;
+  for (int i = 0; i < 10; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
+  commands.push_back(cmd({"CLIENT", "KILL", "ID", std::to_string(id), "SKIPME", "no"}, 0));
+  for (int i = 10; i < 20; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
+  const auto retries = c.stats().retries;
+  const auto replies = c.execute_many(commands);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(replies[static_cast<std::size_t>(i)].integer(), i + 1);
+  for (int i = 10; i < 20; ++i)
+    EXPECT_EQ(replies[static_cast<std::size_t>(i) + 1].integer(), i + 1);
+  EXPECT_EQ(c.stats().retries, retries + 10);
+  const auto stored = c.execute(cmd({"LRANGE", "resume", "0", "-1"}));
+  ASSERT_EQ(stored.elements().size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(stored.elements()[static_cast<std::size_t>(i)].str(), std::to_string(i));
+  }
+}
+
 TEST_F(RedisSingleNode, CommandTimeoutThrowsAndTheClientRecovers) {
   client_options options;
   options.command_timeout = 200ms;
