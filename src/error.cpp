@@ -18,6 +18,20 @@ std::string_view to_string(errc code) noexcept {
       return "corrupt file";
     case errc::unsupported:
       return "unsupported";
+    case errc::unreachable:
+      return "unreachable";
+    case errc::auth_failed:
+      return "authentication failed";
+    case errc::timeout:
+      return "timeout";
+    case errc::server_error:
+      return "server error";
+    case errc::wrong_type:
+      return "wrong type";
+    case errc::not_found:
+      return "not found";
+    case errc::already_exists:
+      return "already exists";
   }
   return "unknown error";
 }

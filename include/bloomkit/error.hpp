@@ -16,6 +16,14 @@ enum class errc {
   io_error,              // open / read / write / fsync / rename / mmap failed
   corrupt_file,          // bad magic, truncation, checksum mismatch, inconsistent fields
   unsupported,           // a valid file of a version, kind or scheme this build does not handle
+  // Redis (bloomkit::redis); messages name the server (host:port) or the key.
+  unreachable,     // cannot connect to a server, or the connection was lost and retries ran out
+  auth_failed,     // AUTH refused (wrong user / password), or the server demands one (NOAUTH)
+  timeout,         // a command got no reply within the command timeout
+  server_error,    // the server answered with an error the caller cannot handle
+  wrong_type,      // a key holds another type than the filter expects (WRONGTYPE)
+  not_found,       // a filter that does not exist
+  already_exists,  // a filter that exists already (with other parameters)
 };
 
 std::string_view to_string(errc code) noexcept;

@@ -16,3 +16,6 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
   "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer ${WORK_DIR}/consumer.bloom)
+if(EXISTS ${WORK_DIR}/build/redis_consumer)
+  run(${WORK_DIR}/build/redis_consumer)
+endif()

@@ -1,0 +1,121 @@
+#pragma once
+// bloomkit::redis::client: a connection to one Redis server or to a Redis Cluster (hiredis
+// underneath, kept out of this header).
+//
+// - Error replies come back as reply{kind::error}; the caller decides what they mean (WRONGTYPE ->
+//   errc::wrong_type naming the key, ...). The client handles by itself: MOVED (update the slot
+//   map, retry on the new owner), ASK (ASKING + retry on the target, map unchanged), TRYAGAIN /
+//   CLUSTERDOWN / LOADING (retry after retry_delay, up to max_retries; then the error reply is
+//   returned), and broken connections (reconnect + retry up to max_retries, then
+//   errc::unreachable naming host:port). A command without a reply within command_timeout throws
+//   errc::timeout (the connection is dropped: its late reply must not answer the next command).
+//   AUTH refused, or NOAUTH from the server: errc::auth_failed. Bad URL: errc::invalid_argument.
+// - Retries after a lost connection may run a command twice. Fine for idempotent commands
+//   (BITFIELD SET, SET, HSET, GET, ...); do not send INCR-like commands through a client that
+//   must not repeat them.
+// - Reconnection is lazy: after a server restart the next command reconnects; the client object
+//   never needs to be recreated.
+// - A client is used by one thread at a time; give each thread its own client. execute_many may
+//   use threads internally (one per cluster node group); they never outlive the call.
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bloomkit::redis {
+
+struct client_options {
+  std::chrono::milliseconds connect_timeout{2000};
+  std::chrono::milliseconds command_timeout{5000};
+  int max_redirects = 16;  // MOVED/ASK hops per command
+  int max_retries = 3;     // reconnect attempts on a broken connection / failover
+  std::chrono::milliseconds retry_delay{100};  // before the first retry; doubles on each next one
+};
+
+// An owning value copy of a server reply.
+class reply {
+ public:
+  enum class kind { nil, integer, string, status, array, error };
+
+  reply() = default;  // nil
+  static reply make_nil() { return {}; }
+  static reply make_integer(long long value);
+  static reply make_string(std::string bytes);
+  static reply make_status(std::string text);
+  static reply make_error(std::string text);
+  static reply make_array(std::vector<reply> elements);
+
+  kind type() const { return kind_; }
+  bool is_error() const { return kind_ == kind::error; }
+  bool is_nil() const { return kind_ == kind::nil; }
+  long long integer() const;                   // throws bloomkit::error if not an integer
+  const std::string& str() const;              // string / status / error text; throws otherwise
+  const std::vector<reply>& elements() const;  // array elements; throws if not an array
+  // A short human-readable form for messages and tests: 42, "abc", OK, (error) ERR ..., [1, 2].
+  std::string to_string() const;
+
+ private:
+  kind kind_ = kind::nil;
+  long long integer_ = 0;
+  std::string str_;
+  std::vector<reply> elements_;
+};
+
+// Binary-safe arguments.
+struct command {
+  std::vector<std::string> args;
+  std::size_t key_index = 1;  // which arg is the routing key; 0 = no key (any node)
+};
+
+// What the client did besides plain commands; tests use it to prove a path was taken.
+struct client_stats {
+  std::size_t moved = 0;               // MOVED redirections followed
+  std::size_t ask = 0;                 // ASK redirections followed
+  std::size_t retries = 0;             // commands retried (broken connection, TRYAGAIN, ...)
+  std::size_t connects = 0;            // connections opened (the first ones included)
+  std::size_t slot_map_refreshes = 0;  // CLUSTER SLOTS loads (the first one included)
+};
+
+class client {
+ public:
+  // Connects now (and, for a cluster, loads the slot map), so a bad address, password or URL
+  // fails here. Throws bloomkit::error: invalid_argument, unreachable, auth_failed, timeout.
+  static client connect(std::string_view url, client_options options = {});
+
+  client(client&&) noexcept;
+  client& operator=(client&&) noexcept;
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+  ~client();
+
+  reply execute(const command& c);
+  // Pipelined (per node, node groups in parallel in a cluster); replies in input order.
+  std::vector<reply> execute_many(std::span<const command> cs);
+  // The same command on every master (e.g. INFO, FLUSHALL); one reply per master, in the order
+  // of masters().
+  std::vector<reply> execute_on_masters(const command& c);
+
+  bool is_cluster() const;
+  std::size_t master_count() const;          // 1 for a single node
+  std::vector<std::string> masters() const;  // "host:port" of each master (slot-map order)
+
+  // WAIT replicas timeout on every master this client sent commands to since the last call;
+  // returns the smallest acknowledged count. A master whose connection broke since then counts
+  // 0 (its writes may be lost). Nothing sent since the last call: returns `replicas`.
+  long long wait_replicas(int replicas, std::chrono::milliseconds timeout);
+
+  std::string describe() const;  // "redis://127.0.0.1:6379" (never the password)
+  const client_options& options() const;
+  client_stats stats() const;
+
+ private:
+  struct impl;
+  explicit client(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace bloomkit::redis
