@@ -120,6 +120,29 @@ std::uint64_t expected_payload_length(const file_header& h) {
   return 0;
 }
 
+// kind_params[0] of a redis_sharded_xxh3 file is its shard count (equal shards of whole words,
+// each at most a Redis string of 2^32 bits; docs/REDIS.md); every other reserved field is 0.
+void check_scheme_params(const file_header& h, const std::string& source) {
+  std::size_t used = 0;
+  if (h.scheme == hash_scheme::redis_sharded_xxh3) {
+    const std::uint64_t shards = h.kind_params[0];
+    if (shards < 2 || h.bits % shards != 0 || h.bits / shards % 64 != 0 ||
+        h.bits / shards > (std::uint64_t{1} << 32)) {
+      fail(errc::corrupt_file, source,
+           "inconsistent header: " + std::to_string(shards) + " shards for " +
+               std::to_string(h.bits) +
+               " bits (need 2 or more equal shards of whole 64-bit words, "
+               "at most 2^32 bits each)");
+    }
+    used = 1;
+  }
+  for (std::size_t i = used; i < h.kind_params.size(); ++i) {
+    if (h.kind_params[i] != 0) {
+      fail(errc::corrupt_file, source, "inconsistent header: reserved fields are set");
+    }
+  }
+}
+
 // Header fields that only make sense together; checked after the checksum, so a failure here
 // means a writer bug or a deliberately forged file, and is still reported, never trusted.
 void check_consistency(const file_header& h, const std::string& source) {
@@ -147,9 +170,7 @@ void check_consistency(const file_header& h, const std::string& source) {
          "inconsistent header: payload length " + std::to_string(h.payload_length) + " for " +
              std::to_string(h.bits) + " bits (expected " + std::to_string(expected) + ")");
   }
-  for (std::uint64_t p : h.kind_params) {
-    if (p != 0) fail(errc::corrupt_file, source, "inconsistent header: reserved fields are set");
-  }
+  check_scheme_params(h, source);
 }
 
 void check_size(const file_header& h, std::uint64_t file_size, const std::string& source) {
@@ -348,17 +369,36 @@ file_header read_header(const std::filesystem::path& path) {
   return read_checked_header(open_for_reading(path), describe(path));
 }
 
-bloom_filter load(const std::filesystem::path& path) {
+raw_filter load_raw(const std::filesystem::path& path) {
   const std::string source = describe(path);
   opened_file file = open_for_reading(path);
   const file_header h = read_checked_header(file, source);
-  require_classic(h, source);
-
   bit_array storage(h.bits);
   auto words = storage.mutable_words();
   read_all(file.fd.get(), words.data(), words.size_bytes(), h.payload_offset, source);
   check_payload(h, reinterpret_cast<const unsigned char*>(words.data()), source);
-  return bloom_filter(config_of(h), std::move(storage), h.inserted);
+  return {h, std::move(storage)};
+}
+
+void save_raw(const file_header& header, const bit_array& bits, const std::filesystem::path& path) {
+  if (bits.size() != header.bits) {
+    throw error(errc::invalid_argument, describe(path) + ": " + std::to_string(bits.size()) +
+                                            " bits for a header of " + std::to_string(header.bits) +
+                                            " bits");
+  }
+  file_header h = header;
+  h.payload_offset = file_header_size;
+  h.payload_length = bits.byte_size();
+  check_consistency(h, describe(path));
+  const auto words = bits.words();
+  write_filter_file(path, h,
+                    {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
+}
+
+bloom_filter load(const std::filesystem::path& path) {
+  raw_filter raw = load_raw(path);
+  require_classic(raw.header, describe(path));
+  return bloom_filter(config_of(raw.header), std::move(raw.bits), raw.header.inserted);
 }
 
 bloom_filter map(const std::filesystem::path& path, verify check) {

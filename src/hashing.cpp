@@ -9,12 +9,14 @@ std::string_view to_string(hash_scheme scheme) noexcept {
   switch (scheme) {
     case hash_scheme::xxh3_128:
       return "xxh3-128";
+    case hash_scheme::redis_sharded_xxh3:
+      return "redis-sharded-xxh3";
   }
   return "unknown";
 }
 
 bool is_known(hash_scheme scheme) noexcept {
-  return scheme == hash_scheme::xxh3_128;
+  return scheme == hash_scheme::xxh3_128 || scheme == hash_scheme::redis_sharded_xxh3;
 }
 
 digest128 xxh3_128(std::string_view key) noexcept {

@@ -17,6 +17,9 @@ namespace bloomkit {
 // A hash scheme is recorded in files and Redis metadata; a value never changes meaning.
 enum class hash_scheme : std::uint32_t {
   xxh3_128 = 1,  // XXH3-128, enhanced double hashing, multiply-high range reduction
+  // xxh3_128 probes inside one of several equal shards, the shard chosen from the low halves of
+  // the digest (redis/shard_layout.hpp, docs/REDIS.md). With one shard it is exactly xxh3_128.
+  redis_sharded_xxh3 = 20,
 };
 
 std::string_view to_string(hash_scheme scheme) noexcept;
