@@ -1,0 +1,715 @@
+// bloomkit::redis::client against real redis-server processes: URLs, key slots, a single server
+// (commands, pipelining, binary safety, errors, auth, timeouts, restarts) and a Redis Cluster
+// (routing, MOVED, ASK, failover).
+#include "bloomkit/redis/client.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/redis/key_slot.hpp"
+#include "bloomkit/redis/url.hpp"
+#include "support/redis_server.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using bloomkit::errc;
+using bloomkit::error;
+using bloomkit::redis::client;
+using bloomkit::redis::client_options;
+using bloomkit::redis::command;
+using bloomkit::redis::parse_url;
+using bloomkit::redis::reply;
+using bloomkit::test::redis_cluster;
+using bloomkit::test::redis_server;
+using bloomkit::test::redis_server_options;
+using clock_type = std::chrono::steady_clock;
+
+command cmd(std::vector<std::string> args, std::size_t key_index = 1) {
+  return command{std::move(args), key_index};
+}
+
+// Runs f, expects a bloomkit::error with `code`; returns its message.
+template <typename F>
+std::string error_of(F&& f, errc code) {
+  try {
+    f();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no bloomkit::error thrown";
+  return {};
+}
+
+// A port nobody listens on (bound, then closed).
+int closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+long long elapsed_ms(clock_type::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - start).count();
+}
+
+// --- URLs ----------------------------------------------------------------------------------
+
+TEST(RedisUrl, ParsesSingleServerUrls) {
+  auto u = parse_url("redis://127.0.0.1:6380");
+  EXPECT_FALSE(u.cluster);
+  ASSERT_EQ(u.nodes.size(), 1u);
+  EXPECT_EQ(u.nodes[0].host, "127.0.0.1");
+  EXPECT_EQ(u.nodes[0].port, 6380);
+  EXPECT_EQ(u.db, 0);
+  EXPECT_TRUE(u.user.empty());
+  EXPECT_TRUE(u.password.empty());
+  EXPECT_EQ(u.to_string(), "redis://127.0.0.1:6380");
+
+  u = parse_url("redis://localhost");
+  EXPECT_EQ(u.nodes[0].host, "localhost");
+  EXPECT_EQ(u.nodes[0].port, 6379);
+
+  u = parse_url("redis://:s3cret@cache.internal:7000/3");
+  EXPECT_EQ(u.password, "s3cret");
+  EXPECT_TRUE(u.user.empty());
+  EXPECT_EQ(u.db, 3);
+  EXPECT_EQ(u.to_string(), "redis://cache.internal:7000/3");
+
+  u = parse_url("redis://alice:p%40ss%3Aw0rd@h:1/");
+  EXPECT_EQ(u.user, "alice");
+  EXPECT_EQ(u.password, "p@ss:w0rd");
+  EXPECT_EQ(u.to_string(), "redis://alice@h:1");
+
+  u = parse_url("redis://justapassword@h:2");  // as redis-cli reads it
+  EXPECT_TRUE(u.user.empty());
+  EXPECT_EQ(u.password, "justapassword");
+
+  u = parse_url("redis://[::1]:6379");
+  EXPECT_EQ(u.nodes[0].host, "::1");
+  EXPECT_EQ(u.to_string(), "redis://[::1]:6379");
+}
+
+TEST(RedisUrl, ParsesClusterUrls) {
+  const auto u = parse_url("redis-cluster://:pw@10.0.0.1:7000,10.0.0.2,[fe80::1]:7002");
+  EXPECT_TRUE(u.cluster);
+  ASSERT_EQ(u.nodes.size(), 3u);
+  EXPECT_EQ(u.nodes[0], (bloomkit::redis::endpoint{"10.0.0.1", 7000}));
+  EXPECT_EQ(u.nodes[1], (bloomkit::redis::endpoint{"10.0.0.2", 6379}));
+  EXPECT_EQ(u.nodes[2], (bloomkit::redis::endpoint{"fe80::1", 7002}));
+  EXPECT_EQ(u.password, "pw");
+  EXPECT_EQ(u.to_string(), "redis-cluster://10.0.0.1:7000,10.0.0.2:6379,[fe80::1]:7002");
+}
+
+TEST(RedisUrl, RejectsBadUrlsNamingTheProblem) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"http://h:1",
+       R"(invalid Redis URL "http://h:1": expected redis://host:port or redis-cluster://host:port,...)"},
+      {"127.0.0.1:6379",
+       R"(invalid Redis URL "127.0.0.1:6379": expected redis://host:port or redis-cluster://host:port,...)"},
+      {"redis://", R"(invalid Redis URL "redis://": missing host)"},
+      {"redis://:6379", R"(invalid Redis URL "redis://:6379": missing host)"},
+      {"redis://h:0", R"(invalid Redis URL "redis://h:0": port "0" is not a number in 1-65535)"},
+      {"redis://h:65536",
+       R"(invalid Redis URL "redis://h:65536": port "65536" is not a number in 1-65535)"},
+      {"redis://h:port",
+       R"(invalid Redis URL "redis://h:port": port "port" is not a number in 1-65535)"},
+      {"redis://h:", R"(invalid Redis URL "redis://h:": port "" is not a number in 1-65535)"},
+      {"redis://h:1/x",
+       R"(invalid Redis URL "redis://h:1/x": database "x" is not a non-negative number)"},
+      {"redis://h:1/-1",
+       R"(invalid Redis URL "redis://h:1/-1": database "-1" is not a non-negative number)"},
+      {"redis-cluster://h:1/2",
+       R"(invalid Redis URL "redis-cluster://h:1/2": a cluster has no databases; remove "/2")"},
+      {"redis://a:1,b:2",
+       R"(invalid Redis URL "redis://a:1,b:2": several hosts need redis-cluster://)"},
+      {"redis-cluster://a:1,,b:2",
+       R"(invalid Redis URL "redis-cluster://a:1,,b:2": empty host in the node list)"},
+      {"redis://:@h:1", R"(invalid Redis URL "redis://***@h:1": empty password)"},
+      {"redis://u:p%4@h:1",
+       R"(invalid Redis URL "redis://u:***@h:1": bad %-escape in the password)"},
+      {"redis://::1:6379",
+       R"(invalid Redis URL "redis://::1:6379": IPv6 hosts must be written in brackets)"},
+      {"redis://[::1:6379", R"(invalid Redis URL "redis://[::1:6379": unterminated '[' in host)"},
+      {"redis://h:1?timeout=3",
+       R"(invalid Redis URL "redis://h:1?timeout=3": query strings and fragments are not supported)"},
+  };
+  for (const auto& [text, message] : cases) {
+    EXPECT_EQ(error_of([&] { parse_url(text); }, errc::invalid_argument), message) << text;
+  }
+}
+
+TEST(RedisUrl, MessagesNeverShowThePassword) {
+  const auto message =
+      error_of([] { parse_url("redis://admin:hunter2@h:99999"); }, errc::invalid_argument);
+  EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+  EXPECT_NE(message.find("admin:***@h:99999"), std::string::npos) << message;
+}
+
+TEST(RedisUrl, ConnectRejectsBadUrlsAndOptionsBeforeConnecting) {
+  EXPECT_EQ(
+      error_of([] { client::connect("redis:/h"); }, errc::invalid_argument),
+      R"(invalid Redis URL "redis:/h": expected redis://host:port or redis-cluster://host:port,...)");
+  client_options options;
+  options.command_timeout = 0ms;
+  error_of([&] { client::connect("redis://127.0.0.1:1", options); }, errc::invalid_argument);
+  options = {};
+  options.max_retries = -1;
+  error_of([&] { client::connect("redis://127.0.0.1:1", options); }, errc::invalid_argument);
+}
+
+// --- key slots -----------------------------------------------------------------------------
+
+TEST(RedisKeySlot, KnownVectors) {
+  using bloomkit::redis::crc16;
+  using bloomkit::redis::key_slot;
+  // The CRC16 XMODEM check value and the slots the Redis Cluster specification gives.
+  EXPECT_EQ(crc16("123456789"), 0x31C3);
+  EXPECT_EQ(key_slot("123456789"), 12739);
+  EXPECT_EQ(crc16(""), 0);
+  EXPECT_EQ(key_slot("{user1000}.following"), key_slot("user1000"));
+  EXPECT_EQ(key_slot("{user1000}.followers"), key_slot("user1000"));
+  EXPECT_EQ(key_slot("foo{}{bar}"), crc16("foo{}{bar}") % 16384);  // empty tag: whole key
+  EXPECT_EQ(key_slot("foo{{bar}}zap"), key_slot("{bar"));          // tag is "{bar"
+  EXPECT_EQ(key_slot("foo{bar}{zap}"), key_slot("bar"));           // first tag only
+  EXPECT_EQ(key_slot("foo{bar"), crc16("foo{bar") % 16384);        // no closing brace
+}
+
+TEST(RedisKeySlot, AgreesWithClusterKeyslotOnRandomKeys) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_server_options o;
+  o.cluster = true;  // CLUSTER KEYSLOT needs cluster mode, not a formed cluster
+  redis_server server(o);
+  auto c = client::connect(server.url());
+  std::mt19937_64 rng(7);
+  static constexpr char alphabet[] = "ab{}{}xyz0\x01\xff:";
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) {
+    std::string key;
+    const auto length = rng() % 16;
+    for (std::size_t k = 0; k < length; ++k) key += alphabet[rng() % (sizeof alphabet - 1)];
+    keys.push_back(key);
+  }
+  keys.push_back("{user1000}.following");
+  keys.push_back("123456789");
+  std::vector<command> commands;
+  for (const auto& k : keys) commands.push_back(cmd({"CLUSTER", "KEYSLOT", k}, 2));
+  const auto replies = c.execute_many(commands);
+  ASSERT_EQ(replies.size(), keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(replies[i].integer(), bloomkit::redis::key_slot(keys[i]))
+        << reply::make_string(keys[i]).to_string();
+  }
+}
+
+// --- a single server -----------------------------------------------------------------------
+
+class RedisSingleNode : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (redis_server::available()) server_ = std::make_unique<redis_server>();
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+  void SetUp() override {
+    BLOOMKIT_REQUIRE_REDIS();
+    server_->raw({"FLUSHALL"});
+  }
+  static inline std::unique_ptr<redis_server> server_;
+};
+
+TEST_F(RedisSingleNode, ExecutesCommandsOfEveryReplyType) {
+  auto c = client::connect(server_->url());
+  EXPECT_FALSE(c.is_cluster());
+  EXPECT_EQ(c.master_count(), 1u);
+  EXPECT_EQ(c.masters(), std::vector<std::string>{server_->address()});
+  EXPECT_EQ(c.describe(), server_->url());
+
+  const auto ok = c.execute(cmd({"SET", "greeting", "hello"}));
+  EXPECT_EQ(ok.type(), reply::kind::status);
+  EXPECT_EQ(ok.str(), "OK");
+  const auto value = c.execute(cmd({"GET", "greeting"}));
+  EXPECT_EQ(value.type(), reply::kind::string);
+  EXPECT_EQ(value.str(), "hello");
+  EXPECT_TRUE(c.execute(cmd({"GET", "absent"})).is_nil());
+  EXPECT_EQ(c.execute(cmd({"INCRBY", "counter", "41"})).integer(), 41);
+  c.execute(cmd({"RPUSH", "list", "a", "b"}));
+  const auto list = c.execute(cmd({"LRANGE", "list", "0", "-1"}));
+  ASSERT_EQ(list.type(), reply::kind::array);
+  ASSERT_EQ(list.elements().size(), 2u);
+  EXPECT_EQ(list.elements()[1].str(), "b");
+  EXPECT_EQ(list.to_string(), R"(["a", "b"])");
+
+  // Accessors of the wrong kind throw instead of inventing a value.
+  EXPECT_EQ(error_of([&] { value.integer(); }, errc::server_error),
+            R"(expected an integer reply from Redis, got "hello")");
+  error_of([&] { ok.elements(); }, errc::server_error);
+  error_of([&] { reply{}.str(); }, errc::server_error);
+}
+
+TEST_F(RedisSingleNode, PipelinesTenThousandCommandsInOrder) {
+  auto c = client::connect(server_->url());
+  constexpr int count = 10000;
+  std::vector<command> commands;
+  for (int i = 0; i < count; ++i) commands.push_back(cmd({"RPUSH", "order", std::to_string(i)}));
+  commands.push_back(cmd({"LRANGE", "order", "0", "-1"}));
+  const auto replies = c.execute_many(commands);
+  ASSERT_EQ(replies.size(), commands.size());
+  for (int i = 0; i < count; ++i) ASSERT_EQ(replies[i].integer(), i + 1) << i;
+  const auto& stored = replies.back().elements();
+  ASSERT_EQ(stored.size(), static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) ASSERT_EQ(stored[i].str(), std::to_string(i));
+  EXPECT_TRUE(c.execute_many({}).empty());
+}
+
+TEST_F(RedisSingleNode, ArgumentsAndRepliesAreBinarySafe) {
+  auto c = client::connect(server_->url());
+  std::string key("k\0\r\n\xff{x}", 8);
+  std::string value;
+  for (int b = 0; b < 256; ++b) value += static_cast<char>(b);
+  value += std::string("\r\n$3\r\n*1\0", 9);
+  c.execute(cmd({"SET", key, value}));
+  EXPECT_EQ(c.execute(cmd({"GET", key})).str(), value);
+  EXPECT_EQ(c.execute(cmd({"STRLEN", key})).integer(), static_cast<long long>(value.size()));
+  EXPECT_TRUE(c.execute(cmd({"GET", std::string("k\0", 2)})).is_nil());  // a different key
+  EXPECT_EQ(c.execute(cmd({"SET", "", "empty key"})).str(), "OK");
+  EXPECT_EQ(c.execute(cmd({"GET", ""})).str(), "empty key");
+}
+
+TEST_F(RedisSingleNode, ErrorRepliesComeBackInPlace) {
+  auto c = client::connect(server_->url());
+  const auto replies = c.execute_many(std::vector<command>{
+      cmd({"SET", "s", "text"}),
+      cmd({"LPUSH", "s", "x"}),  // WRONGTYPE
+      cmd({"INCR", "s"}),        // ERR value is not an integer
+      cmd({"NOSUCHCOMMAND", "s"}),
+      cmd({"GET", "s"}),
+  });
+  ASSERT_EQ(replies.size(), 5u);
+  EXPECT_EQ(replies[0].str(), "OK");
+  EXPECT_TRUE(replies[1].is_error());
+  EXPECT_EQ(replies[1].str().rfind("WRONGTYPE", 0), 0u) << replies[1].str();
+  EXPECT_TRUE(replies[2].is_error());
+  EXPECT_EQ(replies[2].str().rfind("ERR", 0), 0u) << replies[2].str();
+  EXPECT_TRUE(replies[3].is_error());
+  EXPECT_EQ(replies[4].str(), "text");
+}
+
+TEST_F(RedisSingleNode, RejectsMalformedCommands) {
+  auto c = client::connect(server_->url());
+  EXPECT_EQ(error_of([&] { c.execute(command{}); }, errc::invalid_argument), "empty Redis command");
+  EXPECT_EQ(error_of([&] { c.execute(cmd({"GET"})); }, errc::invalid_argument),
+            "Redis command GET: key_index 1 is past its 1 arguments");
+  EXPECT_EQ(c.execute(cmd({"PING"}, 0)).str(), "PONG");
+}
+
+TEST_F(RedisSingleNode, SelectsTheDatabaseOfTheUrl) {
+  auto db2 = client::connect(server_->url() + "/2");
+  auto db0 = client::connect(server_->url() + "/0");
+  EXPECT_EQ(db2.describe(), server_->url() + "/2");
+  db2.execute(cmd({"SET", "where", "db2"}));
+  EXPECT_TRUE(db0.execute(cmd({"GET", "where"})).is_nil());
+  EXPECT_EQ(db2.execute(cmd({"GET", "where"})).str(), "db2");
+  const auto message =
+      error_of([&] { client::connect(server_->url() + "/100000"); }, errc::invalid_argument);
+  EXPECT_NE(message.find("refused SELECT 100000"), std::string::npos) << message;
+  EXPECT_NE(message.find(server_->address()), std::string::npos) << message;
+}
+
+TEST_F(RedisSingleNode, WaitReplicasWithoutReplicas) {
+  auto c = client::connect(server_->url());
+  EXPECT_EQ(c.wait_replicas(1, 10ms), 1);  // nothing sent: nothing to wait for
+  c.execute(cmd({"SET", "k", "v"}));
+  EXPECT_EQ(c.wait_replicas(0, 100ms), 0);
+  c.execute(cmd({"SET", "k", "v"}));
+  const auto start = clock_type::now();
+  EXPECT_EQ(c.wait_replicas(1, 100ms), 0);  // no replica acknowledges
+  EXPECT_GE(elapsed_ms(start), 90);
+}
+
+TEST_F(RedisSingleNode, ExecuteOnMastersReachesTheServer) {
+  auto c = client::connect(server_->url());
+  c.execute(cmd({"SET", "a", "1"}));
+  const auto sizes = c.execute_on_masters(cmd({"DBSIZE"}, 0));
+  ASSERT_EQ(sizes.size(), 1u);
+  EXPECT_EQ(sizes[0].integer(), 1);
+}
+
+TEST_F(RedisSingleNode, ReconnectsWhenTheServerClosesTheConnection) {
+  auto c = client::connect(server_->url());
+  c.execute(cmd({"SET", "k", "v"}));
+  const auto before = c.stats();
+  // The server drops every normal client; the next pipeline (large enough that writing to the
+  // dead socket raises EPIPE / SIGPIPE) must reconnect and succeed.
+  EXPECT_GE(server_->raw({"CLIENT", "KILL", "TYPE", "normal"}).integer(), 1);
+  std::vector<command> commands(2000, cmd({"SET", "big", std::string(1000, 'x')}));
+  commands.push_back(cmd({"GET", "k"}));
+  const auto replies = c.execute_many(commands);
+  EXPECT_EQ(replies.back().str(), "v");
+  EXPECT_GT(c.stats().connects, before.connects);
+  EXPECT_GT(c.stats().retries, before.retries);
+}
+
+TEST_F(RedisSingleNode, CommandTimeoutThrowsAndTheClientRecovers) {
+  client_options options;
+  options.command_timeout = 200ms;
+  auto c = client::connect(server_->url(), options);
+  c.execute(cmd({"SET", "k", "before"}));
+  const auto start = clock_type::now();
+  const auto message = error_of([&] { c.execute(cmd({"DEBUG", "SLEEP", "1"}, 0)); }, errc::timeout);
+  EXPECT_LT(elapsed_ms(start), 900);
+  EXPECT_EQ(message, "Redis at " + server_->address() + " did not answer within 200 ms");
+  std::this_thread::sleep_for(1s);  // let DEBUG SLEEP finish; its late +OK must not leak
+  EXPECT_EQ(c.execute(cmd({"GET", "k"})).str(), "before");
+}
+
+TEST_F(RedisSingleNode, TheClientIsMovable) {
+  auto a = client::connect(server_->url());
+  client b = std::move(a);
+  EXPECT_EQ(b.execute(cmd({"PING"}, 0)).str(), "PONG");
+  a = std::move(b);
+  EXPECT_EQ(a.execute(cmd({"PING"}, 0)).str(), "PONG");
+}
+
+// --- authentication ------------------------------------------------------------------------
+
+TEST(RedisAuth, PasswordAndAclUsers) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_server_options o;
+  o.requirepass = "right-pass";
+  o.users = {{"alice", "alice-pass"}};
+  redis_server server(o);
+  const auto base = "127.0.0.1:" + std::to_string(server.port());
+
+  auto c = client::connect("redis://:right-pass@" + base);
+  EXPECT_EQ(c.execute(cmd({"PING"}, 0)).str(), "PONG");
+  EXPECT_EQ(c.describe(), "redis://" + base);  // no password
+  auto alice = client::connect("redis://alice:alice-pass@" + base);
+  EXPECT_EQ(alice.execute(cmd({"SET", "k", "v"})).str(), "OK");
+  EXPECT_EQ(alice.describe(), "redis://alice@" + base);
+
+  auto message =
+      error_of([&] { client::connect("redis://:wrong-pass@" + base); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + base + " refused AUTH: WRONGPASS", 0), 0u) << message;
+  EXPECT_EQ(message.find("wrong-pass"), std::string::npos) << message;
+  message = error_of([&] { client::connect("redis://alice:nope@" + base); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + base + " refused AUTH of user \"alice\": WRONGPASS", 0), 0u)
+      << message;
+  message = error_of([&] { client::connect("redis://" + base); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + base + " requires a password: NOAUTH", 0), 0u) << message;
+}
+
+// --- faults --------------------------------------------------------------------------------
+
+TEST(RedisFaults, UnreachablePortFailsFastNamingTheAddress) {
+  const int port = closed_port();
+  client_options options;
+  options.max_retries = 1;
+  options.retry_delay = 10ms;
+  const auto start = clock_type::now();
+  const auto message =
+      error_of([&] { client::connect("redis://127.0.0.1:" + std::to_string(port), options); },
+               errc::unreachable);
+  EXPECT_LT(elapsed_ms(start), 1000);
+  EXPECT_EQ(message, "cannot connect to Redis at 127.0.0.1:" + std::to_string(port) +
+                         ": Connection refused");
+  const auto cluster_message = error_of(
+      [&] {
+        client::connect("redis-cluster://127.0.0.1:" + std::to_string(port) +
+                            ",127.0.0.1:" + std::to_string(closed_port()),
+                        options);
+      },
+      errc::unreachable);
+  EXPECT_EQ(cluster_message.rfind("cannot load the slot map of redis-cluster://127.0.0.1:", 0), 0u)
+      << cluster_message;
+}
+
+TEST(RedisFaults, ConnectTimeoutIsHonored) {
+  // A listener that never accepts, with its backlog filled: further connects hang in SYN_SENT.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fillers.push_back(fd);
+  }
+  std::this_thread::sleep_for(50ms);
+  client_options options;
+  options.connect_timeout = 300ms;
+  options.max_retries = 0;
+  const auto start = clock_type::now();
+  const auto message = error_of(
+      [&] {
+        client::connect("redis://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), options);
+      },
+      errc::unreachable);
+  const auto took = elapsed_ms(start);
+  EXPECT_GE(took, 250);
+  EXPECT_LT(took, 1500);
+  EXPECT_NE(message.find("(connect timeout 300 ms)"), std::string::npos) << message;
+  for (const int fd : fillers) ::close(fd);
+  ::close(listener);
+}
+
+TEST(RedisFaults, RecoversAfterARestartWithoutANewClient) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_server_options o;
+  o.appendonly = true;
+  redis_server server(o);
+  client_options options;
+  options.retry_delay = 20ms;
+  auto c = client::connect(server.url(), options);
+  c.execute(cmd({"SET", "survivor", "yes"}));
+
+  server.stop();
+  const auto start = clock_type::now();
+  const auto message = error_of([&] { c.execute(cmd({"GET", "survivor"})); }, errc::unreachable);
+  EXPECT_LT(elapsed_ms(start), 2000);
+  EXPECT_EQ(
+      message.rfind("cannot connect to Redis at " + server.address() + ": Connection refused", 0),
+      0u)
+      << message;
+  EXPECT_NE(message.find("(gave up after 3 retries)"), std::string::npos) << message;
+  // Still down: still a clear error, not a hang or a crash.
+  error_of(
+      [&] {
+        c.execute_many(std::vector<command>(10, cmd({"GET", "survivor"})));
+      },
+      errc::unreachable);
+
+  server.restart();
+  EXPECT_EQ(c.execute(cmd({"GET", "survivor"})).str(), "yes");
+  EXPECT_EQ(c.execute(cmd({"SET", "after", "restart"})).str(), "OK");
+}
+
+// --- a Redis Cluster -----------------------------------------------------------------------
+
+class RedisCluster : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (redis_server::available()) cluster_ = std::make_unique<redis_cluster>();
+  }
+  static void TearDownTestSuite() { cluster_.reset(); }
+  void SetUp() override {
+    BLOOMKIT_REQUIRE_REDIS();
+    for (const auto m : cluster_->masters()) cluster_->node(m).raw({"FLUSHALL"});
+  }
+  // `count` keys in `slot`: "{tag}:i" where tag hashes to the slot.
+  static std::vector<std::string> keys_in_slot(int slot, int count) {
+    std::string tag;
+    for (int i = 0;; ++i) {
+      tag = std::string("t") + std::to_string(i);
+      if (bloomkit::redis::key_slot(tag) == slot) break;
+    }
+    std::vector<std::string> keys;
+    for (int i = 0; i < count; ++i) keys.push_back("{" + tag + "}:" + std::to_string(i));
+    return keys;
+  }
+  static inline std::unique_ptr<redis_cluster> cluster_;
+};
+
+TEST_F(RedisCluster, DiscoversTheMasters) {
+  auto c = client::connect(cluster_->url());
+  EXPECT_TRUE(c.is_cluster());
+  EXPECT_EQ(c.master_count(), 3u);
+  std::vector<std::string> expected;
+  for (const auto m : cluster_->masters()) expected.push_back(cluster_->node(m).address());
+  EXPECT_EQ(c.masters(), expected);
+  EXPECT_EQ(c.describe(), cluster_->url());
+  // One seed is enough.
+  auto from_one_seed =
+      client::connect("redis-cluster://" + cluster_->node(cluster_->masters()[1]).address());
+  EXPECT_EQ(from_one_seed.masters(), expected);
+}
+
+TEST_F(RedisCluster, ExecuteManyRoutesByKeySlotAndKeepsInputOrder) {
+  auto c = client::connect(cluster_->url());
+  constexpr int count = 3000;
+  std::vector<command> sets;
+  std::vector<command> gets;
+  for (int i = 0; i < count; ++i) {
+    sets.push_back(cmd({"SET", "key:" + std::to_string(i), "value:" + std::to_string(i)}));
+    gets.push_back(cmd({"GET", "key:" + std::to_string(i)}));
+  }
+  for (const auto& r : c.execute_many(sets)) ASSERT_EQ(r.str(), "OK");
+  const auto values = c.execute_many(gets);
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) ASSERT_EQ(values[i].str(), "value:" + std::to_string(i));
+  // Routed by CRC16 straight to the owner: no redirection was needed.
+  EXPECT_EQ(c.stats().moved, 0u);
+  EXPECT_EQ(c.stats().ask, 0u);
+  // Each key really lives on the master that owns its slot, and every master got some.
+  long long total = 0;
+  for (const auto m : cluster_->masters()) {
+    const auto size = cluster_->node(m).raw({"DBSIZE"}).integer();
+    EXPECT_GT(size, count / 6);
+    total += size;
+  }
+  EXPECT_EQ(total, count);
+  for (int i = 0; i < count; i += 97) {
+    const auto key = "key:" + std::to_string(i);
+    const auto owner = cluster_->owner_of_slot(bloomkit::redis::key_slot(key));
+    EXPECT_EQ(cluster_->node(owner).raw({"GET", key}).str(), "value:" + std::to_string(i));
+  }
+  const auto sizes = c.execute_on_masters(cmd({"DBSIZE"}, 0));
+  ASSERT_EQ(sizes.size(), 3u);
+  EXPECT_EQ(sizes[0].integer() + sizes[1].integer() + sizes[2].integer(), count);
+}
+
+TEST_F(RedisCluster, HashTagsKeepMultiKeyCommandsOnOneNode) {
+  auto c = client::connect(cluster_->url());
+  EXPECT_EQ(c.execute(cmd({"MSET", "{user7}:a", "1", "{user7}:b", "2"})).str(), "OK");
+  const auto both = c.execute(cmd({"MGET", "{user7}:a", "{user7}:b"}));
+  ASSERT_EQ(both.elements().size(), 2u);
+  EXPECT_EQ(both.elements()[1].str(), "2");
+  // Keys of different slots in one command: the server's CROSSSLOT error comes back as is.
+  const auto cross = c.execute(cmd({"MGET", "{a}x", "{b}y"}));
+  ASSERT_TRUE(cross.is_error());
+  EXPECT_EQ(cross.str().rfind("CROSSSLOT", 0), 0u) << cross.str();
+}
+
+TEST_F(RedisCluster, ASingleServerUrlOnAClusterNodeIsAClearError) {
+  const auto node = cluster_->masters().front();
+  auto c = client::connect(cluster_->node(node).url());
+  // A key whose slot another master owns.
+  std::string key;
+  for (int i = 0;; ++i) {
+    key = std::string("k") + std::to_string(i);
+    if (cluster_->owner_of_slot(bloomkit::redis::key_slot(key)) != node) break;
+  }
+  const auto message = error_of([&] { c.execute(cmd({"GET", key})); }, errc::server_error);
+  EXPECT_NE(message.find("is a cluster node"), std::string::npos) << message;
+  EXPECT_NE(message.find("connect with redis-cluster://"), std::string::npos) << message;
+}
+
+TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
+  auto c = client::connect(cluster_->url());
+  const int slot = 1234;
+  const auto keys = keys_in_slot(slot, 50);
+  std::vector<command> sets;
+  std::vector<command> gets;
+  for (const auto& k : keys) {
+    sets.push_back(cmd({"SET", k, "v-" + k}));
+    gets.push_back(cmd({"GET", k}));
+  }
+  c.execute_many(sets);
+  const auto from = cluster_->owner_of_slot(slot);
+  const auto masters = cluster_->masters();
+  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
+                          masters.size()];
+  cluster_->migrate_slot(slot, to);
+  ASSERT_EQ(cluster_->owner_of_slot(slot), to);
+
+  const auto values = c.execute_many(gets);
+  for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(values[i].str(), "v-" + keys[i]);
+  const auto moved = c.stats().moved;
+  EXPECT_GE(moved, 1u);
+  // The map was updated: the next round goes straight to the new owner.
+  c.execute_many(gets);
+  EXPECT_EQ(c.stats().moved, moved);
+  EXPECT_EQ(cluster_->node(to).raw({"GET", keys[0]}).str(), "v-" + keys[0]);
+
+  cluster_->migrate_slot(slot, from);  // leave the cluster as the other tests expect it
+}
+
+TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
+  auto c = client::connect(cluster_->url());
+  const int slot = 9876;
+  const auto keys = keys_in_slot(slot, 3);  // [0], [1] exist before the migration, [2] after
+  c.execute(cmd({"SET", keys[0], "zero"}));
+  c.execute(cmd({"SET", keys[1], "one"}));
+  const auto from = cluster_->owner_of_slot(slot);
+  const auto masters = cluster_->masters();
+  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
+                          masters.size()];
+
+  cluster_->begin_slot_migration(slot, from, to);
+  ASSERT_EQ(cluster_->move_slot_keys(slot, from, to, 1), 1u);  // one key moves, one stays
+  const auto values = c.execute_many(std::vector<command>{
+      cmd({"GET", keys[0]}), cmd({"GET", keys[1]}), cmd({"SET", keys[2], "two"})});
+  EXPECT_EQ(values[0].str(), "zero");
+  EXPECT_EQ(values[1].str(), "one");
+  EXPECT_EQ(values[2].str(), "OK");
+  const auto ask = c.stats().ask;
+  EXPECT_GE(ask, 2u);  // the moved key and the new key were asked for at the target
+  EXPECT_EQ(c.stats().moved, 0u);
+  // The new key went to the target: the source does not have it and sends ASK for it.
+  const auto at_source = cluster_->node(from).raw({"GET", keys[2]});
+  ASSERT_TRUE(at_source.is_error());
+  EXPECT_EQ(at_source.str().rfind("ASK", 0), 0u) << at_source.str();
+  // ASK does not change the map: asking again redirects again.
+  EXPECT_EQ(c.execute(cmd({"GET", keys[2]})).str(), "two");
+  EXPECT_EQ(c.stats().ask, ask + 1);
+
+  cluster_->move_slot_keys(slot, from, to);
+  cluster_->finish_slot_migration(slot, from, to);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(c.execute(cmd({"GET", keys[static_cast<std::size_t>(i)]})).str(),
+              std::vector<std::string>({"zero", "one", "two"})[static_cast<std::size_t>(i)]);
+  }
+  EXPECT_GE(c.stats().moved, 1u);
+  cluster_->migrate_slot(slot, from);
+}
+
+// --- failover ------------------------------------------------------------------------------
+
+TEST(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
+  BLOOMKIT_REQUIRE_REDIS();
+  bloomkit::test::redis_cluster_options o;
+  o.masters = 3;
+  o.replicas = 1;
+  redis_cluster cluster(o);
+  auto c = client::connect(cluster.url());
+  ASSERT_EQ(c.master_count(), 3u);
+
+  constexpr int count = 2000;
+  std::vector<command> sets;
+  std::vector<command> gets;
+  for (int i = 0; i < count; ++i) {
+    sets.push_back(cmd({"SET", "f:" + std::to_string(i), std::to_string(i)}));
+    gets.push_back(cmd({"GET", "f:" + std::to_string(i)}));
+  }
+  c.execute_many(sets);
+  EXPECT_EQ(c.wait_replicas(1, 5000ms), 1);
+
+  const auto victim = cluster.owner_of_slot(bloomkit::redis::key_slot("f:0"));
+  const auto promoted = cluster.kill_master(victim);
+  const auto refreshes = c.stats().slot_map_refreshes;
+
+  const auto values = c.execute_many(gets);
+  for (int i = 0; i < count; ++i) ASSERT_EQ(values[i].str(), std::to_string(i)) << i;
+  EXPECT_GT(c.stats().slot_map_refreshes, refreshes);
+  EXPECT_EQ(c.master_count(), 3u);
+  const auto masters = c.masters();
+  EXPECT_NE(std::find(masters.begin(), masters.end(), cluster.node(promoted).address()),
+            masters.end());
+  EXPECT_EQ(std::find(masters.begin(), masters.end(), cluster.node(victim).address()),
+            masters.end());
+  // Writes go on, and the new master's replica-less WAIT reports 0 for it.
+  EXPECT_EQ(c.execute(cmd({"SET", "f:0", "after"})).str(), "OK");
+  EXPECT_EQ(c.execute(cmd({"GET", "f:0"})).str(), "after");
+}
+
+}  // namespace
