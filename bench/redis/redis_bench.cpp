@@ -17,6 +17,7 @@
 //
 //   bloomkit_redis_bench --url redis://127.0.0.1:6379 [--rounds 3] [--keys-bloomkit 200000]
 //                        [--keys-gozero 20000] [--keys-perbit 2000] [--capacity 1e8] [--fpp 0.01]
+//                        [--methods bloomkit,gozero,perbit] [--label single]
 
 #include <murmurhash.h>
 
@@ -60,6 +61,7 @@ struct options {
   std::uint64_t capacity = 100000000;
   double fpp = 0.01;
   std::string label = "single";
+  std::string methods = "bloomkit,gozero,perbit";
 };
 
 double server_cpu_seconds(redis::client& c) {
@@ -238,6 +240,8 @@ options parse(int argc, char** argv) {
       o.fpp = std::atof(v);
     else if (flag == "--label")
       o.label = v;
+    else if (flag == "--methods")
+      o.methods = v;
     else {
       std::fprintf(stderr, "bloomkit_redis_bench: unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -262,6 +266,11 @@ int main(int argc, char** argv) {
       std::vector<int> order = {0, 1, 2};
       std::shuffle(order.begin(), order.end(), rng);
       for (int method : order) {
+        static const char* const names[] = {"bloomkit", "gozero", "perbit"};
+        if (("," + o.methods + ",").find(std::string(",") + names[method] + ",") ==
+            std::string::npos) {
+          continue;
+        }
         if (method == 0) run_bloomkit(c, o, round, keys_bloomkit);
         if (method == 1) run_gozero(c, o, round, keys_gozero, bits);
         if (method == 2) run_perbit(c, o, round, keys_perbit, bits);

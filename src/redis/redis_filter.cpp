@@ -373,7 +373,7 @@ struct filter_ops {
 
   // Decodes the replies of make_commands: for writes, out[key] = some old bit was 0 (new); for
   // reads, out[key] = every bit is 1 (present).
-  static void collect(const plan& p, std::span<const reply> replies, const std::vector<command>& cs,
+  static void collect(const plan& p, std::span<const reply> replies, std::span<const command> cs,
                       bool write, std::vector<char>& out) {
     out.assign(p.order.size(), 0);
     for (std::size_t g = 0; g < p.groups.size(); ++g) {
@@ -400,7 +400,7 @@ struct filter_ops {
   // where it executes after them; after them on a cluster). Returns the replies of `cs` and
   // whether the filter's generation view changed (members updated). Throws not_found when the
   // filter is gone.
-  static std::vector<reply> run_checked(redis_filter& f, std::vector<command> cs, bool& changed) {
+  static std::vector<reply> run_checked(redis_filter& f, std::vector<command>& cs, bool& changed) {
     client& c = *f.client_;
     const command check =
         make_command({"HMGET", meta_key(f.name_), "generation", "next_generation"});
@@ -408,7 +408,13 @@ struct filter_ops {
     reply view;
     if (!c.is_cluster()) {
       cs.push_back(check);
-      replies = c.execute_many(cs);
+      try {
+        replies = c.execute_many(cs);
+      } catch (...) {
+        cs.pop_back();
+        throw;
+      }
+      cs.pop_back();
       view = std::move(replies.back());
       replies.pop_back();
     } else {
@@ -449,15 +455,12 @@ struct filter_ops {
         auto more = make_commands(f, p, g, true);
         std::move(more.begin(), more.end(), std::back_inserter(cs));
       }
-      const std::vector<command> sent = cs;
       bool changed = false;
-      const auto replies = run_checked(f, std::move(cs), changed);
+      const auto replies = run_checked(f, cs, changed);
       for (std::size_t t = 0; t < targets.size(); ++t) {
         const std::size_t n = p.groups.size();
-        const std::vector<command> part(sent.begin() + static_cast<std::ptrdiff_t>(starts[t]),
-                                        sent.begin() + static_cast<std::ptrdiff_t>(starts[t] + n));
-        collect(p, std::span<const reply>(replies).subspan(starts[t], n), part, true,
-                written[targets[t]]);
+        collect(p, std::span<const reply>(replies).subspan(starts[t], n),
+                std::span<const command>(cs).subspan(starts[t], n), true, written[targets[t]]);
       }
       const bool complete = written.count(f.generation_) &&
                             (f.next_generation_ == 0 || written.count(f.next_generation_));
@@ -497,13 +500,12 @@ struct filter_ops {
     for (int attempt = 0;; ++attempt) {
       const std::uint64_t generation = f.generation_;
       auto cs = make_commands(f, p, generation, false);
-      const std::vector<command> sent = cs;
       bool changed = false;
-      const auto replies = run_checked(f, std::move(cs), changed);
+      const auto replies = run_checked(f, cs, changed);
       // Answers from the generation current when the meta was read are good; after a flip the
       // old one may already be expired, so read again from the new one.
       if (generation == f.generation_) {
-        collect(p, replies, sent, false, out);
+        collect(p, replies, cs, false, out);
         break;
       }
       if (attempt > 8) {
