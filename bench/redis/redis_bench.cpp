@@ -20,6 +20,7 @@
 //                        [--methods bloomkit,gozero,perbit] [--label single]
 
 #include <murmurhash.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -90,9 +91,18 @@ void gozero_offsets(std::string_view key, std::uint64_t bits, std::vector<std::s
   }
 }
 
+// This process's CPU time (user + system): the client side's cost.
+double client_cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 struct measurement {
   double seconds = 0;
   double cpu = 0;
+  double client_cpu = 0;
   std::size_t positive = 0;  // new keys (insert) or present keys (contains)
 };
 
@@ -100,9 +110,11 @@ template <class F>
 measurement measure(redis::client& c, F&& body) {
   measurement m;
   const double cpu0 = server_cpu_seconds(c);
+  const double client0 = client_cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   m.positive = body();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.client_cpu = client_cpu_seconds() - client0;
   m.cpu = server_cpu_seconds(c) - cpu0;
   return m;
 }
@@ -112,9 +124,10 @@ void report(const options& o, const char* method, const char* op, int round, std
   std::printf(
       "{\"topology\": \"%s\", \"method\": \"%s\", \"op\": \"%s\", \"round\": %d, \"keys\": %zu, "
       "\"seconds\": %.6f, \"server_cpu_seconds\": %.6f, \"keys_per_second\": %.1f, "
-      "\"cpu_seconds_per_million_keys\": %.4f, \"positive\": %zu}\n",
+      "\"cpu_seconds_per_million_keys\": %.4f, \"client_cpu_seconds_per_million_keys\": %.4f, "
+      "\"positive\": %zu}\n",
       o.label.c_str(), method, op, round, keys, m.seconds, m.cpu, keys / m.seconds,
-      m.cpu / keys * 1e6, m.positive);
+      m.cpu / keys * 1e6, m.client_cpu / keys * 1e6, m.positive);
   std::fflush(stdout);
 }
 
