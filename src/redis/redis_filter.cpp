@@ -587,21 +587,35 @@ bool redis_filter::contains(std::string_view key) {
   return filter_ops::read(*this, {&key, 1}, out) == 1;
 }
 
+// Batches larger than this go out in several round trips, so that a call with millions of keys
+// never builds (and Redis never buffers) hundreds of MiB of commands at once.
+constexpr std::size_t max_keys_per_round_trip = 8192;
+
 std::size_t redis_filter::insert_many(std::span<const std::string_view> keys,
                                       std::span<bool> fresh) {
   if (!fresh.empty()) filter_ops::require_room(keys.size(), fresh.size(), "insert_many");
+  std::size_t n = 0;
   std::vector<char> out;
-  const std::size_t n = filter_ops::write(*this, keys, out);
-  for (std::size_t i = 0; i < fresh.size(); ++i) fresh[i] = out[i] != 0;
+  for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
+    const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);
+    n += filter_ops::write(*this, keys.subspan(at, count), out);
+    if (!fresh.empty()) {
+      for (std::size_t i = 0; i < count; ++i) fresh[at + i] = out[i] != 0;
+    }
+  }
   return n;
 }
 
 std::size_t redis_filter::contains_many(std::span<const std::string_view> keys,
                                         std::span<bool> results) {
   filter_ops::require_room(keys.size(), results.size(), "contains_many");
+  std::size_t n = 0;
   std::vector<char> out;
-  const std::size_t n = filter_ops::read(*this, keys, out);
-  for (std::size_t i = 0; i < results.size(); ++i) results[i] = out[i] != 0;
+  for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
+    const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);
+    n += filter_ops::read(*this, keys.subspan(at, count), out);
+    for (std::size_t i = 0; i < count; ++i) results[at + i] = out[i] != 0;
+  }
   return n;
 }
 
@@ -724,13 +738,15 @@ void redis_filter::rebuild(const key_source& source) {
     fill.next_generation_ = 0;
     std::uint64_t fresh = 0;
     source([&](std::span<const std::string_view> batch) {
-      if (batch.empty()) return;
-      const filter_ops::plan p = filter_ops::make_plan(fill, batch);
-      const auto cs = filter_ops::make_commands(fill, p, target, true);
-      const auto replies = c.execute_many(cs);
-      std::vector<char> out;
-      filter_ops::collect(p, replies, cs, true, out);
-      for (char x : out) fresh += x;
+      for (std::size_t at = 0; at < batch.size(); at += max_keys_per_round_trip) {
+        const auto part = batch.subspan(at, std::min(max_keys_per_round_trip, batch.size() - at));
+        const filter_ops::plan p = filter_ops::make_plan(fill, part);
+        const auto cs = filter_ops::make_commands(fill, p, target, true);
+        const auto replies = c.execute_many(cs);
+        std::vector<char> out;
+        filter_ops::collect(p, replies, cs, true, out);
+        for (char x : out) fresh += x;
+      }
     });
     if (options_.wait_replicas > 0) filter_ops::finish_write(fill, 0);
     const reply flipped = c.execute(eval_command(flip_script, meta_key(name_),
