@@ -144,6 +144,46 @@ TEST(RedisShardLayout, ReversesBitsInBytes) {
   EXPECT_EQ(bytes, (std::vector<unsigned char>{0x80, 0x01, 0xf0, 0xa5}));
 }
 
+TEST(RedisShardLayout, ShardedFilesRoundTripAndBadShardCountsAreRefused) {
+  // The local mirror of a sharded filter: hash scheme 20, shard count in kind_params[0].
+  bloomkit::test::temp_dir dir;
+  bloomkit::file_header h;
+  h.scheme = bloomkit::hash_scheme::redis_sharded_xxh3;
+  h.bits = 4 * 1024;
+  h.hashes = 7;
+  h.capacity = 400;
+  h.target_fpp = 0.01;
+  h.inserted = 3;
+  h.kind_params[0] = 4;
+  bloomkit::bit_array bits(h.bits);
+  for (std::uint64_t i : {0ull, 1023ull, 1024ull, 4095ull}) bits.set(i);
+  bloomkit::save_raw(h, bits, dir / "s.bf");
+  const auto back = bloomkit::load_raw(dir / "s.bf");
+  EXPECT_EQ(back.bits, bits);
+  EXPECT_EQ(back.header.kind_params[0], 4u);
+  EXPECT_EQ(back.header.inserted, 3u);
+  auto m = error_of([&] { bloomkit::load(dir / "s.bf"); }, errc::unsupported);
+  EXPECT_NE(m.find("uses hash scheme redis-sharded-xxh3, not xxh3-128"), std::string::npos) << m;
+
+  h.payload_offset = bloomkit::file_header_size;
+  h.payload_length = bits.byte_size();
+  for (const auto& [count, bit_count] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {1, 4096}, {0, 4096}, {3, 4096}, {2, 4096 + 64}, {2, (1ull << 33) + 128}}) {
+    auto bad = h;
+    bad.kind_params[0] = count;
+    bad.bits = bit_count;
+    bad.payload_length = bloomkit::bytes_for_bits(bit_count);
+    m = error_of([&] { bloomkit::decode_header(bloomkit::encode_header(bad), "bad.bf"); },
+                 errc::corrupt_file);
+    EXPECT_NE(m.find("shards for"), std::string::npos) << m;
+  }
+  auto native = h;  // the native scheme keeps every reserved field 0
+  native.scheme = bloomkit::hash_scheme::xxh3_128;
+  m = error_of([&] { bloomkit::decode_header(bloomkit::encode_header(native), "n.bf"); },
+               errc::corrupt_file);
+  EXPECT_NE(m.find("reserved fields are set"), std::string::npos) << m;
+}
+
 // --- a single server -----------------------------------------------------------------------
 
 class RedisFilterSingle : public ::testing::Test {
