@@ -4,6 +4,7 @@
 #include "bloomkit/redis/client.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
 #include <thread>
@@ -126,6 +127,10 @@ struct client::impl {
       for (long long s = first; s <= last; ++s) new_slots[static_cast<std::size_t>(s)] = owner;
       first_slots.emplace_back(first, owner);
     }
+    if (first_slots.empty()) {
+      problem = "Redis at " + from.where().to_string() + " sent an unusable CLUSTER SLOTS reply";
+      return false;
+    }
     std::sort(first_slots.begin(), first_slots.end());
     std::vector<connection*> new_masters;
     for (const auto& [first, owner] : first_slots) {
@@ -198,6 +203,46 @@ struct client::impl {
     }
   }
 
+  // Sends every group's batch (connecting here, in this thread), then reads the replies, node
+  // groups in parallel when there are many. If anything throws half-way, every connection of the
+  // round is dropped: replies left unread must never answer a later command.
+  void exchange(std::vector<group>& groups) {
+    std::vector<std::exception_ptr> failures(groups.size());
+    auto read_group = [](group& g, std::exception_ptr& failure) {
+      try {
+        if (g.outcome.status == io_status::ok) g.outcome = g.conn->read(g.batch, g.replies);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    };
+    try {
+      for (auto& g : groups) {
+        g.outcome = g.conn->send(g.batch);
+        if (g.outcome.status == io_status::ok) {
+          sent_since_wait.try_emplace(g.conn, g.conn->generation());
+        }
+      }
+      std::size_t commands = 0;
+      for (const auto& g : groups) commands += g.batch.size();
+      if (groups.size() > 1 && commands >= parallel_read_threshold) {
+        std::vector<std::jthread> readers;
+        readers.reserve(groups.size() - 1);
+        for (std::size_t i = 1; i < groups.size(); ++i) {
+          readers.emplace_back(read_group, std::ref(groups[i]), std::ref(failures[i]));
+        }
+        read_group(groups.front(), failures.front());
+      } else {
+        for (std::size_t i = 0; i < groups.size(); ++i) read_group(groups[i], failures[i]);
+      }
+      for (const auto& f : failures) {
+        if (f) std::rethrow_exception(f);
+      }
+    } catch (...) {
+      for (auto& g : groups) g.conn->drop();
+      throw;
+    }
+  }
+
   std::vector<reply> run(std::span<const command> cs, std::vector<work> todo) {
     for (const auto& c : cs) validate(c);
     std::vector<reply> results(cs.size());
@@ -221,28 +266,7 @@ struct client::impl {
         g.batch.push_back(outgoing{&cs[w.index], w.ask != nullptr});
       }
 
-      // Send everything first (connects here, in this thread), then read.
-      for (auto& g : groups) {
-        const auto generation_before = g.conn->generation();
-        g.outcome = g.conn->send(g.batch);
-        if (g.conn->generation() != generation_before) ++stats.connects;
-        if (g.outcome.status == io_status::ok) {
-          sent_since_wait.try_emplace(g.conn, g.conn->generation());
-        }
-      }
-      auto read_group = [](group& g) {
-        if (g.outcome.status == io_status::ok) g.outcome = g.conn->read(g.batch, g.replies);
-      };
-      if (groups.size() > 1 && todo.size() >= parallel_read_threshold) {
-        std::vector<std::jthread> readers;
-        readers.reserve(groups.size() - 1);
-        for (std::size_t i = 1; i < groups.size(); ++i)
-          readers.emplace_back(read_group, std::ref(groups[i]));
-        read_group(groups.front());
-      } else {
-        for (auto& g : groups) read_group(g);
-      }
-
+      exchange(groups);
       // Classify: final replies, redirections, retries.
       std::vector<work> next;
       int delay_retry = 0;
@@ -276,9 +300,10 @@ struct client::impl {
                                                   "); connect with redis-cluster://");
             }
             const auto to = redirect_target(text, g.conn->where());
-            if (!to)
+            if (!to) {
               throw error(errc::server_error, "bad redirection from Redis at " +
                                                   g.conn->where().to_string() + ": " + text);
+            }
             if (++w.redirects > options.max_redirects) {
               throw error(errc::server_error,
                           "too many redirections (" + std::to_string(options.max_redirects) +
@@ -287,9 +312,9 @@ struct client::impl {
             connection& dest = node(*to);
             if (moved) {
               ++stats.moved;
-              const auto slot =
-                  static_cast<std::size_t>(key_slot(cs[w.index].args[cs[w.index].key_index]));
-              if (cs[w.index].key_index != 0) slots[slot] = &dest;
+              if (const auto& c = cs[w.index]; c.key_index != 0) {
+                slots[static_cast<std::size_t>(key_slot(c.args[c.key_index]))] = &dest;
+              }
               slot_map_stale = true;  // more slots probably moved with it
               if (w.pinned != nullptr) w.pinned = &dest;
             } else {
@@ -357,7 +382,6 @@ client client::connect(std::string_view text, client_options options) {
       connection& only = p->node(p->target.nodes.front());
       const io_result r = only.ensure_connected();
       if (r.status == io_status::ok) {
-        ++p->stats.connects;
         p->master_list = {&only};
         // PING: a server that wants a password we did not give fails here, not on first use.
         const reply pong = only.call(command{{"PING"}, 0});
@@ -382,11 +406,6 @@ client client::connect(std::string_view text, client_options options) {
                       problems);
     }
     std::this_thread::sleep_for(p->delay_before_retry(attempt + 1));
-  }
-  if (p->target.cluster) {
-    for (auto& [name, c] : p->nodes) {
-      if (c->connected()) ++p->stats.connects;
-    }
   }
   return client(std::move(p));
 }
@@ -431,40 +450,27 @@ long long client::wait_replicas(int replicas, std::chrono::milliseconds timeout)
   const auto sent = std::exchange(m.sent_since_wait, {});
   if (sent.empty()) return replicas;
   const command wait{{"WAIT", std::to_string(replicas), std::to_string(timeout.count())}, 0};
-  const std::vector<outgoing> batch{{&wait, false}};
   long long smallest = replicas;
-  struct waiting {
-    connection* conn = nullptr;
-    std::vector<reply> replies;
-    io_result outcome;
-  };
-  std::vector<waiting> waits;
+  std::vector<impl::group> groups;
   for (const auto& [conn, generation] : sent) {
     // A reconnect since the writes: the server may have lost them; they count as unacknowledged.
     if (!conn->connected() || conn->generation() != generation) {
       smallest = 0;
       continue;
     }
-    waiting w;
-    w.conn = conn;
-    w.outcome = conn->send(batch);
-    waits.push_back(std::move(w));
+    conn->set_read_timeout(m.options.command_timeout + timeout);
+    groups.push_back(impl::group{conn, {}, {outgoing{&wait, false}}, {}, {}});
   }
-  // The servers wait in parallel; reading one after another costs the longest wait only.
-  for (auto& w : waits) {
-    if (w.outcome.status != io_status::ok) {
-      smallest = 0;
+  m.exchange(groups);         // the servers wait in parallel
+  m.sent_since_wait.clear();  // WAIT itself is not a write
+  for (auto& g : groups) {
+    g.conn->set_read_timeout(m.options.command_timeout);
+    if (g.outcome.status == io_status::timeout) throw error(errc::timeout, g.outcome.message);
+    if (g.outcome.status != io_status::ok || g.replies.front().type() != reply::kind::integer) {
+      smallest = 0;  // lost the connection: the writes may be lost too
       continue;
     }
-    w.conn->set_read_timeout(m.options.command_timeout + timeout);
-    w.outcome = w.conn->read(batch, w.replies);
-    w.conn->set_read_timeout(m.options.command_timeout);
-    if (w.outcome.status == io_status::timeout) throw error(errc::timeout, w.outcome.message);
-    if (w.outcome.status != io_status::ok || w.replies.front().type() != reply::kind::integer) {
-      smallest = 0;
-      continue;
-    }
-    smallest = std::min(smallest, w.replies.front().integer());
+    smallest = std::min(smallest, g.replies.front().integer());
   }
   return smallest;
 }
@@ -476,7 +482,9 @@ const client_options& client::options() const {
   return impl_->options;
 }
 client_stats client::stats() const {
-  return impl_->stats;
+  client_stats out = impl_->stats;
+  for (const auto& [name, c] : impl_->nodes) out.connects += c->generation();
+  return out;
 }
 
 }  // namespace bloomkit::redis

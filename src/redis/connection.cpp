@@ -146,6 +146,7 @@ io_result connection::ensure_connected() {
     return {io_status::broken, "cannot connect to Redis at " + where_.to_string() + ": " + reason};
   }
   redisSetTimeout(ctx, to_timeval(options_.command_timeout));
+  redisEnableKeepAlive(ctx);  // a peer that vanished without a FIN is noticed on idle connections
   context_ = ctx;
 
   if (!auth_.password.empty()) {

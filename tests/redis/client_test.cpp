@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <random>
 #include <set>
@@ -365,6 +366,28 @@ TEST_F(RedisSingleNode, ReconnectsWhenTheServerClosesTheConnection) {
   EXPECT_GT(c.stats().retries, before.retries);
 }
 
+TEST_F(RedisSingleNode, AConnectionLostMidPipelineResumesWithoutRepeats) {
+  auto c = client::connect(server_->url());
+  const auto id = c.execute(cmd({"CLIENT", "ID"}, 0)).integer();
+  // The server closes the connection after the 10th reply (the client kills itself): the first
+  // ten commands were answered and must not run again; the rest are resent on a new connection.
+  std::vector<command> commands;
+  for (int i = 0; i < 10; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
+  commands.push_back(cmd({"CLIENT", "KILL", "ID", std::to_string(id), "SKIPME", "no"}, 0));
+  for (int i = 10; i < 20; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
+  const auto retries = c.stats().retries;
+  const auto replies = c.execute_many(commands);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(replies[static_cast<std::size_t>(i)].integer(), i + 1);
+  for (int i = 10; i < 20; ++i)
+    EXPECT_EQ(replies[static_cast<std::size_t>(i) + 1].integer(), i + 1);
+  EXPECT_EQ(c.stats().retries, retries + 10);
+  const auto stored = c.execute(cmd({"LRANGE", "resume", "0", "-1"}));
+  ASSERT_EQ(stored.elements().size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(stored.elements()[static_cast<std::size_t>(i)].str(), std::to_string(i));
+  }
+}
+
 TEST_F(RedisSingleNode, CommandTimeoutThrowsAndTheClientRecovers) {
   client_options options;
   options.command_timeout = 200ms;
@@ -412,6 +435,26 @@ TEST(RedisAuth, PasswordAndAclUsers) {
       << message;
   message = error_of([&] { client::connect("redis://" + base); }, errc::auth_failed);
   EXPECT_EQ(message.rfind("Redis at " + base + " requires a password: NOAUTH", 0), 0u) << message;
+}
+
+TEST(RedisAuth, ClusterWithPassword) {
+  BLOOMKIT_REQUIRE_REDIS();
+  bloomkit::test::redis_cluster_options o;
+  o.masters = 3;
+  o.requirepass = "cluster-pass";
+  redis_cluster cluster(o);
+  auto c = client::connect(cluster.url());
+  EXPECT_EQ(c.master_count(), 3u);
+  std::vector<command> sets;
+  for (int i = 0; i < 100; ++i) sets.push_back(cmd({"SET", "key:" + std::to_string(i), "v"}));
+  for (const auto& r : c.execute_many(sets)) EXPECT_EQ(r.str(), "OK");
+  EXPECT_EQ(c.describe().find("cluster-pass"), std::string::npos);
+  const auto seed = cluster.node(0).address();
+  auto message =
+      error_of([&] { client::connect("redis-cluster://:bad@" + seed); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + seed + " refused AUTH: WRONGPASS", 0), 0u) << message;
+  message = error_of([&] { client::connect("redis-cluster://" + seed); }, errc::auth_failed);
+  EXPECT_EQ(message.rfind("Redis at " + seed + " requires a password: NOAUTH", 0), 0u) << message;
 }
 
 // --- faults --------------------------------------------------------------------------------
@@ -527,6 +570,12 @@ class RedisCluster : public ::testing::Test {
     for (int i = 0; i < count; ++i) keys.push_back("{" + tag + "}:" + std::to_string(i));
     return keys;
   }
+  // The master after `from` in slot order.
+  static std::size_t next_master(std::size_t from) {
+    const auto masters = cluster_->masters();
+    const auto at = std::find(masters.begin(), masters.end(), from) - masters.begin();
+    return masters[static_cast<std::size_t>(at + 1) % masters.size()];
+  }
   static inline std::unique_ptr<redis_cluster> cluster_;
 };
 
@@ -578,6 +627,40 @@ TEST_F(RedisCluster, ExecuteManyRoutesByKeySlotAndKeepsInputOrder) {
   EXPECT_EQ(sizes[0].integer() + sizes[1].integer() + sizes[2].integer(), count);
 }
 
+TEST_F(RedisCluster, OneClientPerThread) {
+  constexpr int threads = 4;
+  constexpr int per_thread = 500;
+  std::vector<std::thread> workers;
+  std::vector<int> mismatches(threads, 0);
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      auto c = client::connect(cluster_->url());
+      std::vector<command> sets;
+      std::vector<command> gets;
+      for (int i = 0; i < per_thread; ++i) {
+        std::string key = "thread";
+        key += std::to_string(t);
+        key += ':';
+        key += std::to_string(i);
+        sets.push_back(cmd({"SET", key, key}));
+        gets.push_back(cmd({"GET", key}));
+      }
+      for (int round = 0; round < 3; ++round) {
+        c.execute_many(sets);
+        const auto values = c.execute_many(gets);
+        for (int i = 0; i < per_thread; ++i) {
+          if (values[static_cast<std::size_t>(i)].str() !=
+              gets[static_cast<std::size_t>(i)].args[1]) {
+            ++mismatches[static_cast<std::size_t>(t)];
+          }
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(mismatches, std::vector<int>(threads, 0));
+}
+
 TEST_F(RedisCluster, HashTagsKeepMultiKeyCommandsOnOneNode) {
   auto c = client::connect(cluster_->url());
   EXPECT_EQ(c.execute(cmd({"MSET", "{user7}:a", "1", "{user7}:b", "2"})).str(), "OK");
@@ -606,8 +689,17 @@ TEST_F(RedisCluster, ASingleServerUrlOnAClusterNodeIsAClearError) {
 
 TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
   auto c = client::connect(cluster_->url());
+  client_options no_redirects;
+  no_redirects.max_redirects = 0;
+  auto strict = client::connect(cluster_->url(), no_redirects);
   const int slot = 1234;
-  const auto keys = keys_in_slot(slot, 50);
+  // Keys of the migrating slot interleaved with keys of every other slot's owners.
+  std::vector<std::string> keys;
+  const auto moving = keys_in_slot(slot, 50);
+  for (int i = 0; i < 50; ++i) {
+    keys.push_back(moving[static_cast<std::size_t>(i)]);
+    keys.push_back("other:" + std::to_string(i));
+  }
   std::vector<command> sets;
   std::vector<command> gets;
   for (const auto& k : keys) {
@@ -616,22 +708,57 @@ TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
   }
   c.execute_many(sets);
   const auto from = cluster_->owner_of_slot(slot);
-  const auto masters = cluster_->masters();
-  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
-                          masters.size()];
+  const auto to = next_master(from);
   cluster_->migrate_slot(slot, to);
   ASSERT_EQ(cluster_->owner_of_slot(slot), to);
 
   const auto values = c.execute_many(gets);
+  ASSERT_EQ(values.size(), keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(values[i].str(), "v-" + keys[i]);
   const auto moved = c.stats().moved;
   EXPECT_GE(moved, 1u);
   // The map was updated: the next round goes straight to the new owner.
   c.execute_many(gets);
   EXPECT_EQ(c.stats().moved, moved);
-  EXPECT_EQ(cluster_->node(to).raw({"GET", keys[0]}).str(), "v-" + keys[0]);
+  EXPECT_EQ(cluster_->node(to).raw({"GET", moving[0]}).str(), "v-" + moving[0]);
+  // A client allowed no redirection says so, naming the key.
+  const auto message = error_of(
+      [&] {
+        strict.execute(cmd({"GET", moving[0]}));
+      },
+      errc::server_error);
+  EXPECT_EQ(
+      message.rfind("too many redirections (0) for key \"" + moving[0] + "\", last: MOVED", 0), 0u)
+      << message;
 
   cluster_->migrate_slot(slot, from);  // leave the cluster as the other tests expect it
+}
+
+TEST_F(RedisCluster, RetriesTryagainThenReturnsTheErrorReply) {
+  client_options options;
+  options.retry_delay = 1ms;
+  options.max_retries = 2;
+  auto c = client::connect(cluster_->url(), options);
+  const int slot = 4321;
+  const auto keys = keys_in_slot(slot, 2);
+  c.execute(cmd({"MSET", keys[0], "a", keys[1], "b"}));
+  const auto from = cluster_->owner_of_slot(slot);
+  const auto to = next_master(from);
+  cluster_->begin_slot_migration(slot, from, to);
+  cluster_->move_slot_keys(slot, from, to, 1);
+  // One key here, one there: a multi-key command gets TRYAGAIN until the migration ends.
+  const auto before = c.stats().retries;
+  const auto r = c.execute(cmd({"MGET", keys[0], keys[1]}));
+  ASSERT_TRUE(r.is_error()) << r.to_string();
+  EXPECT_EQ(r.str().rfind("TRYAGAIN", 0), 0u) << r.str();
+  EXPECT_EQ(c.stats().retries, before + 2);
+  cluster_->move_slot_keys(slot, from, to);
+  cluster_->finish_slot_migration(slot, from, to);
+  const auto both = c.execute(cmd({"MGET", keys[0], keys[1]}));
+  ASSERT_EQ(both.type(), reply::kind::array) << both.to_string();
+  EXPECT_EQ(both.elements()[0].str(), "a");
+  EXPECT_EQ(both.elements()[1].str(), "b");
+  cluster_->migrate_slot(slot, from);
 }
 
 TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
@@ -641,9 +768,7 @@ TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
   c.execute(cmd({"SET", keys[0], "zero"}));
   c.execute(cmd({"SET", keys[1], "one"}));
   const auto from = cluster_->owner_of_slot(slot);
-  const auto masters = cluster_->masters();
-  const auto to = masters[(std::find(masters.begin(), masters.end(), from) - masters.begin() + 1) %
-                          masters.size()];
+  const auto to = next_master(from);
 
   cluster_->begin_slot_migration(slot, from, to);
   ASSERT_EQ(cluster_->move_slot_keys(slot, from, to, 1), 1u);  // one key moves, one stays
@@ -675,13 +800,30 @@ TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
 
 // --- failover ------------------------------------------------------------------------------
 
-TEST(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
-  BLOOMKIT_REQUIRE_REDIS();
-  bloomkit::test::redis_cluster_options o;
-  o.masters = 3;
-  o.replicas = 1;
-  redis_cluster cluster(o);
-  auto c = client::connect(cluster.url());
+class RedisFailover : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!redis_server::available()) return;
+    bloomkit::test::redis_cluster_options o;
+    o.masters = 3;
+    o.replicas = 1;
+    cluster_ = std::make_unique<redis_cluster>(o);
+  }
+  static void TearDownTestSuite() { cluster_.reset(); }
+  void SetUp() override { BLOOMKIT_REQUIRE_REDIS(); }
+  // The master serving `key`, which must still have a replica to promote.
+  static std::size_t master_with_replica_for(const std::string& key) {
+    const auto slot = bloomkit::redis::key_slot(key);
+    const auto owner = cluster_->owner_of_slot(slot);
+    const auto info = cluster_->node(owner).raw({"INFO", "replication"}).str();
+    EXPECT_EQ(info.find("connected_slaves:0"), std::string::npos) << "no replica left to promote";
+    return owner;
+  }
+  static inline std::unique_ptr<redis_cluster> cluster_;
+};
+
+TEST_F(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
+  auto c = client::connect(cluster_->url());
   ASSERT_EQ(c.master_count(), 3u);
 
   constexpr int count = 2000;
@@ -694,8 +836,8 @@ TEST(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
   c.execute_many(sets);
   EXPECT_EQ(c.wait_replicas(1, 5000ms), 1);
 
-  const auto victim = cluster.owner_of_slot(bloomkit::redis::key_slot("f:0"));
-  const auto promoted = cluster.kill_master(victim);
+  const auto victim = master_with_replica_for("f:0");
+  const auto promoted = cluster_->kill_master(victim);
   const auto refreshes = c.stats().slot_map_refreshes;
 
   const auto values = c.execute_many(gets);
@@ -703,13 +845,55 @@ TEST(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
   EXPECT_GT(c.stats().slot_map_refreshes, refreshes);
   EXPECT_EQ(c.master_count(), 3u);
   const auto masters = c.masters();
-  EXPECT_NE(std::find(masters.begin(), masters.end(), cluster.node(promoted).address()),
+  EXPECT_NE(std::find(masters.begin(), masters.end(), cluster_->node(promoted).address()),
             masters.end());
-  EXPECT_EQ(std::find(masters.begin(), masters.end(), cluster.node(victim).address()),
+  EXPECT_EQ(std::find(masters.begin(), masters.end(), cluster_->node(victim).address()),
             masters.end());
-  // Writes go on, and the new master's replica-less WAIT reports 0 for it.
   EXPECT_EQ(c.execute(cmd({"SET", "f:0", "after"})).str(), "OK");
   EXPECT_EQ(c.execute(cmd({"GET", "f:0"})).str(), "after");
+  // The promoted master has no replica left: WAIT 1 there times out with 0.
+  c.execute(cmd({"SET", "f:0", "again"}));
+  EXPECT_EQ(c.wait_replicas(1, 50ms), 0);
+}
+
+TEST_F(RedisFailover, TrafficRidesThroughAFailoverWithEnoughRetries) {
+  // Retries spanning more than the failover (node timeout 1 s + election): 50 ms doubling over
+  // 8 retries waits up to 12.75 s in all.
+  client_options options;
+  options.max_retries = 8;
+  options.retry_delay = 50ms;
+  auto c = client::connect(cluster_->url(), options);
+  const std::string key = "ride:{through}";
+  const auto victim = master_with_replica_for(key);
+
+  std::atomic<bool> killed = false;
+  std::thread killer([&] {
+    std::this_thread::sleep_for(200ms);
+    cluster_->kill_master(victim);
+    killed = true;
+  });
+  // Writes and reads on the victim's slot never fail and never lose an acknowledged write.
+  long long written = 0;
+  std::string failure;
+  try {
+    while (!killed || written < 20) {
+      ++written;
+      EXPECT_EQ(c.execute(cmd({"RPUSH", key, std::to_string(written)})).type(),
+                reply::kind::integer);
+      std::this_thread::sleep_for(5ms);
+    }
+  } catch (const error& e) {
+    failure = e.what();
+  }
+  killer.join();
+  EXPECT_EQ(failure, "");
+  const auto stored = c.execute(cmd({"LRANGE", key, "0", "-1"}));
+  ASSERT_EQ(stored.type(), reply::kind::array);
+  // Writes acknowledged before the kill may be lost (asynchronous replication; WAIT is the
+  // answer to that), but every write after the promotion is there, in order.
+  ASSERT_FALSE(stored.elements().empty());
+  EXPECT_EQ(stored.elements().back().str(), std::to_string(written));
+  EXPECT_GT(c.stats().retries, 0u);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -164,6 +165,19 @@ std::optional<reply> try_command(int port, const std::string& password,
   return result;
 }
 
+// In a slot_map_of() string ("first-last:master/replica/... "), whether the port is a master or a
+// replica of some range.
+bool mentioned_after(const std::string& map, char before, int port) {
+  const auto p = before + std::to_string(port);
+  return map.find(p + " ") != std::string::npos || map.find(p + "/") != std::string::npos;
+}
+bool serves_as_master(const std::string& map, int port) {
+  return mentioned_after(map, ':', port);
+}
+bool serves_as_replica(const std::string& map, int port) {
+  return mentioned_after(map, '/', port);
+}
+
 std::string field(const std::string& info, const std::string& name) {
   const auto at = info.find(name + ":");
   if (at == std::string::npos) return {};
@@ -172,11 +186,11 @@ std::string field(const std::string& info, const std::string& name) {
 }
 
 void wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit,
-                const std::string& what) {
+                const std::function<std::string()>& what) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) {
-      throw std::runtime_error("timed out waiting for " + what);
+      throw std::runtime_error("timed out waiting for " + what());
     }
     std::this_thread::sleep_for(20ms);
   }
@@ -374,32 +388,62 @@ std::string redis_cluster::slot_map_of(std::size_t i) const {
 }
 
 void redis_cluster::wait_until_consistent(std::chrono::seconds limit) const {
+  std::string why;  // the last reason it was not consistent, for the timeout message
   wait_until(
       [&] {
         std::string reference;
+        std::string current_epoch;
+        std::set<std::string> master_epochs;
         for (std::size_t i = 0; i < nodes_.size(); ++i) {
           if (!nodes_[i]->running()) continue;
+          const auto name = nodes_[i]->address();
           const auto info = nodes_[i]->raw({"CLUSTER", "INFO"});
-          if (info.is_error() || field(info.str(), "cluster_state") != "ok") return false;
+          if (info.is_error() || field(info.str(), "cluster_state") != "ok") {
+            why = name + " is not ok: " +
+                  (info.is_error() ? info.str() : field(info.str(), "cluster_state"));
+            return false;
+          }
+          // Every node knows the latest epoch and masters' epochs are distinct: otherwise the
+          // next slot migration's epoch bump can collide with an earlier one, and a node that
+          // saw the older owner with the higher epoch would keep a stale slot forever.
+          const auto epoch = field(info.str(), "cluster_current_epoch");
+          if (current_epoch.empty()) current_epoch = epoch;
+          if (epoch != current_epoch) {
+            why = name + " has current epoch " + epoch + ", another node " + current_epoch;
+            return false;
+          }
           const auto map = slot_map_of(i);
+          if (serves_as_master(map, nodes_[i]->port()) &&
+              !master_epochs.insert(field(info.str(), "cluster_my_epoch")).second) {
+            why = name + " shares its config epoch with another master";
+            return false;
+          }
           if (reference.empty()) reference = map;
-          if (map != reference) return false;
+          if (map != reference) {
+            why = name + " has slot map " + map + "; another node has " + reference;
+            return false;
+          }
           const auto replication = nodes_[i]->raw({"INFO", "replication"}).str();
           if (field(replication, "role") == "slave" &&
               field(replication, "master_link_status") != "up") {
+            why = name + ": replica not in sync";
             return false;
           }
         }
         // Replicas in the map are running (a killed replica drops out of CLUSTER SLOTS late).
         for (const auto& n : nodes_) {
           if (!n->running() &&
-              reference.find(":" + std::to_string(n->port()) + " ") != std::string::npos) {
+              (serves_as_master(reference, n->port()) || serves_as_replica(reference, n->port()))) {
+            why = "the stopped node " + n->address() + " is still in the slot map";
             return false;
           }
         }
         return true;
       },
-      limit, "a consistent cluster (cluster_state:ok and one slot map on every node)");
+      limit,
+      [&] {
+        return "a consistent cluster (cluster_state:ok and one slot map on every node); " + why;
+      });
 }
 
 std::vector<std::size_t> redis_cluster::masters() const {
@@ -463,7 +507,7 @@ std::size_t redis_cluster::kill_master(std::size_t i) {
         }
         return false;
       },
-      30s, "a replica of the killed master to be promoted");
+      30s, [] { return std::string("a replica of the killed master to be promoted"); });
   wait_until_consistent();
   return promoted;
 }

@@ -2,9 +2,10 @@
 // Real redis-server processes for tests: a single server (redis_server) and a Redis Cluster
 // (redis_cluster), each on 127.0.0.1 at free ports in its own temp dir, stopped by PID when the
 // object dies (also when a test fails; if the test process dies, the kernel kills them through
-// PR_SET_PDEATHSIG). Servers talk to the tests through raw hiredis (raw()), independent of the
-// client under test. Tests start with BLOOMKIT_REQUIRE_REDIS() to skip when redis-server is not
-// installed (scripts/setup installs it).
+// PR_SET_PDEATHSIG, which fires when the *thread* that started them ends: start servers from the
+// test's main thread or a thread that outlives them). Servers talk to the tests through raw hiredis
+// (raw()), independent of the client under test. Tests start with BLOOMKIT_REQUIRE_REDIS() to skip
+// when redis-server is not installed (scripts/setup installs it).
 
 #include <sys/types.h>
 
