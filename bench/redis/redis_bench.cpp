@@ -18,6 +18,7 @@
 //   bloomkit_redis_bench --url redis://127.0.0.1:6379 [--rounds 3] [--keys-bloomkit 200000]
 //                        [--keys-gozero 20000] [--keys-perbit 2000] [--capacity 1e8] [--fpp 0.01]
 //                        [--methods bloomkit,gozero,perbit] [--label single]
+//                        [--keys-per-command 64]
 
 #include <murmurhash.h>
 #include <sys/resource.h>
@@ -63,6 +64,7 @@ struct options {
   double fpp = 0.01;
   std::string label = "single";
   std::string methods = "bloomkit,gozero,perbit";
+  std::size_t keys_per_command = redis::filter_options{}.keys_per_command;
 };
 
 double server_cpu_seconds(redis::client& c) {
@@ -133,7 +135,10 @@ void report(const options& o, const char* method, const char* op, int round, std
 
 void run_bloomkit(redis::client& c, const options& o, int round, const bench::key_set& keys) {
   const std::string name = "bench:bloomkit:" + std::to_string(round);
-  auto f = redis::redis_filter::create(c, name, o.capacity, o.fpp);
+  redis::filter_options fo;
+  fo.keys_per_command = o.keys_per_command;
+  auto f =
+      redis::redis_filter::create(c, name, o.capacity, o.fpp, redis::default_shard_bits_log2, fo);
   const auto all = keys.keys();
   const auto ins = measure(c, [&] {
     std::size_t fresh = 0;
@@ -255,6 +260,8 @@ options parse(int argc, char** argv) {
       o.label = v;
     else if (flag == "--methods")
       o.methods = v;
+    else if (flag == "--keys-per-command")
+      o.keys_per_command = static_cast<std::size_t>(std::atof(v));
     else {
       std::fprintf(stderr, "bloomkit_redis_bench: unknown flag %s\n", flag.c_str());
       std::exit(2);

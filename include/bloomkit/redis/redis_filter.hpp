@@ -46,8 +46,10 @@ struct filter_options {
   // How long the old generation stays readable after a rebuild's flip (clients that read it
   // just before the flip still get answers); then Redis expires it.
   std::chrono::milliseconds rebuild_grace{10000};
-  // Keys per BITFIELD command in batches (all in one shard).
-  std::size_t keys_per_command = 64;
+  // Keys per BITFIELD command in batches (all in one shard). Measured (bench/RESULTS.md): 4 to
+  // 32 cost Redis about 10% less CPU per key than 64 or 512 (very long commands cost more to
+  // parse); 1 costs the client more.
+  std::size_t keys_per_command = 16;
 };
 
 // What `info` reports: the meta, plus figures computed from the bits.
