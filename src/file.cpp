@@ -311,8 +311,23 @@ void check_classic_fields(const file_header& h, const std::string& source) {
               "inconsistent header: payload length " + std::to_string(h.payload_length) + " for " +
                   std::to_string(h.bits) + " bits (expected " + std::to_string(expected) + ")");
   }
-  for (std::uint64_t p : h.kind_params) {
-    if (p != 0) {
+  // kind_params[0] of a redis_sharded_xxh3 file is its shard count (equal shards of whole words,
+  // each at most a Redis string of 2^32 bits; docs/REDIS.md); every other reserved field is 0.
+  std::size_t used = 0;
+  if (h.scheme == hash_scheme::redis_sharded_xxh3) {
+    const std::uint64_t shards = h.kind_params[0];
+    if (shards < 2 || h.bits % shards != 0 || h.bits / shards % 64 != 0 ||
+        h.bits / shards > (std::uint64_t{1} << 32)) {
+      fail_file(errc::corrupt_file, source,
+                "inconsistent header: " + std::to_string(shards) + " shards for " +
+                    std::to_string(h.bits) +
+                    " bits (need 2 or more equal shards of whole 64-bit words, at most 2^32 bits "
+                    "each)");
+    }
+    used = 1;
+  }
+  for (std::size_t i = used; i < h.kind_params.size(); ++i) {
+    if (h.kind_params[i] != 0) {
       fail_file(errc::corrupt_file, source, "inconsistent header: reserved fields are set");
     }
   }
@@ -390,6 +405,41 @@ void save(const bloom_filter& filter, const std::filesystem::path& path) {
 
 file_header read_header(const std::filesystem::path& path) {
   return detail::filter_file(path).header();
+}
+
+raw_filter load_raw(const std::filesystem::path& path) {
+  const detail::filter_file file(path);
+  const file_header& h = file.header();
+  if (h.kind != filter_kind::classic) {
+    fail_file(errc::unsupported, file.source(),
+              "holds a " + std::string(to_string(h.kind)) + " filter, not a classic one");
+  }
+  bit_array storage(h.bits);
+  auto words = storage.mutable_words();
+  const std::span<unsigned char> bytes(reinterpret_cast<unsigned char*>(words.data()),
+                                       words.size_bytes());
+  file.read_payload(bytes);
+  detail::check_tail_bits(h, bytes.data(), file.source());
+  return {h, std::move(storage)};
+}
+
+void save_raw(const file_header& header, const bit_array& bits, const std::filesystem::path& path) {
+  const std::string source = describe(path);
+  if (bits.size() != header.bits || header.kind != filter_kind::classic) {
+    throw error(errc::invalid_argument, source + ": " + std::to_string(bits.size()) +
+                                            " bits for a header of a " +
+                                            std::string(to_string(header.kind)) + " filter of " +
+                                            std::to_string(header.bits) + " bits");
+  }
+  file_header h = header;
+  h.payload_offset = file_header_size;
+  h.payload_length = bits.byte_size();
+  check_consistency(h, source);
+  check_kind_fields(h, source);
+  const auto words = bits.words();
+  const std::span<const unsigned char> parts[] = {
+      {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()}};
+  detail::write_filter_file(path, h, parts);
 }
 
 template <>

@@ -19,6 +19,8 @@ std::string_view to_string(hash_scheme scheme) noexcept {
       return "bits-and-blooms-v3";
     case hash_scheme::go_zero:
       return "go-zero";
+    case hash_scheme::redis_sharded_xxh3:
+      return "redis-sharded-xxh3";
   }
   return "unknown";
 }
@@ -31,6 +33,7 @@ bool is_known(hash_scheme scheme) noexcept {
     case hash_scheme::guava_murmur128_mitz_64:
     case hash_scheme::bits_and_blooms_v3:
     case hash_scheme::go_zero:
+    case hash_scheme::redis_sharded_xxh3:
       return true;
   }
   return false;

@@ -106,6 +106,16 @@ blocked_bloom_filter load<blocked_bloom_filter>(const std::filesystem::path& pat
 template <>
 blocked_bloom_filter map<blocked_bloom_filter>(const std::filesystem::path& path, verify check);
 
+// The header and bits of any valid filter file, whatever its hash scheme: for layouts that are
+// not a bloom_filter, such as the local mirror of a sharded Redis filter (redis_sharded_xxh3,
+// docs/REDIS.md). save_raw fills in the payload fields and checks the header like a loader.
+struct raw_filter {
+  file_header header;
+  bit_array bits;
+};
+raw_filter load_raw(const std::filesystem::path& path);
+void save_raw(const file_header& header, const bit_array& bits, const std::filesystem::path& path);
+
 // Reads and validates the header (and the file's size) without reading the payload.
 file_header read_header(const std::filesystem::path& path);
 

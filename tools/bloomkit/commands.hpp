@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -27,5 +28,7 @@ command add_size_command(CLI::App& app);
 command add_import_command(CLI::App& app);
 command add_export_command(CLI::App& app);
 command add_remove_command(CLI::App& app);
+// The `redis` group and its subcommands (redis.cpp; only in builds with bloomkit::redis).
+std::vector<command> add_redis_commands(CLI::App& app);
 
 }  // namespace bloomkit::cli

@@ -39,12 +39,15 @@ int main(int argc, char** argv) {
       "Keys are lines of stdin (or KEY arguments). Exit status: 0 success, 1 error, 2 usage "
       "error. See docs/CLI.md.");
 
-  const std::vector<command> commands = {
+  std::vector<command> commands = {
       add_create_command(app), add_add_command(app),    add_build_command(app),
       add_query_command(app),  add_info_command(app),   add_merge_command(app),
       add_size_command(app),   add_remove_command(app), add_import_command(app),
       add_export_command(app),
   };
+#ifdef BLOOMKIT_CLI_REDIS
+  for (command& c : add_redis_commands(app)) commands.push_back(std::move(c));
+#endif
 
   try {
     app.parse(argc, argv);

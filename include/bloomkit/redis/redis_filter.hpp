@@ -1,0 +1,155 @@
+#pragma once
+// bloomkit::redis::redis_filter: one Bloom filter in Redis (a server or a Cluster), shared by
+// every client that opens it by name. Layout and guarantees: docs/REDIS.md.
+//
+//   auto c = bloomkit::redis::client::connect("redis://127.0.0.1:6379");
+//   auto f = bloomkit::redis::redis_filter::create(c, "urls", 10'000'000, 0.01);
+//   f.insert("https://example.com/a");          // true: the key was new
+//   f.contains_many(keys, answers);             // pipelined BITFIELD_RO, several keys each
+//
+// Keys of a filter named N:
+//   N:meta                  hash: format_version, hash_scheme, bits_per_shard, shard_count,
+//                           hashes, capacity, target_fpp, generation, created, inserted
+//                           (+ next_generation while a rebuild runs)
+//   N:<generation>:<shard>  strings of bits_per_shard bits (shard_layout.hpp), preallocated
+//
+// Every call re-reads the meta's generation in the same round trip as its commands (a batch
+// costs one HMGET more), so a filter dropped or rebuilt by another client is noticed at once:
+// a dropped filter is errc::not_found, a rebuilt one is answered from the new generation.
+//
+// A redis_filter refers to its client; both are used by one thread at a time (give each thread
+// its own client and filter handle).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/hashing.hpp"
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/shard_layout.hpp"
+
+namespace bloomkit::redis {
+
+// The meta format this build writes and reads.
+inline constexpr std::uint32_t meta_format_version = 1;
+
+struct filter_options {
+  // After every write, WAIT until this many replicas acknowledged it (0: don't wait); fewer
+  // within wait_timeout throws errc::timeout (the write reached the master, not the replicas).
+  int wait_replicas = 0;
+  std::chrono::milliseconds wait_timeout{1000};
+  // How long the old generation stays readable after a rebuild's flip (clients that read it
+  // just before the flip still get answers); then Redis expires it.
+  std::chrono::milliseconds rebuild_grace{10000};
+  // Keys per BITFIELD command in batches (all in one shard). Measured (bench/RESULTS.md): 4 to
+  // 32 cost Redis about 10% less CPU per key than 64 or 512 (very long commands cost more to
+  // parse); 1 costs the client more.
+  std::size_t keys_per_command = 16;
+};
+
+// What `info` reports: the meta, plus figures computed from the bits.
+struct filter_info {
+  std::string name;
+  std::uint32_t format_version = 0;
+  hash_scheme scheme = hash_scheme::redis_sharded_xxh3;
+  shard_layout layout;
+  std::uint64_t capacity = 0;
+  double target_fpp = 0;
+  std::uint64_t generation = 0;
+  std::int64_t created = 0;    // unix seconds
+  std::uint64_t inserted = 0;  // new keys counted by inserts (approximate: see docs/REDIS.md)
+  std::int64_t ttl_ms = -1;    // remaining time to live of the meta, -1 for none
+  std::uint64_t bits_set = 0;
+  double estimated_count = 0;
+  double fill_ratio = 0;
+  double estimated_fpp = 0;
+};
+
+// Calls its argument with successive batches of keys (for rebuild).
+using key_sink = std::function<void(std::span<const std::string_view>)>;
+using key_source = std::function<void(const key_sink&)>;
+
+class redis_filter {
+ public:
+  // Creates filter `name` sized for `capacity` keys at false-positive probability `fpp`
+  // (classic sizing), in shards of at most 2^shard_bits bits, preallocated one at a time.
+  // Atomic: on failure nothing it wrote is left behind. If the filter exists with the same
+  // parameters, opens it (so every instance of a service may call create at startup); with
+  // other parameters it throws errc::already_exists naming what differs.
+  static redis_filter create(client& c, std::string name, std::uint64_t capacity, double fpp,
+                             unsigned shard_bits = default_shard_bits_log2,
+                             filter_options options = {});
+  // Opens an existing filter after validating its meta: errc::not_found (no such filter),
+  // errc::wrong_type (N:meta is not a hash), errc::unsupported (a meta version or hash scheme
+  // this build does not know), errc::incompatible (fields missing or inconsistent). Writes
+  // nothing.
+  static redis_filter open(client& c, std::string name, filter_options options = {});
+  // open() that also requires the parameters create(capacity, fpp, shard_bits) would give;
+  // a mismatch is errc::incompatible naming the field.
+  static redis_filter open(client& c, std::string name, std::uint64_t capacity, double fpp,
+                           unsigned shard_bits = default_shard_bits_log2,
+                           filter_options options = {});
+
+  // Creates filter `name` from a local filter file (bloomkit::save): a native xxh3-128 file of
+  // at most 2^32 bits becomes a 1-shard filter, a redis-sharded-xxh3 file (from pull) keeps its
+  // shards. Other files are refused (errc::unsupported). Atomic like create; an existing name
+  // is errc::already_exists.
+  static redis_filter push(client& c, const std::filesystem::path& file, std::string name,
+                           filter_options options = {});
+  // Writes the filter to a local file: a 1-shard filter as a native classic file (bloomkit
+  // query works on it), more shards as a redis-sharded-xxh3 file. push then pull gives back
+  // the identical file.
+  void pull(const std::filesystem::path& file);
+
+  // Adds a key with one BITFIELD SET command; returns whether it was new.
+  bool insert(std::string_view key);
+  bool contains(std::string_view key);
+  // Batches: keys grouped by shard, keys_per_command keys per BITFIELD, pipelined (and node-
+  // parallel in a cluster). fresh / results, when not empty, must have keys.size() elements.
+  // Return the number of new / present keys.
+  std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> fresh = {});
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results);
+
+  // -m/k ln(1 - X/m) from the set bits X of every shard (BITCOUNT).
+  double estimated_count();
+  filter_info info();
+
+  // Sets a time to live on EVERY key of the filter (meta and all shards).
+  void expire(std::chrono::seconds ttl);
+  // Deletes the filter (the meta first, so other clients see errc::not_found at once).
+  void drop();
+  // Fills a new generation from `source`, then atomically makes it the filter's generation;
+  // the old one is expired rebuild_grace later. Lookups answer from the old generation until
+  // the flip; inserts by any client during the rebuild go to both generations.
+  void rebuild(const key_source& source);
+  void rebuild(std::span<const std::string_view> keys);
+
+  const std::string& name() const noexcept { return name_; }
+  const shard_layout& layout() const noexcept { return layout_; }
+  std::uint64_t capacity() const noexcept { return capacity_; }
+  double target_fpp() const noexcept { return target_fpp_; }
+  std::uint64_t generation() const noexcept { return generation_; }
+  const filter_options& options() const noexcept { return options_; }
+
+ private:
+  struct meta;
+  redis_filter(client& c, std::string name, const meta& m, filter_options options);
+
+  client* client_;
+  std::string name_;
+  shard_layout layout_;
+  std::uint64_t capacity_ = 0;
+  double target_fpp_ = 0;
+  std::uint64_t generation_ = 0;
+  std::uint64_t next_generation_ = 0;  // 0: no rebuild running
+  filter_options options_;
+
+  friend struct filter_ops;
+};
+
+}  // namespace bloomkit::redis

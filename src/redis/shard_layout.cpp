@@ -1,0 +1,69 @@
+#include "bloomkit/redis/shard_layout.hpp"
+
+#include <array>
+#include <string>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::redis {
+
+namespace {
+
+constexpr std::array<unsigned char, 256> make_reversed_bytes() {
+  std::array<unsigned char, 256> table{};
+  for (unsigned b = 0; b < 256; ++b) {
+    unsigned r = 0;
+    for (unsigned i = 0; i < 8; ++i) r |= ((b >> i) & 1u) << (7 - i);
+    table[b] = static_cast<unsigned char>(r);
+  }
+  return table;
+}
+constexpr auto reversed_bytes = make_reversed_bytes();
+
+}  // namespace
+
+shard_layout shard_layout::for_bits(std::uint64_t bits, std::uint32_t hashes,
+                                    unsigned max_bits_log2) {
+  if (max_bits_log2 < min_shard_bits_log2 || max_bits_log2 > max_shard_bits_log2) {
+    throw error(errc::invalid_argument,
+                "shard bits must be in [" + std::to_string(min_shard_bits_log2) + ", " +
+                    std::to_string(max_shard_bits_log2) + "] (shards of 2^B bits), got " +
+                    std::to_string(max_bits_log2));
+  }
+  validate_params(bits, hashes);
+  const std::uint64_t max_shard = std::uint64_t{1} << max_bits_log2;
+  if (bits <= max_shard) return {bits, 1, hashes};
+  const std::uint64_t count = (bits + max_shard - 1) / max_shard;
+  // ceil(bits / count) <= max_shard, and max_shard is a multiple of 64, so rounding up to
+  // whole words keeps every shard within the limit.
+  const std::uint64_t per_shard = ((bits + count - 1) / count + 63) / 64 * 64;
+  return {per_shard, count, hashes};
+}
+
+shard_layout shard_layout::for_capacity(std::uint64_t capacity, double fpp,
+                                        unsigned max_bits_log2) {
+  const filter_params params = optimal_params(capacity, fpp);
+  return for_bits(params.bits, params.hashes, max_bits_log2);
+}
+
+std::string shard_layout::inconsistency() const {
+  if (shard_count < 1) return "shard count is 0";
+  if (shard_bits < 1) return "bits per shard is 0";
+  if (shard_bits > (std::uint64_t{1} << max_shard_bits_log2)) {
+    return "bits per shard " + std::to_string(shard_bits) + " exceed a Redis string (2^32 bits)";
+  }
+  if (shard_count > 1 && shard_bits % 64 != 0) {
+    return "bits per shard " + std::to_string(shard_bits) + " is not a multiple of 64";
+  }
+  if (shard_count > max_bits / shard_bits) return "the filter exceeds 2^46 bits";
+  if (hashes < 1 || hashes > max_hashes) {
+    return "hashes " + std::to_string(hashes) + " out of [1, " + std::to_string(max_hashes) + "]";
+  }
+  return {};
+}
+
+void reverse_bits_in_bytes(std::span<unsigned char> bytes) noexcept {
+  for (unsigned char& b : bytes) b = reversed_bytes[b];
+}
+
+}  // namespace bloomkit::redis

@@ -1,0 +1,263 @@
+// End-to-end tests of `bloomkit redis ...` (docs/CLI.md, "Redis"): the real binary against a
+// real redis-server (and one 3-master Redis Cluster) started by the fixtures; stdout, stderr and
+// the exit status are checked exactly.
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file.hpp"
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+#ifndef BLOOMKIT_EXE
+#error "BLOOMKIT_EXE must be the path of the bloomkit binary"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using bloomkit::test::redis_cluster;
+using bloomkit::test::redis_server;
+
+struct result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::ostream& operator<<(std::ostream& os, const result& r) {
+  return os << "status " << r.status << "\n--- stdout ---\n"
+            << r.out << "\n--- stderr ---\n"
+            << r.err;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs bloomkit with `args`, `input` on stdin; stdout and stderr go through files in `dir`.
+result run(const fs::path& dir, const std::vector<std::string>& args,
+           const std::string& input = "") {
+  const fs::path in = dir / "stdin", out = dir / "stdout", err = dir / "stderr";
+  std::ofstream(in, std::ios::binary | std::ios::trunc) << input;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fds[3] = {::open(in.c_str(), O_RDONLY),
+                        ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
+                        ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)};
+    for (int i = 0; i < 3; ++i) ::dup2(fds[i], i);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(BLOOMKIT_EXE));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(BLOOMKIT_EXE, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  result r;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string lines(int from, int to) {
+  std::string s;
+  for (int i = from; i < to; ++i) s += "key-" + std::to_string(i) + "\n";
+  return s;
+}
+
+class RedisCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (redis_server::available()) server_ = std::make_unique<redis_server>();
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+  void SetUp() override {
+    BLOOMKIT_REQUIRE_REDIS();
+    server_->raw({"FLUSHALL"});
+  }
+  // bloomkit redis --url <server> args...
+  result redis(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"redis", "--url", server_->url()});
+    return run(dir_.path(), args, input);
+  }
+  static inline std::unique_ptr<redis_server> server_;
+  bloomkit::test::temp_dir dir_;
+};
+
+TEST_F(RedisCli, CreateAddQuery) {
+  const auto expected = bloomkit::optimal_params(100000, 0.01);
+  auto r = redis({"create", "urls", "--capacity", "1e5", "--fpp", "0.01"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "created urls: " + std::to_string(expected.bits) + " bits, " +
+                       std::to_string((expected.bits + 7) / 8) + " bytes, " +
+                       std::to_string(expected.hashes) + " hashes, 1 shards\n");
+  EXPECT_EQ(r.err, "");
+  // Creating it again with the same parameters is fine; with others, an error.
+  EXPECT_EQ(redis({"create", "urls", "--capacity", "100000", "--fpp", "0.01"}).status, 0);
+  r = redis({"create", "urls", "--capacity", "1e6", "--fpp", "0.01"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err,
+            "bloomkit: error: filter 'urls' already exists with other parameters: capacity "
+            "100000 (asked 1000000), bits_per_shard " +
+                std::to_string(expected.bits) + " (asked " +
+                std::to_string(bloomkit::optimal_bits(1000000, 0.01)) + ")\n");
+
+  r = redis({"add", "urls", "a", "b"});
+  EXPECT_EQ(r.out, "added 2 new of 2 keys\n") << r;
+  r = redis({"add", "urls"}, "b\nc\r\n" + lines(0, 1000));
+  EXPECT_EQ(r.out, "added 1001 new of 1002 keys\n") << r;
+  r = redis({"query", "urls", "a", "zz", "c"});
+  EXPECT_EQ(r.out, "1\ta\n0\tzz\n1\tc\n") << r;
+  r = redis({"query", "urls", "--present"}, "a\nzz\nb\n");
+  EXPECT_EQ(r.out, "a\nb\n") << r;
+  r = redis({"query", "urls", "--absent"}, "a\nzz\nb\n");
+  EXPECT_EQ(r.out, "zz\n") << r;
+  r = redis({"query", "urls", "--count"}, lines(0, 1000) + lines(5000, 6000));
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.rfind("present=", 0), 0u) << r;
+  const auto present = std::stoul(r.out.substr(8));
+  EXPECT_GE(present, 1000u);
+  EXPECT_LT(present, 1040u);  // 1000 keys at p = 0.01 for the misses: ~10, at most a few dozen
+  // --url also after the subcommand.
+  r = run(dir_.path(), {"redis", "query", "urls", "a", "--url", server_->url()});
+  EXPECT_EQ(r.out, "1\ta\n") << r;
+}
+
+TEST_F(RedisCli, InfoTextAndJson) {
+  ASSERT_EQ(
+      redis({"create", "f", "--capacity", "3e5", "--fpp", "0.01", "--shard-bits", "20"}).status, 0);
+  redis({"add", "f"}, lines(0, 100));
+  auto r = redis({"info", "f"});
+  ASSERT_EQ(r.status, 0) << r;
+  const auto m = bloomkit::optimal_bits(300000, 0.01);
+  const std::uint64_t shards = (m + (1 << 20) - 1) >> 20;
+  const std::uint64_t per_shard = ((m + shards - 1) / shards + 63) / 64 * 64;
+  for (const std::string& line :
+       std::vector<std::string>{"name: f\n", "url: " + server_->url() + "\n", "format_version: 1\n",
+                                "hash_scheme: redis-sharded-xxh3\n",
+                                "bits: " + std::to_string(per_shard * shards) + "\n",
+                                "shards: " + std::to_string(shards) + "\n",
+                                "bits_per_shard: " + std::to_string(per_shard) + "\n",
+                                "hashes: 7\n", "capacity: 300000\n", "target_fpp: 0.01\n",
+                                "generation: 1\n", "ttl: -1\n", "inserted: 100\n"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << r;
+  }
+  r = redis({"info", "f", "--json"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_NE(r.out.find("\"shards\": " + std::to_string(shards)), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\"hash_scheme\": \"redis-sharded-xxh3\""), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\"ttl\": -1"), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\"estimated_count\": "), std::string::npos) << r;
+}
+
+TEST_F(RedisCli, PushPullRebuildExpireDrop) {
+  const fs::path file = dir_ / "local.bf", back = dir_ / "back.bf";
+  ASSERT_EQ(
+      run(dir_.path(), {"create", file.string(), "--capacity", "1000", "--fpp", "0.01"}).status, 0);
+  run(dir_.path(), {"add", file.string()}, lines(0, 500));
+  auto r = redis({"push", file.string(), "pushed"});
+  EXPECT_EQ(r.out, "pushed " + file.string() + " to pushed: 9586 bits, 7 hashes, 1 shards\n") << r;
+  r = redis({"pull", "pushed", back.string()});
+  EXPECT_EQ(r.out, "pulled pushed to " + back.string() + ": 9586 bits, 7 hashes, 1 shards\n") << r;
+  EXPECT_EQ(slurp(file), slurp(back));
+  // The pulled file is a native filter: the file commands work on it.
+  r = run(dir_.path(), {"query", back.string(), "key-1", "nope"});
+  EXPECT_EQ(r.out, "1\tkey-1\n0\tnope\n") << r;
+  r = redis({"push", file.string(), "pushed"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "bloomkit: error: filter 'pushed' already exists\n");
+
+  std::ofstream(dir_ / "a.txt") << lines(1000, 1100);
+  std::ofstream(dir_ / "b.txt") << lines(1100, 1200);
+  r = redis({"rebuild", "pushed", (dir_ / "a.txt").string(), (dir_ / "b.txt").string()});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out.rfind("rebuilt pushed: 200 keys read, 200 new, generation 2, in ", 0), 0u) << r;
+  r = redis({"query", "pushed", "--count"}, lines(1000, 1200));
+  EXPECT_EQ(r.out, "present=200 absent=0\n") << r;
+  r = redis({"rebuild", "pushed", (dir_ / "missing.txt").string()});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r;
+
+  r = redis({"expire", "pushed", "100"});
+  EXPECT_EQ(r.out, "expire pushed: 2 keys expire in 100 s\n") << r;
+  EXPECT_GT(server_->raw({"TTL", "pushed:2:0"}).integer(), 90);
+  EXPECT_GT(server_->raw({"TTL", "pushed:meta"}).integer(), 90);
+  EXPECT_EQ(redis({"expire", "pushed", "0"}).status, 2);
+
+  r = redis({"drop", "pushed"});
+  EXPECT_EQ(r.out, "dropped pushed\n") << r;
+  EXPECT_EQ(server_->raw({"EXISTS", "pushed:meta"}).integer(), 0);
+}
+
+TEST_F(RedisCli, ErrorsAreExitOneWithAClearMessage) {
+  auto r = redis({"query", "missing", "a"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "bloomkit: error: filter 'missing' does not exist (no key 'missing:meta')\n");
+  server_->raw({"SET", "str:meta", "x"});
+  r = redis({"add", "str", "a"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err,
+            "bloomkit: error: filter 'str': key 'str:meta' exists but is not a hash (not a "
+            "bloomkit filter meta)\n");
+  for (const char* command : {"info", "drop", "pull"}) {
+    std::vector<std::string> args = {command, "missing"};
+    if (std::string(command) == "pull") args.push_back((dir_ / "x.bf").string());
+    r = redis(args);
+    EXPECT_EQ(r.status, 1) << command << r;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "x.bf"));
+  // Usage errors: exit 2.
+  EXPECT_EQ(redis({"create", "f", "--capacity", "0", "--fpp", "0.01"}).status, 2);
+  EXPECT_EQ(
+      redis({"create", "f", "--capacity", "10", "--fpp", "0.01", "--shard-bits", "40"}).status, 2);
+  EXPECT_EQ(redis({"frobnicate"}).status, 2);
+  // Nothing listens: exit 1 naming the address.
+  r = run(dir_.path(), {"redis", "--url", "redis://127.0.0.1:1", "info", "f"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r;
+}
+
+TEST(RedisCliCluster, CreateAddQueryOnThreeMasters) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_cluster cluster;
+  bloomkit::test::temp_dir dir;
+  auto redis = [&](std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"redis", "--url", cluster.url()});
+    return run(dir.path(), args, input);
+  };
+  auto r = redis({"create", "c", "--capacity", "1e5", "--fpp", "0.01", "--shard-bits", "14"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find(", 59 shards\n"), std::string::npos) << r;
+  r = redis({"add", "c"}, lines(0, 5000));
+  EXPECT_EQ(r.out.rfind("added ", 0), 0u) << r;
+  r = redis({"query", "c", "--count"}, lines(0, 5000));
+  EXPECT_EQ(r.out, "present=5000 absent=0\n") << r;
+  for (const auto m : cluster.masters()) {
+    EXPECT_GT(cluster.node(m).raw({"DBSIZE"}).integer(), 5) << m;
+  }
+  const fs::path file = dir / "c.bf";
+  r = redis({"pull", "c", file.string()});
+  EXPECT_EQ(r.status, 0) << r;
+  r = redis({"push", file.string(), "c2"});
+  EXPECT_EQ(r.status, 0) << r;
+  r = redis({"query", "c2", "--count"}, lines(0, 5000));
+  EXPECT_EQ(r.out, "present=5000 absent=0\n") << r;
+}
+
+}  // namespace

@@ -1,0 +1,49 @@
+// bloomkit redis add NAME [KEY...]
+//
+// Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) with the pipelined
+// insert_many, in batches of 4096.
+// Prints: added <new> new of <keys> keys
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "key_input.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_add_options {
+  std::string name;
+  std::vector<std::string> keys;
+};
+
+void run_redis_add(const redis_context& context, const redis_add_options& o) {
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, o.name);
+  std::uint64_t keys = 0;
+  std::uint64_t fresh = 0;
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    keys += batch.size();
+    fresh += filter.insert_many(batch);
+  });
+  fmt::print("added {} new of {} keys\n", fresh, keys);
+}
+
+}  // namespace
+
+command add_redis_add_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_add_options>();
+  CLI::App* sub = add_redis_subcommand(group, "add", "Add keys to a filter in Redis");
+  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)")
+      ->type_name("");
+  return {sub, "add", [context, o] { run_redis_add(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,60 @@
+// bloomkit redis create NAME --capacity N --fpp P [--shard-bits B]
+//
+// Creates an empty filter in Redis, its shards preallocated one at a time. Creating a filter
+// that exists with the same parameters succeeds (every instance of a service may run it); with
+// other parameters it is an error naming what differs.
+// Prints: created NAME: <bits> bits, <bytes> bytes, <hashes> hashes, <shards> shards
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "arguments.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "errors.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_create_options {
+  std::string name;
+  std::string capacity;
+  double fpp = 0;
+  unsigned shard_bits = redis::default_shard_bits_log2;
+};
+
+void run_redis_create(const redis_context& context, const redis_create_options& o) {
+  const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
+  validate_sizing(capacity, o.fpp);
+  if (o.shard_bits < redis::min_shard_bits_log2 || o.shard_bits > redis::max_shard_bits_log2) {
+    throw usage_error(fmt::format("--shard-bits must be in [{}, {}], got {}",
+                                  redis::min_shard_bits_log2, redis::max_shard_bits_log2,
+                                  o.shard_bits));
+  }
+  redis::client client = context.connect();
+  const auto filter = redis::redis_filter::create(client, o.name, capacity, o.fpp, o.shard_bits);
+  const redis::shard_layout& l = filter.layout();
+  fmt::print("created {}: {} bits, {} bytes, {} hashes, {} shards\n", o.name, l.total_bits(),
+             l.shard_bytes() * l.shard_count, l.hashes, l.shard_count);
+}
+
+}  // namespace
+
+command add_redis_create_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_create_options>();
+  CLI::App* sub = add_redis_subcommand(group, "create", "Create an empty filter in Redis");
+  sub->add_option("NAME", o->name, "Filter name (its keys are NAME:meta, NAME:<gen>:<shard>)")
+      ->type_name("")
+      ->required();
+  add_capacity_option(*sub, o->capacity)->required();
+  add_fpp_option(*sub, o->fpp)->required();
+  sub->add_option("--shard-bits", o->shard_bits,
+                  "Shards of at most 2^B bits (10..32, default 27 = 16 MiB)")
+      ->type_name("B");
+  return {sub, "create", [context, o] { run_redis_create(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,35 @@
+// bloomkit redis drop NAME
+//
+// Deletes a filter: its meta first (every client sees "does not exist" at once), then its
+// shards (UNLINK: freed in the background).
+// Prints: dropped NAME
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+void run_redis_drop(const redis_context& context, const std::string& name) {
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, name);
+  filter.drop();
+  fmt::print("dropped {}\n", name);
+}
+
+}  // namespace
+
+command add_redis_drop_command(CLI::App& group, redis_context_ptr context) {
+  auto name = std::make_shared<std::string>();
+  CLI::App* sub = add_redis_subcommand(group, "drop", "Delete a filter from Redis");
+  sub->add_option("NAME", *name, "Filter name")->type_name("")->required();
+  return {sub, "drop", [context, name] { run_redis_drop(*context, *name); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,49 @@
+// bloomkit redis expire NAME SECONDS
+//
+// Sets a time to live on every key of the filter: its meta and all its shards.
+// Prints: expire NAME: <keys> keys expire in <SECONDS> s
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "arguments.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "errors.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_expire_options {
+  std::string name;
+  std::string seconds;
+};
+
+void run_redis_expire(const redis_context& context, const redis_expire_options& o) {
+  const std::uint64_t seconds = parse_count(o.seconds, "SECONDS");
+  if (seconds < 1 || seconds > (std::uint64_t{1} << 40)) {
+    throw usage_error(fmt::format("SECONDS must be in [1, 2^40], got {}", o.seconds));
+  }
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, o.name);
+  filter.expire(std::chrono::seconds(static_cast<std::chrono::seconds::rep>(seconds)));
+  fmt::print("expire {}: {} keys expire in {} s\n", o.name, filter.layout().shard_count + 1,
+             seconds);
+}
+
+}  // namespace
+
+command add_redis_expire_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_expire_options>();
+  CLI::App* sub =
+      add_redis_subcommand(group, "expire", "Set a time to live on every key of a filter");
+  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  sub->add_option("SECONDS", o->seconds, "Time to live in seconds")->type_name("")->required();
+  return {sub, "expire", [context, o] { run_redis_expire(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,62 @@
+// bloomkit redis info NAME [--json]
+//
+// Describes a filter in Redis: its meta (format version, hash scheme, layout, parameters,
+// generation, creation time, TTL) and figures computed from its bits (BITCOUNT of every shard).
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "json.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_info_options {
+  std::string name;
+  bool json = false;
+};
+
+void run_redis_info(const redis_context& context, const redis_info_options& o) {
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, o.name);
+  const redis::filter_info i = filter.info();
+  // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.
+  const double ttl = i.ttl_ms < 0 ? -1.0 : static_cast<double>((i.ttl_ms + 999) / 1000);
+  report r;
+  r.add("name", i.name)
+      .add("url", client.describe())
+      .add("format_version", i.format_version)
+      .add("hash_scheme", to_string(i.scheme))
+      .add("bits", i.layout.total_bits())
+      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
+      .add("shards", i.layout.shard_count)
+      .add("bits_per_shard", i.layout.shard_bits)
+      .add("hashes", i.layout.hashes)
+      .add("capacity", i.capacity)
+      .add("target_fpp", i.target_fpp)
+      .add("generation", i.generation)
+      .add("created", static_cast<std::uint64_t>(i.created))
+      .add("ttl", ttl)
+      .add("inserted", i.inserted)
+      .add("estimated_count", i.estimated_count)
+      .add("fill_ratio", i.fill_ratio)
+      .add("estimated_fpp", i.estimated_fpp);
+  fmt::print("{}", o.json ? r.json() : r.text());
+}
+
+}  // namespace
+
+command add_redis_info_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_info_options>();
+  CLI::App* sub = add_redis_subcommand(group, "info", "Describe a filter in Redis");
+  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  sub->add_flag("--json", o->json, "Print one JSON object");
+  return {sub, "info", [context, o] { run_redis_info(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,46 @@
+// bloomkit redis pull NAME FILE
+//
+// Writes filter NAME to a filter file (atomically, like every file bloomkit writes): a 1-shard
+// filter as a native classic file (`bloomkit query` and `info` work on it), a sharded one in
+// the redis-sharded-xxh3 scheme (for `redis push`; docs/REDIS.md).
+// Prints: pulled NAME to FILE: <bits> bits, <hashes> hashes, <shards> shards
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_pull_options {
+  std::string name;
+  std::string file;
+};
+
+void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, o.name);
+  filter.pull(o.file);
+  const redis::shard_layout& l = filter.layout();
+  fmt::print("pulled {} to {}: {} bits, {} hashes, {} shards\n", o.name, o.file, l.total_bits(),
+             l.hashes, l.shard_count);
+}
+
+}  // namespace
+
+command add_redis_pull_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_pull_options>();
+  CLI::App* sub = add_redis_subcommand(group, "pull", "Copy a filter in Redis to a file");
+  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  sub->add_option("FILE", o->file, "Filter file to write (replaced if it exists)")
+      ->type_name("")
+      ->required();
+  return {sub, "pull", [context, o] { run_redis_pull(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

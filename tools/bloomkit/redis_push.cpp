@@ -1,0 +1,43 @@
+// bloomkit redis push FILE NAME
+//
+// Creates filter NAME in Redis from a filter file: a native classic file of at most 2^32 bits
+// becomes a 1-shard filter, a file written by `redis pull` of a sharded filter keeps its shards.
+// NAME must not exist. `redis pull` gives back the identical file.
+// Prints: pushed FILE to NAME: <bits> bits, <hashes> hashes, <shards> shards
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_push_options {
+  std::string file;
+  std::string name;
+};
+
+void run_redis_push(const redis_context& context, const redis_push_options& o) {
+  redis::client client = context.connect();
+  const auto filter = redis::redis_filter::push(client, o.file, o.name);
+  const redis::shard_layout& l = filter.layout();
+  fmt::print("pushed {} to {}: {} bits, {} hashes, {} shards\n", o.file, o.name, l.total_bits(),
+             l.hashes, l.shard_count);
+}
+
+}  // namespace
+
+command add_redis_push_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_push_options>();
+  CLI::App* sub = add_redis_subcommand(group, "push", "Copy a filter file into Redis");
+  sub->add_option("FILE", o->file, "Filter file to read")->type_name("")->required();
+  sub->add_option("NAME", o->name, "Filter name to create")->type_name("")->required();
+  return {sub, "push", [context, o] { run_redis_push(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli

@@ -1,0 +1,54 @@
+// bloomkit redis query NAME [KEY...] [--present | --absent | --count]
+//
+// Looks keys up with the pipelined contains_many, streaming stdin in batches of 4096. Output:
+// exactly that of `bloomkit query` (query_output.hpp).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomkit/redis/redis_filter.hpp"
+#include "key_input.hpp"
+#include "output.hpp"
+#include "query_output.hpp"
+#include "redis_context.hpp"
+
+namespace bloomkit::cli {
+
+namespace {
+
+struct redis_query_options {
+  std::string name;
+  std::vector<std::string> keys;
+  query_mode_flags flags;
+};
+
+void run_redis_query(const redis_context& context, const redis_query_options& o) {
+  redis::client client = context.connect();
+  auto filter = redis::redis_filter::open(client, o.name);
+  buffered_writer out(stdout);
+  query_printer printer(o.flags.mode(), out);
+  const auto results = std::make_unique<bool[]>(default_key_batch);
+  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
+    const std::span<bool> answers(results.get(), batch.size());
+    filter.contains_many(batch, answers);
+    printer.add(batch, answers);
+    out.flush();
+  });
+  printer.finish();
+}
+
+}  // namespace
+
+command add_redis_query_command(CLI::App& group, redis_context_ptr context) {
+  auto o = std::make_shared<redis_query_options>();
+  CLI::App* sub = add_redis_subcommand(
+      group, "query", "Look keys up: \"1<TAB>key\" maybe present, \"0<TAB>key\" definitely absent");
+  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)")
+      ->type_name("");
+  add_query_mode_options(*sub, o->flags);
+  return {sub, "query", [context, o] { run_redis_query(*context, *o); }};
+}
+
+}  // namespace bloomkit::cli
