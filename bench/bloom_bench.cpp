@@ -7,6 +7,12 @@
 //   bloomkit/contains_{hit,miss}                     single-key loop over a full filter
 //   bloomkit/contains_many_{hit,miss}                batches of `batch` keys
 //   bloomkit/hash_only                               XXH3-128 of the keys, nothing else
+//   blocked/...                                      the same six for the blocked filter
+//                                                    (blocked_bloom_filter, p = 0.01)
+//   blocked/hash_only                                XXH3-64 of the keys (its digest)
+//   blocked_portable/contains{,_many}_miss           the blocked filter on its portable path
+//   bits12/{classic,blocked}/contains_many_{hit,miss} equal memory, 12 bits per key: the
+//                                                    classic filter (k = 8) and the blocked one
 //   libbloom/add, libbloom/check_{hit,miss}          Debian's libbloom on the same keys
 //   mem/random_read, mem/random_read_prefetch{,_l2}  independent random 64-byte reads into a
 //                                                    buffer the size of the filter (plain;
@@ -49,6 +55,7 @@
 
 #include "bench_keys.hpp"
 #include "bloomkit/bit_array.hpp"
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
@@ -168,37 +175,51 @@ class dataset {
 
   // A filter holding all n inserted keys.
   const bloomkit::bloom_filter& full_filter() {
-    if (!full_) {
-      const auto keys = inserts().keys();
-      stopwatch t;
-      full_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
-      for (std::size_t i = 0; i < keys.size(); i += batch) {
-        full_->insert_many(keys.subspan(i, std::min(batch, keys.size() - i)));
-      }
-      note("n=" + std::to_string(n_) + ": built the bloomkit filter (" +
-           std::to_string(full_->byte_size() >> 10) + " KiB, k=" + std::to_string(full_->hashes()) +
-           ") in " + fmt_seconds(t.seconds()));
-    }
-    return *full_;
+    return filled(full_, "bloomkit",
+                  [n = n_] { return bloomkit::bloom_filter::for_capacity(n, target_p); });
   }
+  const bloomkit::blocked_bloom_filter& full_blocked() {
+    return filled(blocked_full_, "blocked",
+                  [n = n_] { return bloomkit::blocked_bloom_filter::for_capacity(n, target_p); });
+  }
+  // The same bits read through the blocked filter's portable (non-AVX2) path.
+  const bloomkit::blocked_bloom_filter& full_blocked_portable() {
+    if (!blocked_portable_) {
+      blocked_portable_.emplace(full_blocked());
+      blocked_portable_->set_simd(false);
+    }
+    return *blocked_portable_;
+  }
+  // Equal memory, 12 bits per key: the classic filter with k = 8 (optimal for 12 bits per
+  // key) and the blocked filter of 12 n / 256 blocks.
+  const bloomkit::bloom_filter& full_classic_12() {
+    return filled(classic_12_, "classic at 12 bits/key",
+                  [n = n_] { return bloomkit::bloom_filter(bits_12(n), 8); });
+  }
+  const bloomkit::blocked_bloom_filter& full_blocked_12() {
+    return filled(blocked_12_, "blocked at 12 bits/key", [n = n_] {
+      return bloomkit::blocked_bloom_filter::with_blocks(bits_12(n) / 256);
+    });
+  }
+  static std::uint64_t bits_12(std::size_t n) { return (std::uint64_t{n} * 12 + 255) / 256 * 256; }
+
   // The target of the insert benchmarks, empty and with every page faulted in.
   bloomkit::bloom_filter& insert_filter() {
-    if (!insert_target_) {
-      insert_target_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
-      empty_.emplace(bloomkit::bloom_filter::for_capacity(n_, target_p));
-      reset_insert_filter();
-    }
-    return *insert_target_;
+    return insert_target(insert_target_, empty_,
+                         [n = n_] { return bloomkit::bloom_filter::for_capacity(n, target_p); });
   }
-  // Empties the insert target. bloom_filter::clear() hands the pages back to the kernel
-  // (MADV_DONTNEED), so the next inserts would pay page faults (and, for huge pages, compaction:
-  // 0.2 s for the first 1024 keys at n = 1e8 here). A filter pays that once in its life, not per
-  // insert, so the benchmark faults the pages in again, untimed: intersecting with an empty
-  // filter of the same shape writes every word.
-  void reset_insert_filter() {
-    insert_target_->clear();
-    insert_target_->intersect(*empty_);
+  bloomkit::blocked_bloom_filter& insert_blocked() {
+    return insert_target(blocked_insert_, blocked_empty_, [n = n_] {
+      return bloomkit::blocked_bloom_filter::for_capacity(n, target_p);
+    });
   }
+  // Empties an insert target. clear() hands the pages back to the kernel (MADV_DONTNEED), so
+  // the next inserts would pay page faults (and, for huge pages, compaction: 0.2 s for the first
+  // 1024 keys at n = 1e8 here). A filter pays that once in its life, not per insert, so the
+  // benchmark faults the pages in again, untimed: intersecting with an empty filter of the same
+  // shape writes every word.
+  void reset_insert_filter() { reset(*insert_target_, *empty_); }
+  void reset_insert_blocked() { reset(*blocked_insert_, *blocked_empty_); }
 
   libbloom_filter& full_libbloom() {
     if (!libbloom_full_) {
@@ -254,7 +275,39 @@ class dataset {
  private:
   std::size_t n_;
   std::optional<key_set> inserts_, hits_, misses_;
-  std::optional<bloomkit::bloom_filter> full_, insert_target_, empty_;
+  template <class Filter, class Make>
+  const Filter& filled(std::optional<Filter>& slot, const char* what, Make make) {
+    if (!slot) {
+      const auto keys = inserts().keys();
+      stopwatch t;
+      slot.emplace(make());
+      for (std::size_t i = 0; i < keys.size(); i += batch) {
+        slot->insert_many(keys.subspan(i, std::min(batch, keys.size() - i)));
+      }
+      note("n=" + std::to_string(n_) + ": built the " + what + " filter (" +
+           std::to_string(slot->byte_size() >> 10) + " KiB, k=" + std::to_string(slot->hashes()) +
+           ") in " + fmt_seconds(t.seconds()));
+    }
+    return *slot;
+  }
+  template <class Filter, class Make>
+  Filter& insert_target(std::optional<Filter>& target, std::optional<Filter>& empty, Make make) {
+    if (!target) {
+      target.emplace(make());
+      empty.emplace(make());
+      reset(*target, *empty);
+    }
+    return *target;
+  }
+  template <class Filter>
+  static void reset(Filter& target, const Filter& empty) {
+    target.clear();
+    target.intersect(empty);
+  }
+
+  std::optional<bloomkit::bloom_filter> full_, insert_target_, empty_, classic_12_;
+  std::optional<bloomkit::blocked_bloom_filter> blocked_full_, blocked_portable_, blocked_insert_,
+      blocked_empty_, blocked_12_;
   std::unique_ptr<libbloom_filter> libbloom_full_, libbloom_insert_;
   std::optional<membound_buffer> membound_;
   std::map<std::string, std::size_t> cursors_;
@@ -296,16 +349,49 @@ std::size_t advance(std::size_t pos, std::size_t size) {
 // ---------------------------------------------------------------------------------------------
 // bloomkit
 
-void bm_bloomkit_insert(benchmark::State& state, std::size_t n) {
+// The filter a benchmark drives. `name` prefixes its cursors (and its benchmark names).
+struct classic_subject {
+  static constexpr const char* name = "bloomkit";
+  static const bloomkit::bloom_filter& full(dataset& d) { return d.full_filter(); }
+  static bloomkit::bloom_filter& target(dataset& d) { return d.insert_filter(); }
+  static void reset(dataset& d) { d.reset_insert_filter(); }
+};
+struct blocked_subject {
+  static constexpr const char* name = "blocked";
+  static const bloomkit::blocked_bloom_filter& full(dataset& d) { return d.full_blocked(); }
+  static bloomkit::blocked_bloom_filter& target(dataset& d) { return d.insert_blocked(); }
+  static void reset(dataset& d) { d.reset_insert_blocked(); }
+};
+struct blocked_portable_subject {
+  static constexpr const char* name = "blocked_portable";
+  static const bloomkit::blocked_bloom_filter& full(dataset& d) {
+    return d.full_blocked_portable();
+  }
+};
+struct classic_12_subject {
+  static constexpr const char* name = "bits12/classic";
+  static const bloomkit::bloom_filter& full(dataset& d) { return d.full_classic_12(); }
+};
+struct blocked_12_subject {
+  static constexpr const char* name = "bits12/blocked";
+  static const bloomkit::blocked_bloom_filter& full(dataset& d) { return d.full_blocked_12(); }
+};
+
+std::string cursor_name(const char* subject, const char* benchmark) {
+  return std::string(subject) + "/" + benchmark;
+}
+
+template <class Subject>
+void bm_insert(benchmark::State& state, std::size_t n) {
   auto& d = data_for(n);
   const auto keys = d.inserts().keys();
-  auto& f = d.insert_filter();
-  std::size_t& pos = d.cursor("bloomkit/insert");
+  auto& f = Subject::target(d);
+  std::size_t& pos = d.cursor(cursor_name(Subject::name, "insert"));
   std::size_t fresh = 0;
   for (auto _ : state) {
     if (pos + batch > keys.size()) {  // every key inserted once: start again, empty
       state.PauseTiming();
-      d.reset_insert_filter();
+      Subject::reset(d);
       pos = 0;
       state.ResumeTiming();
     }
@@ -316,16 +402,17 @@ void bm_bloomkit_insert(benchmark::State& state, std::size_t n) {
   finish(state);
 }
 
-void bm_bloomkit_insert_many(benchmark::State& state, std::size_t n) {
+template <class Subject>
+void bm_insert_many(benchmark::State& state, std::size_t n) {
   auto& d = data_for(n);
   const auto keys = d.inserts().keys();
-  auto& f = d.insert_filter();
-  std::size_t& pos = d.cursor("bloomkit/insert_many");
+  auto& f = Subject::target(d);
+  std::size_t& pos = d.cursor(cursor_name(Subject::name, "insert_many"));
   std::size_t fresh = 0;
   for (auto _ : state) {
     if (pos + batch > keys.size()) {
       state.PauseTiming();
-      d.reset_insert_filter();
+      Subject::reset(d);
       pos = 0;
       state.ResumeTiming();
     }
@@ -336,11 +423,12 @@ void bm_bloomkit_insert_many(benchmark::State& state, std::size_t n) {
   finish(state);
 }
 
-void bm_bloomkit_contains(benchmark::State& state, std::size_t n, bool hit) {
+template <class Subject>
+void bm_contains(benchmark::State& state, std::size_t n, bool hit) {
   auto& d = data_for(n);
-  const auto& f = d.full_filter();
+  const auto& f = Subject::full(d);
   const auto keys = (hit ? d.hits() : d.misses()).keys();
-  std::size_t& pos = d.cursor(hit ? "bloomkit/contains_hit" : "bloomkit/contains_miss");
+  std::size_t& pos = d.cursor(cursor_name(Subject::name, hit ? "contains_hit" : "contains_miss"));
   std::size_t positives = 0;
   for (auto _ : state) {
     for (std::size_t j = 0; j < batch; ++j) positives += f.contains(keys[pos + j]);
@@ -349,11 +437,13 @@ void bm_bloomkit_contains(benchmark::State& state, std::size_t n, bool hit) {
   finish(state, positives, true);
 }
 
-void bm_bloomkit_contains_many(benchmark::State& state, std::size_t n, bool hit) {
+template <class Subject>
+void bm_contains_many(benchmark::State& state, std::size_t n, bool hit) {
   auto& d = data_for(n);
-  const auto& f = d.full_filter();
+  const auto& f = Subject::full(d);
   const auto keys = (hit ? d.hits() : d.misses()).keys();
-  std::size_t& pos = d.cursor(hit ? "bloomkit/contains_many_hit" : "bloomkit/contains_many_miss");
+  std::size_t& pos =
+      d.cursor(cursor_name(Subject::name, hit ? "contains_many_hit" : "contains_many_miss"));
   std::array<bool, batch> results{};
   std::size_t positives = 0;
   for (auto _ : state) {
@@ -364,17 +454,16 @@ void bm_bloomkit_contains_many(benchmark::State& state, std::size_t n, bool hit)
   finish(state, positives, true);
 }
 
-// Only the XXH3-128 digests of the miss keys: the compute floor of any lookup of these keys.
-void bm_bloomkit_hash(benchmark::State& state, std::size_t n) {
+// Only the digests of the miss keys: the compute floor of any lookup of these keys. The classic
+// filter hashes with XXH3-128, the blocked filter with XXH3-64.
+template <class Digest>
+void bm_hash(benchmark::State& state, std::size_t n, const char* cursor, Digest digest) {
   auto& d = data_for(n);
   const auto keys = d.misses().keys();
-  std::size_t& pos = d.cursor("bloomkit/hash_only");
+  std::size_t& pos = d.cursor(cursor);
   std::uint64_t sum = 0;
   for (auto _ : state) {
-    for (std::size_t j = 0; j < batch; ++j) {
-      const auto h = bloomkit::xxh3_128(keys[pos + j]);
-      sum += h.low ^ h.high;
-    }
+    for (std::size_t j = 0; j < batch; ++j) sum += digest(keys[pos + j]);
     pos = advance(pos, keys.size());
   }
   benchmark::DoNotOptimize(sum);
@@ -569,6 +658,17 @@ void add_context(const std::vector<std::size_t>& sizes) {
         "filter_n" + std::to_string(n),
         "bits=" + std::to_string(params.bits) + " hashes=" + std::to_string(params.hashes) +
             " bytes=" + std::to_string(bloomkit::bytes_for_bits(params.bits)));
+    const std::uint64_t blocks = bloomkit::blocked_optimal_blocks(n, target_p);
+    benchmark::AddCustomContext(
+        "blocked_n" + std::to_string(n),
+        "blocks=" + std::to_string(blocks) + " bytes=" + std::to_string(blocks * 32) +
+            " expected_fpp=" + std::to_string(bloomkit::blocked_expected_fpp(blocks, n)));
+    const std::uint64_t blocks_12 = (std::uint64_t{n} * 12 + 255) / 256;
+    benchmark::AddCustomContext(
+        "bits12_n" + std::to_string(n),
+        "classic_expected_fpp=" + std::to_string(bloomkit::expected_fpp(blocks_12 * 256, 8, n)) +
+            " blocked_expected_fpp=" +
+            std::to_string(bloomkit::blocked_expected_fpp(blocks_12, n)));
   }
 }
 
@@ -610,20 +710,47 @@ bool interleaving_requested(int argc, char** argv) {
   return on;
 }
 
+// insert, insert_many, contains and contains_many (hits and misses) of one filter.
+template <class Subject, class Add>
+void add_filter_benchmarks(Add& add, std::size_t n) {
+  const std::string prefix = std::string(Subject::name) + "/";
+  add(prefix + "insert", [n](benchmark::State& s) { bm_insert<Subject>(s, n); });
+  add(prefix + "insert_many", [n](benchmark::State& s) { bm_insert_many<Subject>(s, n); });
+  add(prefix + "contains_hit", [n](benchmark::State& s) { bm_contains<Subject>(s, n, true); });
+  add(prefix + "contains_miss", [n](benchmark::State& s) { bm_contains<Subject>(s, n, false); });
+  add(prefix + "contains_many_hit",
+      [n](benchmark::State& s) { bm_contains_many<Subject>(s, n, true); });
+  add(prefix + "contains_many_miss",
+      [n](benchmark::State& s) { bm_contains_many<Subject>(s, n, false); });
+}
+
 void register_size(std::size_t n) {
   const std::string suffix = "/n:" + std::to_string(n);
   auto add = [&](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark((name + suffix).c_str(), fn)->Unit(benchmark::kMicrosecond);
   };
-  add("bloomkit/insert", [n](benchmark::State& s) { bm_bloomkit_insert(s, n); });
-  add("bloomkit/insert_many", [n](benchmark::State& s) { bm_bloomkit_insert_many(s, n); });
-  add("bloomkit/contains_hit", [n](benchmark::State& s) { bm_bloomkit_contains(s, n, true); });
-  add("bloomkit/contains_miss", [n](benchmark::State& s) { bm_bloomkit_contains(s, n, false); });
-  add("bloomkit/contains_many_hit",
-      [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, true); });
-  add("bloomkit/contains_many_miss",
-      [n](benchmark::State& s) { bm_bloomkit_contains_many(s, n, false); });
-  add("bloomkit/hash_only", [n](benchmark::State& s) { bm_bloomkit_hash(s, n); });
+  add_filter_benchmarks<classic_subject>(add, n);
+  add_filter_benchmarks<blocked_subject>(add, n);
+  add("bloomkit/hash_only", [n](benchmark::State& s) {
+    bm_hash(s, n, "bloomkit/hash_only", [](std::string_view k) {
+      const auto h = bloomkit::xxh3_128(k);
+      return h.low ^ h.high;
+    });
+  });
+  add("blocked/hash_only", [n](benchmark::State& s) {
+    bm_hash(s, n, "blocked/hash_only", [](std::string_view k) { return bloomkit::xxh3_64(k); });
+  });
+  add("blocked_portable/contains_miss",
+      [n](benchmark::State& s) { bm_contains<blocked_portable_subject>(s, n, false); });
+  add("blocked_portable/contains_many_miss",
+      [n](benchmark::State& s) { bm_contains_many<blocked_portable_subject>(s, n, false); });
+  for (const bool hit : {true, false}) {
+    const std::string suffix = hit ? "contains_many_hit" : "contains_many_miss";
+    add("bits12/classic/" + suffix,
+        [n, hit](benchmark::State& s) { bm_contains_many<classic_12_subject>(s, n, hit); });
+    add("bits12/blocked/" + suffix,
+        [n, hit](benchmark::State& s) { bm_contains_many<blocked_12_subject>(s, n, hit); });
+  }
   add("libbloom/add", [n](benchmark::State& s) { bm_libbloom_add(s, n); });
   add("libbloom/check_hit", [n](benchmark::State& s) { bm_libbloom_check(s, n, true); });
   add("libbloom/check_miss", [n](benchmark::State& s) { bm_libbloom_check(s, n, false); });

@@ -27,6 +27,19 @@ ROWS = [
     ("bloomkit/contains_many_hit", "bloomkit contains_many, hits"),
     ("bloomkit/contains_many_miss", "bloomkit contains_many, misses"),
     ("bloomkit/hash_only", "XXH3-128 of the key only"),
+    ("blocked/insert", "blocked insert (single-key loop)"),
+    ("blocked/insert_many", "blocked insert_many (batches of 1024)"),
+    ("blocked/contains_hit", "blocked contains, hits"),
+    ("blocked/contains_miss", "blocked contains, misses"),
+    ("blocked/contains_many_hit", "blocked contains_many, hits"),
+    ("blocked/contains_many_miss", "blocked contains_many, misses"),
+    ("blocked/hash_only", "XXH3-64 of the key only (the blocked filter's digest)"),
+    ("blocked_portable/contains_miss", "blocked contains, misses, portable path"),
+    ("blocked_portable/contains_many_miss", "blocked contains_many, misses, portable path"),
+    ("bits12/classic/contains_many_hit", "12 bits/key: classic (k=8) contains_many, hits"),
+    ("bits12/classic/contains_many_miss", "12 bits/key: classic (k=8) contains_many, misses"),
+    ("bits12/blocked/contains_many_hit", "12 bits/key: blocked contains_many, hits"),
+    ("bits12/blocked/contains_many_miss", "12 bits/key: blocked contains_many, misses"),
     ("libbloom/add", "libbloom add loop"),
     ("libbloom/check_hit", "libbloom check loop, hits"),
     ("libbloom/check_miss", "libbloom check loop, misses"),
@@ -120,6 +133,81 @@ def machine_line(context):
         "THP " + context.get("thp", "").strip(),
     ]
     return "; ".join(p for p in parts if p)
+
+
+def context_value(context, key, field):
+    m = re.search(field + r"=([0-9.e+-]+)", context.get(key, ""))
+    return float(m.group(1)) if m else None
+
+
+def blocked_section(sizes, get, bound, positives, context):
+    """The blocked filter's ratios against its targets (issue 3) and the equal-memory table."""
+    out = ["", "### Blocked filter", ""]
+    out.append("Filter per n: " + "; ".join(
+        f"n={fmt_n(n)}: {human_bytes(context_value(context, f'blocked_n{n}', 'bytes') or 0)}, "
+        f"expected FPP {context_value(context, f'blocked_n{n}', 'expected_fpp')}"
+        for n in sizes) + ".")
+    out.append("")
+    out.append("| ratio | target | " + " | ".join(f"n = {fmt_n(n)}" for n in sizes) + " |")
+    out.append("|---|---|" + "---:|" * len(sizes))
+
+    def per_n(fn):
+        return " | ".join(fmt_ratio(fn(n)) if fn(n) is not None else "-" for n in sizes)
+
+    def over(name, denominator):
+        def fn(n):
+            v, d = get(name, n), denominator(n)
+            return v / d if v and d else None
+        return fn
+
+    floor = lambda n: (get("blocked/hash_only", n) + bound(n)) if get(
+        "blocked/hash_only", n) and bound(n) else None
+    for name, label in (("blocked/contains_many_hit", "contains_many hits"),
+                        ("blocked/contains_many_miss", "contains_many misses"),
+                        ("blocked/insert_many", "insert_many")):
+        out.append(f"| {label} / one-line memory bound | <= 1.3x at 1e7, 1e8 | "
+                   + per_n(over(name, bound)) + " |")
+        out.append(f"| {label} / (XXH3-64 + one-line bound) |  | " + per_n(over(name, floor))
+                   + " |")
+    for name, label in (("blocked/contains_many_miss", "contains_many misses"),
+                        ("blocked/contains_many_hit", "contains_many hits"),
+                        ("blocked/insert_many", "insert_many")):
+        classic = name.replace("blocked/", "bloomkit/")
+        out.append(f"| classic {label} / blocked (speedup, p = 0.01) |  | "
+                   + per_n(lambda n, c=classic, b=name: get(c, n) / get(b, n)
+                           if get(c, n) and get(b, n) else None) + " |")
+    out.append("")
+    out.append("ns per key at 10 ns target (n = 1e5): "
+               + ", ".join(f"{label} {fmt_ns(get(name, min(sizes)))}"
+                           for name, label in (("blocked/insert", "insert"),
+                                               ("blocked/contains_hit", "contains hits"),
+                                               ("blocked/contains_miss", "contains misses")))
+               + f"; XXH3-64 alone {fmt_ns(get('blocked/hash_only', min(sizes)))}.")
+    out.append("")
+    out.append("Equal memory, 12 bits per key (classic k = 8):")
+    out.append("")
+    out.append("| n | classic ns/key hits / misses | blocked ns/key hits / misses | "
+               "classic FPP expected / measured | blocked FPP expected / measured |")
+    out.append("|---|---:|---:|---:|---:|")
+    for n in sizes:
+        key = f"bits12_n{n}"
+        cf = positives.get(("bits12/classic/contains_many_miss", n))
+        bf = positives.get(("bits12/blocked/contains_many_miss", n))
+        ce = context_value(context, key, "classic_expected_fpp")
+        be = context_value(context, key, "blocked_expected_fpp")
+        out.append(
+            f"| {fmt_n(n)} | {fmt_ns(get('bits12/classic/contains_many_hit', n))} / "
+            f"{fmt_ns(get('bits12/classic/contains_many_miss', n))} | "
+            f"{fmt_ns(get('bits12/blocked/contains_many_hit', n))} / "
+            f"{fmt_ns(get('bits12/blocked/contains_many_miss', n))} | "
+            f"{ce:.4%} / {cf:.4%} | {be:.4%} / {bf:.4%} |"
+            if None not in (ce, cf, be, bf) else f"| {fmt_n(n)} | - | - | - | - |")
+    out.append("")
+    out.append("Positive rate of the blocked filter's miss queries (measured FPP, target 0.01): "
+               + "; ".join(f"n={fmt_n(n)}: "
+                           f"{positives.get(('blocked/contains_many_miss', n), float('nan')):.4f}"
+                           for n in sizes) + ".")
+    return out
 
 
 def main(argv):
@@ -244,6 +332,8 @@ def main(argv):
     out.append("")
     out.append("Memory bound = the fastest of the three independent-random-read rows at the same n "
                "(64-byte reads into a buffer of the filter's size, allocated like a filter).")
+    if any(name.startswith("blocked/") for (name, _) in medians):
+        out.extend(blocked_section(sizes, get, bound, positives, context))
     print("\n".join(out))
     return 0
 

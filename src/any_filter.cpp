@@ -24,6 +24,8 @@ any_filter open_any(const std::filesystem::path& path, Open open) {
         return open.template operator()<bits_and_blooms::filter>();
       case hash_scheme::go_zero:
         return open.template operator()<go_zero::filter>();
+      case hash_scheme::xxh3_64_split_block:  // a blocked filter's scheme: not a classic one
+        break;
     }
   }
   throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +

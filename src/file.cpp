@@ -115,6 +115,15 @@ void check_kind_fields(const file_header& h, const std::string& source) {
     case filter_kind::classic:
       detail::check_classic_fields(h, source);
       return;
+    case filter_kind::blocked:
+      detail::check_blocked_fields(h, source);
+      return;
+    case filter_kind::counting:
+      detail::check_counting_fields(h, source);
+      return;
+    case filter_kind::scalable:
+      detail::check_scalable_fields(h, source);
+      return;
   }
 }
 
@@ -142,13 +151,20 @@ void check_payload_checksum(const file_header& h, const unsigned char* payload,
 }  // namespace
 
 bool is_known(filter_kind kind) noexcept {
-  return kind == filter_kind::classic;
+  return kind == filter_kind::classic || kind == filter_kind::blocked ||
+         kind == filter_kind::counting || kind == filter_kind::scalable;
 }
 
 std::string_view to_string(filter_kind kind) noexcept {
   switch (kind) {
     case filter_kind::classic:
       return "classic";
+    case filter_kind::blocked:
+      return "blocked";
+    case filter_kind::counting:
+      return "counting";
+    case filter_kind::scalable:
+      return "scalable";
   }
   return "unknown";
 }

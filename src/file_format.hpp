@@ -26,6 +26,9 @@ void write_filter_file(const std::filesystem::path& path, file_header header,
 
 // Kind-specific header checks; throws errc::corrupt_file / errc::unsupported naming `source`.
 void check_classic_fields(const file_header& h, const std::string& source);
+void check_counting_fields(const file_header& h, const std::string& source);
+void check_scalable_fields(const file_header& h, const std::string& source);
+void check_blocked_fields(const file_header& h, const std::string& source);
 
 // A payload served from a read-only mapping of the whole file; `owner` keeps the mapping alive.
 struct mapped_payload {

@@ -115,4 +115,67 @@ std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p) {
   return result;
 }
 
+// --- blocked filters --------------------------------------------------------------------
+
+void validate_blocks(std::uint64_t blocks) {
+  if (blocks < 1) throw error(errc::invalid_argument, "blocks must be at least 1 (got 0)");
+  if (blocks > max_blocks) {
+    throw error(errc::too_large, "blocks " + std::to_string(blocks) + " exceed the maximum of " +
+                                     std::to_string(max_blocks) + " (8 TiB)");
+  }
+}
+
+double blocked_expected_fpp(std::uint64_t blocks, std::uint64_t n) {
+  validate_blocks(blocks);
+  if (n == 0) return 0.0;
+  const double lambda = static_cast<double>(n) / static_cast<double>(blocks);
+  const double sigma = std::sqrt(lambda);
+  // A block holding i keys answers a stranger positive with probability (1 - (31/32)^i)^8,
+  // which is 1 to double precision from i = 1500 on. Poisson mass more than 40 sigma from
+  // lambda is below 1e-300, so the window below holds every term that counts.
+  if (lambda - 40 * sigma > 1500) return 1.0;
+  const double lo = std::max(0.0, std::floor(lambda - 40 * sigma - 10));
+  const double hi = std::ceil(lambda + 40 * sigma + 10);
+  const double log_lambda = std::log(lambda);
+  const double log_word_clear = std::log1p(-1.0 / 32);  // ln(31/32)
+  double fpp = 0;
+  for (double i = std::max(lo, 1.0); i <= hi; ++i) {
+    const double weight = std::exp(i * log_lambda - lambda - std::lgamma(i + 1));
+    const double bit_set = -std::expm1(i * log_word_clear);  // 1 - (31/32)^i
+    const double b2 = bit_set * bit_set;
+    const double b4 = b2 * b2;
+    fpp += weight * b4 * b4;
+  }
+  return std::min(fpp, 1.0);
+}
+
+std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p) {
+  validate_capacity(n);
+  validate_fpp(p);
+  if (blocked_expected_fpp(max_blocks, n) > p) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+                                     " needs more blocks than the maximum of " +
+                                     std::to_string(max_blocks) + " (8 TiB)");
+  }
+  // fpp falls as blocks grow (the block loads shrink): bisect for the smallest enough.
+  std::uint64_t lo = 0;  // too few (or none)
+  std::uint64_t hi = max_blocks;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (blocked_expected_fpp(mid, n) <= p) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
+
+std::uint64_t blocked_natural_capacity(std::uint64_t blocks) {
+  validate_blocks(blocks);
+  const double n = std::round(static_cast<double>(blocks * blocked_block_bits) * ln2 /
+                              static_cast<double>(blocked_hashes));
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n));
+}
+
 }  // namespace bloomkit

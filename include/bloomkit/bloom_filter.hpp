@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "bloomkit/bit_array.hpp"
+#include "bloomkit/detail/key_bytes.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
@@ -68,13 +69,11 @@ class basic_bloom_filter {
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
   bool insert(T key) {
-    const auto bytes = le_bytes(key);
-    return insert(std::string_view(bytes.data(), bytes.size()));
+    return insert(detail::key_bytes(key).view());
   }
   template <std::integral T>
   bool contains(T key) const noexcept {
-    const auto bytes = le_bytes(key);
-    return contains(std::string_view(bytes.data(), bytes.size()));
+    return contains(detail::key_bytes(key).view());
   }
 
   // Batched paths: keys are hashed and their cache lines prefetched well ahead of the probes
@@ -136,17 +135,6 @@ class basic_bloom_filter {
   // Up to this many probes, the positions of a key are computed once into a fixed array and
   // reused by prefetch and test (the pipelined paths); more probes take the block-wise paths.
   static constexpr std::uint32_t max_stored_probes = 16;
-
-  template <std::integral T>
-  static std::array<char, sizeof(T)> le_bytes(T key) noexcept {
-    std::array<char, sizeof(T)> out{};
-    auto v = static_cast<std::make_unsigned_t<T>>(key);
-    for (auto& c : out) {
-      c = static_cast<char>(v & 0xff);
-      v = static_cast<decltype(v)>(v >> 8);
-    }
-    return out;
-  }
 
   template <bool Atomic>
   bool insert_digest(const digest_type& d);

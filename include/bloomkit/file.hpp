@@ -13,7 +13,10 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
 
 namespace bloomkit {
 
@@ -22,6 +25,9 @@ inline constexpr std::size_t file_header_size = 128;
 
 enum class filter_kind : std::uint32_t {
   classic = 1,
+  blocked = 2,  // blocked_bloom_filter
+  counting = 3,
+  scalable = 4,
 };
 
 std::string_view to_string(filter_kind kind) noexcept;
@@ -80,6 +86,25 @@ template <>
 bloom_filter load<bloom_filter>(const std::filesystem::path& path);
 template <>
 bloom_filter map<bloom_filter>(const std::filesystem::path& path, verify check);
+
+void save(const counting_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+counting_bloom_filter load<counting_bloom_filter>(const std::filesystem::path& path);
+template <>
+counting_bloom_filter map<counting_bloom_filter>(const std::filesystem::path& path, verify check);
+
+void save(const scalable_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& path);
+// Every sub-filter is served from the mapping, zero-copy.
+template <>
+scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check);
+
+void save(const blocked_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+blocked_bloom_filter load<blocked_bloom_filter>(const std::filesystem::path& path);
+template <>
+blocked_bloom_filter map<blocked_bloom_filter>(const std::filesystem::path& path, verify check);
 
 // Reads and validates the header (and the file's size) without reading the payload.
 file_header read_header(const std::filesystem::path& path);

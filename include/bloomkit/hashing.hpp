@@ -17,6 +17,9 @@ namespace bloomkit {
 // A hash scheme is recorded in files and Redis metadata; a value never changes meaning.
 enum class hash_scheme : std::uint32_t {
   xxh3_128 = 1,  // XXH3-128, enhanced double hashing, multiply-high range reduction
+  // XXH3-64; block = multiply-high of the digest, 8 bits from its low 32 bits by salted
+  // multiplies (blocked_bloom_filter.hpp)
+  xxh3_64_split_block = 2,
   // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
   guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
@@ -35,6 +38,8 @@ struct digest128 {
 
 // XXH3-128 (seed 0) of the key bytes.
 digest128 xxh3_128(std::string_view key) noexcept;
+// XXH3-64 (seed 0) of the key bytes.
+std::uint64_t xxh3_64(std::string_view key) noexcept;
 
 __extension__ using uint128 = unsigned __int128;  // GCC/Clang extension; -Wpedantic knows
 

@@ -18,9 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 namespace {
 
-std::vector<std::uint8_t> real_file(std::uint64_t n, double p, const std::filesystem::path& dir,
+// Fills `f` with n keys, saves it as dir/name and returns the file's bytes.
+template <class Filter>
+std::vector<std::uint8_t> real_file(Filter f, std::uint64_t n, const std::filesystem::path& dir,
                                     const std::string& name) {
-  auto f = bloomkit::bloom_filter::for_capacity(n, p);
   for (std::uint64_t i = 0; i < n; ++i) f.insert("seed-" + std::to_string(i));
   const auto path = dir / name;
   bloomkit::save(f, path);
@@ -44,13 +45,22 @@ int main(int argc, char** argv) {
       inputs.push_back(arg);
     }
   }
+  using bloomkit::blocked_bloom_filter;
+  using bloomkit::bloom_filter;
+  using bloomkit::counting_bloom_filter;
+  using bloomkit::scalable_bloom_filter;
+  const std::vector<std::string> names = {"seed-tiny.bloom", "seed-small.bloom",
+                                          "seed-counting.bloom", "seed-scalable.bloom",
+                                          "seed-blocked.bloom"};
   std::vector<std::vector<std::uint8_t>> seeds = {
-      real_file(1, 0.5, seed_dir, "seed-tiny.bloom"),
-      real_file(300, 0.01, seed_dir, "seed-small.bloom"),
+      real_file(bloom_filter::for_capacity(1, 0.5), 1, seed_dir, names[0]),
+      real_file(bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[1]),
+      real_file(counting_bloom_filter::for_capacity(200, 0.05), 200, seed_dir, names[2]),
+      real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, seed_dir, names[3]),
+      real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[4]),
   };
   if (!keep_seeds) {
-    std::filesystem::remove(seed_dir / "seed-tiny.bloom");
-    std::filesystem::remove(seed_dir / "seed-small.bloom");
+    for (const auto& name : names) std::filesystem::remove(seed_dir / name);
   }
   std::size_t runs = 0;
   for (const auto& path : inputs) {

@@ -8,12 +8,14 @@
 #include <functional>
 #include <string>
 
+#include "support/file_checks.hpp"
 #include "support/keys.hpp"
 #include "support/temp_dir.hpp"
 
 namespace bloomkit {
 namespace {
 
+using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
 using test::temp_dir;
@@ -24,18 +26,6 @@ bloom_filter sample_filter(std::uint64_t n = 5000, double p = 0.01, std::uint64_
   auto f = bloom_filter::for_capacity(n, p);
   f.insert_many(views(make_keys(n, set)));
   return f;
-}
-
-// Runs `fn`, expects a bloomkit::error whose message names `path`; returns the error's code.
-errc expect_error_naming(const std::filesystem::path& path, const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
-    return e.code();
-  }
-  ADD_FAILURE() << "no error for " << path;
-  return errc{};
 }
 
 TEST(File, SaveLoadIsBitIdentical) {
@@ -178,39 +168,20 @@ TEST(File, MissingAndNonRegularFiles) {
 TEST(File, EveryTruncationIsRejected) {
   temp_dir dir;
   save(sample_filter(2000, 0.05), dir / "f.bloom");
-  const auto good = read_bytes(dir / "f.bloom");
-  const auto path = dir / "bad.bloom";
-  for (std::size_t len = 0; len < good.size(); ++len) {
-    write_bytes(path, {good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len)});
-    EXPECT_EQ(expect_error_naming(path, [&] { load(path); }), errc::corrupt_file) << len;
-    EXPECT_EQ(expect_error_naming(path, [&] { map(path); }), errc::corrupt_file) << len;
-    EXPECT_EQ(expect_error_naming(path, [&] { map(path, verify::header); }), errc::corrupt_file);
-  }
-  auto longer = good;
-  longer.push_back(0);
-  write_bytes(path, longer);
-  EXPECT_EQ(expect_error_naming(path, [&] { load(path); }), errc::corrupt_file);
+  test::expect_every_truncation_rejected(
+      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+      {[](const auto& p) { load(p); }, [](const auto& p) { map(p); },
+       [](const auto& p) { map(p, verify::header); }});
 }
 
 TEST(File, EveryFlippedByteIsRejected) {
   temp_dir dir;
   save(sample_filter(2000, 0.05), dir / "f.bloom");
-  const auto good = read_bytes(dir / "f.bloom");
-  const auto path = dir / "bad.bloom";
-  for (std::size_t pos = 0; pos < good.size(); ++pos) {
-    for (unsigned char flip : {0x01, 0x80, 0xff}) {
-      auto bad = good;
-      bad[pos] ^= flip;
-      write_bytes(path, bad);
-      const errc load_code = expect_error_naming(path, [&] { load(path); });
-      EXPECT_TRUE(load_code == errc::corrupt_file || load_code == errc::unsupported) << pos;
-      expect_error_naming(path, [&] { map(path); });
-      if (pos < file_header_size) {
-        expect_error_naming(path, [&] { read_header(path); });
-        expect_error_naming(path, [&] { map(path, verify::header); });
-      }
-    }
-  }
+  test::expect_every_flip_rejected(
+      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+      {[](const auto& p) { load(p); }, [](const auto& p) { map(p); }},
+      {{file_header_size, [](const auto& p) { read_header(p); }},
+       {file_header_size, [](const auto& p) { map(p, verify::header); }}});
 }
 
 // Headers with a valid checksum but impossible contents (a buggy or hostile writer).

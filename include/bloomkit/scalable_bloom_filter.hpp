@@ -1,0 +1,152 @@
+#pragma once
+// The scalable Bloom filter (Almeida, Baquero, Preguiça & Hutchison, 2007): a chain of classic
+// filters that grows as keys arrive, so n need not be known in advance.
+//
+//   bloomkit::scalable_bloom_filter f(1'000, 0.01);   // starts small...
+//   for (auto& key : stream) f.insert(key);            // ...grows by a factor 2 when full
+//   f.estimated_fpp();                                 // <= 0.01 however many keys arrived
+//
+// Sub-filter i (i = 0, 1, ...) is a classic bloom_filter for n_i = n0 * s^i keys at
+// p_i = p (1 - r) r^i, where n0 is the initial capacity, p the target FPP, s the growth factor
+// and r the tightening ratio. The tightening starts at the first sub-filter, so the compound FPP
+// of any number of sub-filters, each filled at most to its capacity, is
+//   1 - prod(1 - p_i) <= sum p_i < p (1 - r) / (1 - r) = p.
+// Each sub-filter takes classic sizing for (n_i, p_i) with m raised, where k's rounding would
+// leave the expected FPP at n_i a little above p_i (by up to about 1%), until it is <= p_i.
+//
+// insert() first asks every sub-filter; a key found anywhere is not inserted again (so a
+// sub-filter's inserted() is exactly the keys it took). New keys go to the newest sub-filter; a
+// new one is added when the newest holds its capacity. With a memory ceiling, a sub-filter that
+// would take the total past it is not added: insert() of a new key throws errc::too_large and
+// the filter stays as it was, answering lookups (and inserts of keys it holds).
+//
+// Lookups test the newest sub-filter first: it is the largest and holds most keys (with s = 2,
+// half of them), so most hits end after one sub-filter; misses test them all.
+//
+// Thread safety: single writer. insert, insert_many and clear must not run concurrently with
+// anything else on the same filter; any number of readers may run concurrently on a filter
+// nobody writes, such as a mapped one.
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/key_bytes.hpp"
+
+namespace bloomkit {
+
+struct scalable_params {
+  std::uint64_t initial_capacity = 0;  // n0, >= 1
+  double target_fpp = 0;               // p, in (0, 1): bound on the compound FPP
+  std::uint32_t growth = 2;            // s, 1..1024: sub-filter i holds n0 * s^i keys
+  double tightening = 0.5;             // r, in (0, 1): sub-filter i has FPP p (1 - r) r^i
+  std::uint64_t memory_ceiling = 0;    // bytes of bits over all sub-filters; 0 = no ceiling
+  friend bool operator==(const scalable_params&, const scalable_params&) = default;
+};
+
+class scalable_bloom_filter {
+ public:
+  using policy_type = xxh3_probe_policy;
+  static constexpr std::uint32_t max_growth = 1024;
+  static constexpr std::size_t max_sub_filters = 256;
+
+  // Throws errc::invalid_argument naming the parameter when one is out of range, and
+  // errc::too_large when the first sub-filter alone exceeds the memory ceiling.
+  explicit scalable_bloom_filter(const scalable_params& params);
+  scalable_bloom_filter(std::uint64_t initial_capacity, double target_fpp, std::uint32_t growth = 2,
+                        double tightening = 0.5, std::uint64_t memory_ceiling = 0)
+      : scalable_bloom_filter(
+            scalable_params{initial_capacity, target_fpp, growth, tightening, memory_ceiling}) {}
+  // A filter from existing sub-filters (used by loaders). Throws errc::invalid_argument unless
+  // they are what check_chain() accepts.
+  scalable_bloom_filter(const scalable_params& params, std::vector<bloom_filter> sub_filters);
+
+  // Throws errc::invalid_argument naming the parameter unless params are in range.
+  static void validate(const scalable_params& params);
+  // Parameters of sub-filter `index`: capacity n0 s^i, target FPP p (1 - r) r^i, and the
+  // sizing described above. Throws errc::too_large when it cannot exist (capacity past 2^63,
+  // FPP underflow, more than max_bits bits or max_hashes hashes, index >= max_sub_filters).
+  static filter_config sub_filter_config(const scalable_params& params, std::size_t index);
+  // Throws errc::invalid_argument describing the first problem unless `configs` (with their
+  // inserted counts) are a chain this class builds: 1..max_sub_filters sub-filters, each as
+  // sub_filter_config() demands, all but the newest full, the newest at most full, the total
+  // within the memory ceiling.
+  static void check_chain(const scalable_params& params, std::span<const filter_config> configs,
+                          std::span<const std::uint64_t> inserted);
+
+  // Adds a key unless some sub-filter (probably) holds it; returns whether it was added.
+  bool insert(std::string_view key);
+  // false: the key was never inserted. true: it probably was.
+  bool contains(std::string_view key) const noexcept;
+  template <std::integral T>
+  bool insert(T key) {
+    return insert(detail::key_bytes(key).view());
+  }
+  template <std::integral T>
+  bool contains(T key) const noexcept {
+    return contains(detail::key_bytes(key).view());
+  }
+
+  // Batched paths over the sub-filters' batched paths; the same results as a loop of insert /
+  // contains. insert_many returns the number of keys added; if growing throws (the memory
+  // ceiling), the keys before the one that needed room have been added. contains_many returns
+  // the number present; results.size() must equal keys.size().
+  std::size_t insert_many(std::span<const std::string_view> keys);
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
+
+  // Not defined: a union of the sub-filters would hold more keys than their capacities and
+  // break the FPP bound. Always throws errc::unsupported; insert the other filter's keys instead.
+  void merge(const scalable_bloom_filter& other);
+  // Back to one empty sub-filter.
+  void clear();
+
+  // Keys added (exact: the sum of the sub-filters' inserted()).
+  std::uint64_t inserted() const noexcept;
+  // Compound FPP 1 - prod(1 - fpp_i), fpp_i the sub-filters' estimated_fpp().
+  double estimated_fpp() const noexcept;
+  // Sum of the sub-filters' estimated_count().
+  double estimated_count() const noexcept;
+  // Fraction of set bits over all sub-filters.
+  double fill_ratio() const noexcept;
+  // Keys the current sub-filters hold before the next is added (sum of their capacities).
+  std::uint64_t capacity() const noexcept;
+  // Bits and bytes of all sub-filters.
+  std::uint64_t bits() const noexcept;
+  std::size_t byte_size() const noexcept;
+  std::size_t sub_filter_count() const noexcept { return sub_filters_.size(); }
+  // Oldest (index 0, the smallest) first.
+  std::span<const bloom_filter> sub_filters() const noexcept { return sub_filters_; }
+
+  const scalable_params& params() const noexcept { return params_; }
+  std::uint64_t initial_capacity() const noexcept { return params_.initial_capacity; }
+  double target_fpp() const noexcept { return params_.target_fpp; }
+  std::uint32_t growth() const noexcept { return params_.growth; }
+  double tightening() const noexcept { return params_.tightening; }
+  std::uint64_t memory_ceiling() const noexcept { return params_.memory_ceiling; }
+  static constexpr hash_scheme scheme() noexcept { return policy_type::scheme; }
+  // True for a filter that maps a file: insert, insert_many and clear throw errc::read_only.
+  bool read_only() const noexcept { return sub_filters_.front().read_only(); }
+
+  // Same parameters (memory ceiling included) and sub-filters, bit for bit.
+  friend bool operator==(const scalable_bloom_filter& a, const scalable_bloom_filter& b) noexcept {
+    return a.params_ == b.params_ && a.sub_filters_ == b.sub_filters_;
+  }
+
+ private:
+  bool newest_is_full() const noexcept {
+    return sub_filters_.back().inserted() >= sub_filters_.back().capacity();
+  }
+  // Appends the next sub-filter; throws (changing nothing) when it cannot exist or would pass
+  // the memory ceiling.
+  void grow();
+  void require_writable() const;
+
+  scalable_params params_;
+  std::vector<bloom_filter> sub_filters_;
+};
+
+}  // namespace bloomkit

@@ -1,0 +1,321 @@
+#include "bloomkit/scalable_bloom_filter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+namespace {
+
+std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+[[noreturn]] void invalid(const std::string& problem) {
+  throw error(errc::invalid_argument, "scalable filter: " + problem);
+}
+
+std::string describe(std::size_t index, const filter_config& c) {
+  return "sub-filter " + std::to_string(index) + " (capacity " + std::to_string(c.capacity) +
+         " at fpp " + fmt_double(c.target_fpp) + ")";
+}
+
+// Removes from keys / origin the keys `f` reports present, marking found[origin] for them
+// (when `found` is not empty).
+void drop_present(const bloom_filter& f, std::vector<std::string_view>& keys,
+                  std::vector<std::size_t>& origin, std::span<bool> found) {
+  if (keys.empty()) return;
+  auto hits = std::make_unique<bool[]>(keys.size());
+  f.contains_many(keys, {hits.get(), keys.size()});
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (hits[i]) {
+      if (!found.empty()) found[origin[i]] = true;
+      continue;
+    }
+    keys[kept] = keys[i];
+    origin[kept] = origin[i];
+    ++kept;
+  }
+  keys.resize(kept);
+  origin.resize(kept);
+}
+
+}  // namespace
+
+void scalable_bloom_filter::validate(const scalable_params& p) {
+  if (p.initial_capacity < 1) invalid("initial capacity must be at least 1 (got 0)");
+  if (!std::isfinite(p.target_fpp) || !(p.target_fpp > 0) || !(p.target_fpp < 1)) {
+    invalid("target fpp must be in (0, 1), got " + fmt_double(p.target_fpp));
+  }
+  if (p.growth < 1 || p.growth > max_growth) {
+    invalid("growth factor must be in 1.." + std::to_string(max_growth) + ", got " +
+            std::to_string(p.growth));
+  }
+  if (!std::isfinite(p.tightening) || !(p.tightening > 0) || !(p.tightening < 1)) {
+    invalid("tightening ratio must be in (0, 1), got " + fmt_double(p.tightening));
+  }
+}
+
+filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& params,
+                                                       std::size_t index) {
+  auto too_large = [&](const std::string& problem) {
+    throw error(errc::too_large,
+                "scalable filter: sub-filter " + std::to_string(index) + " " + problem);
+  };
+  if (index >= max_sub_filters) {
+    too_large("cannot be added: a chain holds at most " + std::to_string(max_sub_filters) +
+              " sub-filters");
+  }
+  std::uint64_t n = params.initial_capacity;
+  for (std::size_t i = 0; i < index; ++i) {
+    if (n > (std::uint64_t{1} << 63) / params.growth) too_large("would hold more than 2^63 keys");
+    n *= params.growth;
+  }
+  const double p = params.target_fpp * (1 - params.tightening) *
+                   std::pow(params.tightening, static_cast<double>(index));
+  if (!(p >= std::numeric_limits<double>::min())) {
+    too_large("would need a false-positive probability below " +
+              fmt_double(std::numeric_limits<double>::min()));
+  }
+  filter_config config{0, 0, n, p};
+  try {
+    const filter_params classic = optimal_params(n, p);
+    config.bits = classic.bits;
+    config.hashes = classic.hashes;
+    // With k rounded to an integer, the expected FPP at n can exceed p by up to ~1%; raise m
+    // (fpp falls as m grows at fixed k) to the smallest with (1 - e^(-kn/m))^k <= p.
+    const double k = config.hashes;
+    const double needed =
+        std::ceil(k * static_cast<double>(n) / -std::log1p(-std::pow(p, 1.0 / k)));
+    if (!(needed <= static_cast<double>(max_bits))) {
+      throw error(errc::too_large, "needs " + fmt_double(needed) +
+                                       " bits, more than the maximum of " +
+                                       std::to_string(max_bits));
+    }
+    config.bits = std::max(config.bits, static_cast<std::uint64_t>(needed));
+    for (int i = 0; i < 64 && expected_fpp(config.bits, config.hashes, n) > p; ++i) {
+      config.bits += std::max<std::uint64_t>(1, config.bits >> 40);
+    }
+  } catch (const error& e) {
+    too_large("(capacity " + std::to_string(n) + " at fpp " + fmt_double(p) + "): " + e.what());
+  }
+  return config;
+}
+
+void scalable_bloom_filter::check_chain(const scalable_params& params,
+                                        std::span<const filter_config> configs,
+                                        std::span<const std::uint64_t> inserted) {
+  validate(params);
+  if (configs.empty() || configs.size() > max_sub_filters) {
+    invalid("a chain holds 1.." + std::to_string(max_sub_filters) + " sub-filters, not " +
+            std::to_string(configs.size()));
+  }
+  if (inserted.size() != configs.size()) invalid("one inserted count per sub-filter is needed");
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const filter_config& c = configs[i];
+    filter_config want;
+    try {
+      want = sub_filter_config(params, i);
+    } catch (const error& e) {
+      invalid(e.what());
+    }
+    auto mismatch = [&](const char* what, const std::string& got, const std::string& expected) {
+      invalid("sub-filter " + std::to_string(i) + " has " + what + " " + got +
+              " where the chain's parameters demand " + expected);
+    };
+    if (c.capacity != want.capacity) {
+      mismatch("capacity", std::to_string(c.capacity), std::to_string(want.capacity));
+    }
+    if (c.target_fpp != want.target_fpp) {
+      mismatch("target fpp", fmt_double(c.target_fpp), fmt_double(want.target_fpp));
+    }
+    if (c.bits != want.bits) mismatch("bits", std::to_string(c.bits), std::to_string(want.bits));
+    if (c.hashes != want.hashes) {
+      mismatch("hashes", std::to_string(c.hashes), std::to_string(want.hashes));
+    }
+    const bool newest = i + 1 == configs.size();
+    if (inserted[i] > c.capacity || (!newest && inserted[i] != c.capacity)) {
+      invalid(describe(i, c) + " holds " + std::to_string(inserted[i]) + " keys; " +
+              (newest ? "at most its capacity fits" : "all but the newest sub-filter are full"));
+    }
+    bytes += bytes_for_bits(c.bits);
+  }
+  if (params.memory_ceiling != 0 && bytes > params.memory_ceiling) {
+    invalid("sub-filters take " + std::to_string(bytes) +
+            " bytes, more than the memory ceiling of " + std::to_string(params.memory_ceiling));
+  }
+}
+
+scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params) : params_(params) {
+  validate(params);
+  grow();
+}
+
+scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
+                                             std::vector<bloom_filter> sub_filters)
+    : params_(params), sub_filters_(std::move(sub_filters)) {
+  std::vector<filter_config> configs;
+  std::vector<std::uint64_t> inserted;
+  for (const auto& f : sub_filters_) {
+    configs.push_back(f.config());
+    inserted.push_back(f.inserted());
+  }
+  check_chain(params_, configs, inserted);
+}
+
+void scalable_bloom_filter::grow() {
+  const std::size_t index = sub_filters_.size();
+  const filter_config config = sub_filter_config(params_, index);
+  const std::uint64_t needed = bytes_for_bits(config.bits);
+  const std::uint64_t in_use = byte_size();
+  if (params_.memory_ceiling != 0 && needed > params_.memory_ceiling - in_use) {
+    throw error(errc::too_large,
+                "scalable filter: memory ceiling of " + std::to_string(params_.memory_ceiling) +
+                    " bytes reached: " + describe(index, config) + " needs " +
+                    std::to_string(needed) + " bytes on top of the " + std::to_string(in_use) +
+                    " in use (" + std::to_string(in_use + needed) + " in all)");
+  }
+  bloom_filter next(config, bit_array(config.bits), 0);
+  sub_filters_.push_back(std::move(next));
+}
+
+void scalable_bloom_filter::require_writable() const {
+  if (read_only()) {
+    throw error(errc::read_only,
+                "scalable filter is read-only (it maps a file); load it to modify it");
+  }
+}
+
+bool scalable_bloom_filter::insert(std::string_view key) {
+  require_writable();
+  if (contains(key)) return false;
+  if (newest_is_full()) grow();
+  sub_filters_.back().insert(key);
+  return true;
+}
+
+bool scalable_bloom_filter::contains(std::string_view key) const noexcept {
+  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
+    if (it->contains(key)) return true;
+  }
+  return false;
+}
+
+std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view> keys) {
+  require_writable();
+  std::vector<std::string_view> candidates(keys.begin(), keys.end());
+  std::vector<std::size_t> origin(keys.size());
+  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
+  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
+    drop_present(*it, candidates, origin, {});
+  }
+  // The candidates are new to every sub-filter. The newest takes at most its free room at a
+  // time (its insert_many skips keys an earlier candidate already covered, exactly as a loop of
+  // insert() would); when it fills up, the rest are checked against it before the next is made.
+  std::size_t added = 0;
+  std::size_t next = 0;
+  while (next < candidates.size()) {
+    if (newest_is_full()) {
+      std::vector<std::string_view> rest(candidates.begin() + static_cast<std::ptrdiff_t>(next),
+                                         candidates.end());
+      std::vector<std::size_t> rest_origin(rest.size());
+      drop_present(sub_filters_.back(), rest, rest_origin, {});
+      candidates = std::move(rest);
+      next = 0;
+      if (candidates.empty()) break;
+      grow();
+    }
+    bloom_filter& newest = sub_filters_.back();
+    const std::uint64_t room = newest.capacity() - newest.inserted();
+    const std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(room, candidates.size() - next));
+    added += newest.insert_many({candidates.data() + next, take});
+    next += take;
+  }
+  return added;
+}
+
+std::size_t scalable_bloom_filter::contains_many(std::span<const std::string_view> keys,
+                                                 std::span<bool> results) const {
+  if (results.size() != keys.size()) {
+    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
+                                            " keys but room for " + std::to_string(results.size()) +
+                                            " results");
+  }
+  std::fill(results.begin(), results.end(), false);
+  std::vector<std::string_view> pending(keys.begin(), keys.end());
+  std::vector<std::size_t> origin(keys.size());
+  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
+  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !pending.empty(); ++it) {
+    drop_present(*it, pending, origin, results);
+  }
+  return keys.size() - pending.size();
+}
+
+void scalable_bloom_filter::merge(const scalable_bloom_filter&) {
+  throw error(errc::unsupported,
+              "cannot merge scalable filters: a union of their sub-filters would hold more keys "
+              "than the sub-filters' capacities and break the compound FPP bound; insert the other "
+              "filter's keys instead");
+}
+
+void scalable_bloom_filter::clear() {
+  require_writable();
+  sub_filters_.erase(sub_filters_.begin() + 1, sub_filters_.end());
+  sub_filters_.front().clear();
+}
+
+std::uint64_t scalable_bloom_filter::inserted() const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& f : sub_filters_) total += f.inserted();
+  return total;
+}
+
+double scalable_bloom_filter::estimated_fpp() const noexcept {
+  double all_negative = 1;
+  for (const auto& f : sub_filters_) all_negative *= 1 - f.estimated_fpp();
+  return 1 - all_negative;
+}
+
+double scalable_bloom_filter::estimated_count() const noexcept {
+  double total = 0;
+  for (const auto& f : sub_filters_) total += f.estimated_count();
+  return total;
+}
+
+double scalable_bloom_filter::fill_ratio() const noexcept {
+  std::uint64_t set = 0;
+  for (const auto& f : sub_filters_) set += f.storage().count();
+  return static_cast<double>(set) / static_cast<double>(bits());
+}
+
+std::uint64_t scalable_bloom_filter::capacity() const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& f : sub_filters_) total += f.capacity();
+  return total;
+}
+
+std::uint64_t scalable_bloom_filter::bits() const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& f : sub_filters_) total += f.bits();
+  return total;
+}
+
+std::size_t scalable_bloom_filter::byte_size() const noexcept {
+  std::size_t total = 0;
+  for (const auto& f : sub_filters_) total += f.byte_size();
+  return total;
+}
+
+}  // namespace bloomkit

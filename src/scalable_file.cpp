@@ -1,0 +1,251 @@
+// Files of the scalable filter (kind 4): chain parameters in the header's kind_params, then a
+// payload of a sub-filter table followed by every sub-filter's bit array, each at a 64-byte
+// boundary so that map() serves them all from the mapping (docs/FORMAT.md).
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "bloomkit/file.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
+#include "classic_file.hpp"
+#include "file_format.hpp"
+
+namespace bloomkit {
+namespace detail {
+namespace {
+
+constexpr std::uint64_t table_entry_size = 48;
+
+constexpr std::uint64_t align_up(std::uint64_t bytes) {
+  return (bytes + payload_alignment - 1) / payload_alignment * payload_alignment;
+}
+
+constexpr std::uint64_t table_size(std::uint64_t count) {
+  return align_up(count * table_entry_size);
+}
+
+// One row of the sub-filter table; offsets count from the start of the payload.
+struct table_entry {
+  std::uint64_t bits = 0;
+  std::uint32_t hashes = 0;
+  std::uint32_t reserved = 0;
+  std::uint64_t capacity = 0;
+  double target_fpp = 0;
+  std::uint64_t inserted = 0;
+  std::uint64_t offset = 0;
+};
+
+void encode_entry(const table_entry& e, unsigned char* out) {
+  std::memcpy(out + 0, &e.bits, 8);
+  std::memcpy(out + 8, &e.hashes, 4);
+  std::memcpy(out + 12, &e.reserved, 4);
+  std::memcpy(out + 16, &e.capacity, 8);
+  std::memcpy(out + 24, &e.target_fpp, 8);
+  std::memcpy(out + 32, &e.inserted, 8);
+  std::memcpy(out + 40, &e.offset, 8);
+}
+
+table_entry decode_entry(const unsigned char* in) {
+  table_entry e;
+  std::memcpy(&e.bits, in + 0, 8);
+  std::memcpy(&e.hashes, in + 8, 4);
+  std::memcpy(&e.reserved, in + 12, 4);
+  std::memcpy(&e.capacity, in + 16, 8);
+  std::memcpy(&e.target_fpp, in + 24, 8);
+  std::memcpy(&e.inserted, in + 32, 8);
+  std::memcpy(&e.offset, in + 40, 8);
+  return e;
+}
+
+// Valid once check_scalable_fields has accepted the header.
+scalable_params chain_params(const file_header& h) {
+  return {h.capacity, h.target_fpp, static_cast<std::uint32_t>(h.kind_params[0]),
+          std::bit_cast<double>(h.kind_params[1]), h.kind_params[2]};
+}
+
+void check_zero(const unsigned char* begin, std::uint64_t length, const std::string& source,
+                const std::string& where) {
+  for (std::uint64_t i = 0; i < length; ++i) {
+    if (begin[i] != 0) {
+      fail_file(errc::corrupt_file, source, "inconsistent payload: padding " + where + " is not 0");
+    }
+  }
+}
+
+// Reads and validates the sub-filter table against the header, the chain formula and the
+// payload's length, then builds the sub-filters: views into the mapping, or owned copies.
+std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_payload& payload,
+                                     verify check, bool copy) {
+  const file_header& h = file.header();
+  const std::string& source = file.source();
+  const scalable_params params = chain_params(h);
+  const std::uint64_t count = h.kind_params[3];
+  std::vector<table_entry> table;
+  std::vector<filter_config> configs;
+  std::vector<std::uint64_t> inserted;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const table_entry e = decode_entry(payload.data + i * table_entry_size);
+    if (e.reserved != 0) {
+      fail_file(errc::corrupt_file, source,
+                "inconsistent sub-filter table: entry " + std::to_string(i) +
+                    " has its reserved field set");
+    }
+    table.push_back(e);
+    configs.push_back({e.bits, e.hashes, e.capacity, e.target_fpp});
+    inserted.push_back(e.inserted);
+  }
+  try {
+    scalable_bloom_filter::check_chain(params, configs, inserted);
+  } catch (const error& e) {
+    fail_file(errc::corrupt_file, source,
+              std::string("inconsistent sub-filter table: ") + e.what());
+  }
+  // Bit counts are now bounded by the chain formula, so these sums cannot overflow.
+  std::uint64_t expected_offset = table_size(count);
+  std::uint64_t end = 0;
+  std::uint64_t total_bits = 0;
+  std::uint64_t total_inserted = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (table[i].offset != expected_offset) {
+      fail_file(errc::corrupt_file, source,
+                "inconsistent sub-filter table: entry " + std::to_string(i) + " has offset " +
+                    std::to_string(table[i].offset) + ", expected " +
+                    std::to_string(expected_offset) +
+                    " (each bit array starts at the first 64-byte boundary after the previous)");
+    }
+    end = table[i].offset + bytes_for_bits(table[i].bits);
+    expected_offset = align_up(end);
+    total_bits += table[i].bits;
+    total_inserted += table[i].inserted;
+  }
+  if (end != h.payload_length) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent sub-filter table: the sub-filters end at payload byte " +
+                  std::to_string(end) + " but the payload is " + std::to_string(h.payload_length) +
+                  " bytes");
+  }
+  if (total_bits != h.bits || total_inserted != h.inserted) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent sub-filter table: the sub-filters hold " + std::to_string(total_bits) +
+                  " bits and " + std::to_string(total_inserted) + " keys, the header says " +
+                  std::to_string(h.bits) + " and " + std::to_string(h.inserted));
+  }
+  if (check == verify::full) {
+    std::uint64_t gap_begin = count * table_entry_size;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      check_zero(payload.data + gap_begin, table[i].offset - gap_begin, source,
+                 "before sub-filter " + std::to_string(i));
+      file_header sub;
+      sub.bits = table[i].bits;
+      sub.payload_length = bytes_for_bits(table[i].bits);
+      check_tail_bits(sub, payload.data + table[i].offset, source);
+      gap_begin = table[i].offset + sub.payload_length;
+    }
+  }
+  std::vector<bloom_filter> subs;
+  subs.reserve(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto* words = reinterpret_cast<const std::uint64_t*>(payload.data + table[i].offset);
+    bit_array storage = bit_array::view(words, table[i].bits, payload.owner);
+    if (copy) {
+      bit_array owned(table[i].bits);
+      std::memcpy(owned.mutable_words().data(), words, owned.byte_size());
+      storage = std::move(owned);
+    }
+    subs.emplace_back(configs[i], std::move(storage), table[i].inserted);
+  }
+  return subs;
+}
+
+scalable_bloom_filter open_scalable(const std::filesystem::path& path, verify check, bool copy) {
+  const filter_file file(path);
+  file.require(filter_kind::scalable, scalable_bloom_filter::scheme());
+  const mapped_payload payload = file.map_payload(check);
+  return scalable_bloom_filter(chain_params(file.header()), read_chain(file, payload, check, copy));
+}
+
+}  // namespace
+
+void check_scalable_fields(const file_header& h, const std::string& source) {
+  if (h.flags != 0) {
+    fail_file(errc::unsupported, source,
+              "header flags " + std::to_string(h.flags) + " are not supported");
+  }
+  if (h.hashes != 0) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: hashes is " + std::to_string(h.hashes) +
+                  ", must be 0 for a scalable filter (each sub-filter has its own)");
+  }
+  const std::uint64_t growth = h.kind_params[0];
+  if (growth < 1 || growth > scalable_bloom_filter::max_growth) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: growth factor " + std::to_string(growth) + " is not in 1.." +
+                  std::to_string(scalable_bloom_filter::max_growth));
+  }
+  try {
+    scalable_bloom_filter::validate(chain_params(h));
+  } catch (const error& e) {
+    fail_file(errc::corrupt_file, source, std::string("inconsistent header: ") + e.what());
+  }
+  const std::uint64_t count = h.kind_params[3];
+  if (count < 1 || count > scalable_bloom_filter::max_sub_filters) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: sub-filter count " + std::to_string(count) + " is not in 1.." +
+                  std::to_string(scalable_bloom_filter::max_sub_filters));
+  }
+  // The table and at least one word per sub-filter; the table decides the exact length.
+  if (h.payload_length < table_size(count) + 8 * count || h.bits < count) {
+    fail_file(errc::corrupt_file, source,
+              "inconsistent header: payload length " + std::to_string(h.payload_length) +
+                  " and bits " + std::to_string(h.bits) + " cannot hold " + std::to_string(count) +
+                  " sub-filters");
+  }
+}
+
+}  // namespace detail
+
+void save(const scalable_bloom_filter& filter, const std::filesystem::path& path) {
+  const auto subs = filter.sub_filters();
+  file_header h;
+  h.kind = filter_kind::scalable;
+  h.scheme = filter.scheme();
+  h.bits = filter.bits();
+  h.hashes = 0;
+  h.capacity = filter.initial_capacity();
+  h.target_fpp = filter.target_fpp();
+  h.inserted = filter.inserted();
+  h.payload_offset = file_header_size;
+  h.kind_params = {filter.growth(), std::bit_cast<std::uint64_t>(filter.tightening()),
+                   filter.memory_ceiling(), subs.size()};
+
+  std::vector<unsigned char> table(detail::table_size(subs.size()), 0);
+  static constexpr unsigned char zeros[detail::payload_alignment] = {};
+  std::vector<std::span<const unsigned char>> parts = {table};
+  std::uint64_t offset = table.size();
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const bloom_filter& f = subs[i];
+    detail::encode_entry(
+        {f.bits(), f.hashes(), 0, f.capacity(), f.target_fpp(), f.inserted(), offset},
+        table.data() + i * detail::table_entry_size);
+    const auto words = f.storage().words();
+    parts.push_back({reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
+    const std::uint64_t end = offset + words.size_bytes();
+    offset = detail::align_up(end);
+    if (i + 1 < subs.size()) parts.push_back({zeros, static_cast<std::size_t>(offset - end)});
+  }
+  detail::write_filter_file(path, h, parts);
+}
+
+template <>
+scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& path) {
+  return detail::open_scalable(path, verify::full, true);
+}
+
+template <>
+scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check) {
+  return detail::open_scalable(path, check, false);
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,110 @@
+#pragma once
+// Checks shared by the file tests of every filter kind: errors that name the file, every
+// truncation and every flipped byte rejected, and forging files whose checksums are valid.
+
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bloomkit/file.hpp"
+#include "support/temp_dir.hpp"
+
+namespace bloomkit::test {
+
+// Runs `fn`, expects a bloomkit::error whose message names `path`; returns the error's code.
+inline errc expect_error_naming(const std::filesystem::path& path,
+                                const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    return e.code();
+  }
+  ADD_FAILURE() << "no error for " << path;
+  return errc{};
+}
+
+// As expect_error_naming, and the message also contains `problem`.
+inline errc expect_error_naming(const std::filesystem::path& path, const std::string& problem,
+                                const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    return e.code();
+  }
+  ADD_FAILURE() << "no error for " << path << " (expected: " << problem << ")";
+  return errc{};
+}
+
+// One way of opening a filter file (load, map with some verify level, ...).
+using file_reader = std::function<void(const std::filesystem::path&)>;
+
+// Every proper prefix of the valid file `good`, and `good` with a byte appended, is rejected by
+// every reader with errc::corrupt_file naming the file.
+inline void expect_every_truncation_rejected(const std::vector<unsigned char>& good,
+                                             const std::filesystem::path& path,
+                                             const std::vector<file_reader>& readers) {
+  for (std::size_t len = 0; len < good.size(); ++len) {
+    write_bytes(path, {good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len)});
+    for (const auto& read : readers) {
+      ASSERT_EQ(expect_error_naming(path, [&] { read(path); }), errc::corrupt_file) << len;
+    }
+  }
+  auto longer = good;
+  longer.push_back(0);
+  write_bytes(path, longer);
+  for (const auto& read : readers) {
+    EXPECT_EQ(expect_error_naming(path, [&] { read(path); }), errc::corrupt_file);
+  }
+}
+
+// A reader that skips part of the checks (read_header, map with verify::header) but must still
+// reject damage to the first `bytes` bytes of a file.
+struct guarding_reader {
+  std::size_t bytes;
+  file_reader read;
+};
+
+// Every byte of `good` flipped (three ways) is rejected, as corrupt or unsupported, by every
+// reader in `checked`, and by every guarding reader whose prefix holds the byte.
+inline void expect_every_flip_rejected(const std::vector<unsigned char>& good,
+                                       const std::filesystem::path& path,
+                                       const std::vector<file_reader>& checked,
+                                       const std::vector<guarding_reader>& guarding) {
+  for (std::size_t pos = 0; pos < good.size(); ++pos) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      auto bad = good;
+      bad[pos] ^= flip;
+      write_bytes(path, bad);
+      for (const auto& read : checked) {
+        const errc code = expect_error_naming(path, [&] { read(path); });
+        ASSERT_TRUE(code == errc::corrupt_file || code == errc::unsupported) << pos;
+      }
+      for (const auto& guard : guarding) {
+        if (pos >= guard.bytes) continue;
+        const errc code = expect_error_naming(path, [&] { guard.read(path); });
+        ASSERT_TRUE(code == errc::corrupt_file || code == errc::unsupported) << pos;
+      }
+    }
+  }
+}
+
+// `bytes` with `header` written over its first 128 bytes and both checksums valid again: the
+// payload checksum recomputed over bytes[payload_offset..], the header checksum by encoding.
+inline std::vector<unsigned char> with_valid_checksums(std::vector<unsigned char> bytes,
+                                                       file_header header) {
+  const std::size_t offset = std::min<std::size_t>(header.payload_offset, bytes.size());
+  header.payload_checksum = XXH64(bytes.data() + offset, bytes.size() - offset, 0);
+  const auto encoded = encode_header(header);
+  std::copy(encoded.begin(), encoded.end(), bytes.begin());
+  return bytes;
+}
+
+}  // namespace bloomkit::test

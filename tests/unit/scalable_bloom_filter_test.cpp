@@ -1,0 +1,283 @@
+#include "bloomkit/scalable_bloom_filter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/keys.hpp"
+
+namespace bloomkit {
+namespace {
+
+using test::make_keys;
+using test::views;
+
+void expect_all_present(const scalable_bloom_filter& f, const std::vector<std::string>& keys) {
+  for (const auto& k : keys) ASSERT_TRUE(f.contains(k)) << k;
+  const auto v = views(keys);
+  auto results = std::make_unique<bool[]>(v.size());
+  EXPECT_EQ(f.contains_many(v, {results.get(), v.size()}), v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) ASSERT_TRUE(results[i]) << v[i];
+}
+
+// Runs fn, expects a bloomkit::error of `code` whose message contains every one of `parts`.
+void expect_error(errc code, const std::vector<std::string>& parts,
+                  const std::function<void()>& fn) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const auto& part : parts) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ScalableBloomFilter, SubFiltersFollowTheChainFormula) {
+  for (const scalable_params params :
+       {scalable_params{1000, 0.01}, scalable_params{777, 0.001, 4, 0.8},
+        scalable_params{50, 0.2, 1, 0.3}}) {
+    double sum = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+      const filter_config c = scalable_bloom_filter::sub_filter_config(params, i);
+      EXPECT_EQ(c.capacity,
+                params.initial_capacity * static_cast<std::uint64_t>(std::pow(params.growth, i)));
+      EXPECT_DOUBLE_EQ(c.target_fpp, params.target_fpp * (1 - params.tightening) *
+                                         std::pow(params.tightening, static_cast<double>(i)));
+      // Classic sizing, with m raised (by at most a few percent) so the FPP at capacity holds.
+      const filter_params classic = optimal_params(c.capacity, c.target_fpp);
+      EXPECT_EQ(c.hashes, classic.hashes);
+      EXPECT_GE(c.bits, classic.bits);
+      EXPECT_LE(static_cast<double>(c.bits), classic.bits * 1.03 + 64);
+      EXPECT_LE(expected_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
+      if (c.bits > classic.bits) {
+        EXPECT_GT(expected_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
+      }
+      sum += c.target_fpp;
+    }
+    EXPECT_LT(sum, params.target_fpp);
+  }
+}
+
+TEST(ScalableBloomFilter, NoFalseNegativesUpTo100TimesTheInitialCapacity) {
+  scalable_bloom_filter f(1000, 0.01);
+  const auto single = make_keys(50'000, 1);
+  const auto batched = make_keys(50'000, 2);
+  for (const auto& k : single) f.insert(k);
+  f.insert_many(views(batched));
+  expect_all_present(f, single);
+  expect_all_present(f, batched);
+  EXPECT_EQ(f.sub_filter_count(), 7u);  // capacities 1000 + 2000 + ... + 64000 >= 100000
+  EXPECT_EQ(f.capacity(), 127'000u);
+  EXPECT_LE(f.inserted(), 100'000u);
+  EXPECT_GE(f.inserted(), 100'000u - 2000u);  // keys lost to false positives on insert
+  EXPECT_NEAR(f.estimated_count(), static_cast<double>(f.inserted()), f.inserted() * 0.03);
+  // Linear growth (s = 1) and loose tightening.
+  scalable_bloom_filter linear(500, 0.05, 1, 0.9);
+  const auto keys = make_keys(20'000, 3);
+  linear.insert_many(views(keys));
+  expect_all_present(linear, keys);
+  EXPECT_GE(linear.sub_filter_count(), 38u);  // 40 capacities of 500, less false positives
+  EXPECT_LE(linear.sub_filter_count(), 40u);
+}
+
+// The compound FPP measured on never-inserted keys at 100x the initial capacity stays within
+// a statistical bound (5 sigma of a binomial count) of the target.
+TEST(ScalableBloomFilter, CompoundFppStaysWithinTargetAt100TimesInitialCapacity) {
+  std::uint64_t set = 100;
+  for (const scalable_params params :
+       {scalable_params{1000, 0.1}, scalable_params{1000, 0.01}, scalable_params{1000, 0.001},
+        scalable_params{1000, 0.01, 4, 0.8}, scalable_params{2000, 0.02, 1, 0.5}}) {
+    scalable_bloom_filter f(params);
+    // 100 times the initial capacity; linear growth (s = 1): 10 times, 10 sub-filters.
+    const std::uint64_t n = params.initial_capacity * (params.growth == 1 ? 10 : 100);
+    f.insert_many(views(make_keys(n, ++set)));
+    const double p = params.target_fpp;
+    const std::size_t queries = p >= 0.01 ? 200'000 : 500'000;
+    const auto absent = make_keys(queries, ++set);
+    auto results = std::make_unique<bool[]>(queries);
+    const double measured =
+        static_cast<double>(f.contains_many(views(absent), {results.get(), queries})) / queries;
+    const double sigma = std::sqrt(p * (1 - p) / queries);
+    EXPECT_LE(measured, p + 5 * sigma) << "p=" << p << " s=" << params.growth;
+    EXPECT_LE(f.estimated_fpp(), p);
+    EXPECT_NEAR(measured, f.estimated_fpp(), 5 * sigma + 0.1 * f.estimated_fpp());
+    std::printf("p=%g s=%u r=%g keys=%llu sub-filters=%zu measured=%.5f estimated=%.5f\n", p,
+                params.growth, params.tightening, static_cast<unsigned long long>(n),
+                f.sub_filter_count(), measured, f.estimated_fpp());
+  }
+}
+
+TEST(ScalableBloomFilter, InsertReportsWhetherAdded) {
+  scalable_bloom_filter f(10, 0.01);
+  EXPECT_TRUE(f.insert("a"));
+  EXPECT_FALSE(f.insert("a"));
+  EXPECT_EQ(f.inserted(), 1u);
+  for (int i = 0; i < 100; ++i) f.insert(i);
+  EXPECT_FALSE(f.insert(5));  // in an older sub-filter by now
+  const char le[] = {7, 0, 0, 0};
+  EXPECT_TRUE(f.contains(std::string_view(le, 4)));
+  EXPECT_GT(f.sub_filter_count(), 1u);
+}
+
+// insert_many gives exactly the filter (and count) of a loop of insert(), including repeats
+// within a batch and batches that span several growths.
+TEST(ScalableBloomFilter, BatchedAndSingleKeyPathsAgree) {
+  for (std::uint32_t growth : {1u, 2u, 3u}) {
+    auto keys = make_keys(6000, 10 + growth);
+    const auto again = make_keys(2000, 10 + growth);  // repeats of the first 2000
+    keys.insert(keys.begin() + 3000, again.begin(), again.end());
+    scalable_bloom_filter single(100, 0.01, growth);
+    scalable_bloom_filter batched(100, 0.01, growth);
+    std::size_t added = 0;
+    for (const auto& k : keys) added += single.insert(k);
+    const auto v = views(keys);
+    std::size_t batched_added = 0;
+    for (std::size_t at = 0; at < v.size(); at += 2500) {
+      batched_added +=
+          batched.insert_many(std::span(v).subspan(at, std::min<std::size_t>(2500, v.size() - at)));
+    }
+    EXPECT_EQ(batched_added, added);
+    EXPECT_EQ(batched.inserted(), single.inserted());
+    EXPECT_EQ(batched, single);
+    const auto probe = make_keys(5000, 20 + growth);
+    auto results = std::make_unique<bool[]>(probe.size());
+    std::size_t present = 0;
+    for (const auto& k : probe) present += single.contains(k);
+    EXPECT_EQ(batched.contains_many(views(probe), {results.get(), probe.size()}), present);
+    for (std::size_t i = 0; i < probe.size(); ++i) ASSERT_EQ(results[i], single.contains(probe[i]));
+  }
+  scalable_bloom_filter f(10, 0.1);
+  const std::vector<std::string_view> two = {"a", "b"};
+  bool one[1];
+  EXPECT_THROW(f.contains_many(two, one), error);
+}
+
+TEST(ScalableBloomFilter, MemoryCeilingStopsGrowthAndLeavesAUsableFilter) {
+  const scalable_params unlimited{1000, 0.01};
+  std::uint64_t ceiling = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    ceiling += bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, i).bits);
+  }
+  const std::uint64_t fourth =
+      bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, 3).bits);
+  scalable_bloom_filter f(1000, 0.01, 2, 0.5, ceiling);
+  const auto keys = make_keys(20'000, 31);
+  std::size_t accepted = 0;
+  for (; accepted < keys.size(); ++accepted) {
+    if (f.sub_filter_count() == 3 && f.inserted() == f.capacity() && !f.contains(keys[accepted])) {
+      break;
+    }
+    f.insert(keys[accepted]);
+  }
+  ASSERT_LT(accepted, keys.size());
+  EXPECT_EQ(f.byte_size(), ceiling);
+  const auto before = f;
+  expect_error(errc::too_large,
+               {"memory ceiling of " + std::to_string(ceiling) + " bytes",
+                "needs " + std::to_string(fourth) + " bytes", "sub-filter 3"},
+               [&] { f.insert(keys[accepted]); });
+  EXPECT_EQ(f, before);
+  EXPECT_EQ(f.inserted(), before.inserted());
+  EXPECT_EQ(f.sub_filter_count(), 3u);
+  // Still answers lookups, and inserts of keys it holds.
+  const std::vector<std::string> held(keys.begin(),
+                                      keys.begin() + static_cast<std::ptrdiff_t>(accepted));
+  expect_all_present(f, held);
+  EXPECT_FALSE(f.insert(held.front()));
+  EXPECT_EQ(f.insert_many(views(held)), 0u);
+  EXPECT_THROW(f.insert_many(views(make_keys(10, 32))), error);
+  EXPECT_EQ(f.sub_filter_count(), 3u);
+  // A ceiling below the first sub-filter is refused up front.
+  expect_error(errc::too_large, {"memory ceiling of 100 bytes", "sub-filter 0"},
+               [] { scalable_bloom_filter(1000, 0.01, 2, 0.5, 100); });
+}
+
+TEST(ScalableBloomFilter, ParametersAreValidatedWithClearMessages) {
+  expect_error(errc::invalid_argument, {"initial capacity"},
+               [] { scalable_bloom_filter(0, 0.01); });
+  for (double p : {0.0, 1.0, -0.5, std::nan("")}) {
+    expect_error(errc::invalid_argument, {"target fpp"}, [&] { scalable_bloom_filter(10, p); });
+  }
+  for (std::uint32_t s : {0u, 1025u}) {
+    expect_error(errc::invalid_argument, {"growth factor", std::to_string(s)},
+                 [&] { scalable_bloom_filter(10, 0.01, s); });
+  }
+  for (double r : {0.0, 1.0, 1.5, std::nan("")}) {
+    expect_error(errc::invalid_argument, {"tightening ratio"},
+                 [&] { scalable_bloom_filter(10, 0.01, 2, r); });
+  }
+  // A chain cannot grow past its limits; each is a clear too_large.
+  const scalable_params wide{1'000'000, 0.01, 1024, 0.5};
+  expect_error(errc::too_large, {"sub-filter 7", "2^63"},
+               [&] { scalable_bloom_filter::sub_filter_config(wide, 7); });
+  expect_error(errc::too_large, {"sub-filter 4", "bits"},
+               [&] { scalable_bloom_filter::sub_filter_config(wide, 4); });
+  expect_error(errc::too_large, {"at most 256"}, [] {
+    scalable_bloom_filter::sub_filter_config({1, 0.5, 1, 0.5}, 256);
+  });
+}
+
+TEST(ScalableBloomFilter, FromSubFiltersAcceptsOnlyTheChain) {
+  scalable_bloom_filter f(100, 0.01);
+  f.insert_many(views(make_keys(500, 41)));
+  ASSERT_EQ(f.sub_filter_count(), 3u);
+  std::vector<bloom_filter> subs(f.sub_filters().begin(), f.sub_filters().end());
+  EXPECT_EQ(scalable_bloom_filter(f.params(), subs), f);
+  auto other = f.params();
+  other.growth = 3;
+  expect_error(errc::invalid_argument, {"sub-filter 1", "capacity"},
+               [&] { scalable_bloom_filter(other, subs); });
+  auto missing_middle = subs;
+  missing_middle.erase(missing_middle.begin() + 1);
+  EXPECT_THROW(scalable_bloom_filter(f.params(), missing_middle), error);
+  auto half_full = subs;
+  half_full[0] = bloom_filter(subs[0].config(), bit_array(subs[0].bits()), 50);
+  expect_error(errc::invalid_argument, {"sub-filter 0", "full"},
+               [&] { scalable_bloom_filter(f.params(), half_full); });
+  expect_error(errc::invalid_argument, {"1..256"}, [&] { scalable_bloom_filter(f.params(), {}); });
+}
+
+TEST(ScalableBloomFilter, MergeIsUnsupported) {
+  scalable_bloom_filter a(100, 0.01);
+  const scalable_bloom_filter b(100, 0.01);
+  expect_error(errc::unsupported, {"cannot merge scalable filters"}, [&] { a.merge(b); });
+}
+
+TEST(ScalableBloomFilter, ClearAndAccessors) {
+  scalable_bloom_filter f(100, 0.05, 3, 0.7, 1 << 20);
+  EXPECT_EQ(f.initial_capacity(), 100u);
+  EXPECT_EQ(f.target_fpp(), 0.05);
+  EXPECT_EQ(f.growth(), 3u);
+  EXPECT_EQ(f.tightening(), 0.7);
+  EXPECT_EQ(f.memory_ceiling(), 1u << 20);
+  EXPECT_EQ(f.scheme(), hash_scheme::xxh3_128);
+  EXPECT_EQ(f.estimated_fpp(), 0.0);
+  f.insert_many(views(make_keys(1000, 51)));
+  EXPECT_EQ(f.capacity(), 100u + 300u + 900u);
+  std::uint64_t bits = 0;
+  std::size_t bytes = 0;
+  for (const auto& sub : f.sub_filters()) {
+    bits += sub.bits();
+    bytes += sub.byte_size();
+  }
+  EXPECT_EQ(f.bits(), bits);
+  EXPECT_EQ(f.byte_size(), bytes);
+  EXPECT_GT(f.fill_ratio(), 0.0);
+  const auto copy = f;
+  f.clear();
+  EXPECT_EQ(f.sub_filter_count(), 1u);
+  EXPECT_EQ(f.inserted(), 0u);
+  EXPECT_EQ(f, scalable_bloom_filter(100, 0.05, 3, 0.7, 1 << 20));
+  EXPECT_NE(f, copy);
+  expect_all_present(copy, make_keys(1000, 51));
+}
+
+}  // namespace
+}  // namespace bloomkit
