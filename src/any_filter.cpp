@@ -12,21 +12,29 @@ namespace {
 template <class Open>
 any_filter open_any(const std::filesystem::path& path, Open open) {
   const file_header h = read_header(path);
-  if (h.kind == filter_kind::classic) {
-    switch (h.scheme) {
-      case hash_scheme::xxh3_128:
-        return open.template operator()<bloom_filter>();
-      case hash_scheme::guava_murmur128_mitz_32:
-        return open.template operator()<guava::mitz_32_filter>();
-      case hash_scheme::guava_murmur128_mitz_64:
-        return open.template operator()<guava::mitz_64_filter>();
-      case hash_scheme::bits_and_blooms_v3:
-        return open.template operator()<bits_and_blooms::filter>();
-      case hash_scheme::go_zero:
-        return open.template operator()<go_zero::filter>();
-      case hash_scheme::xxh3_64_split_block:  // a blocked filter's scheme: not a classic one
-        break;
-    }
+  switch (h.kind) {
+    case filter_kind::classic:
+      switch (h.scheme) {
+        case hash_scheme::xxh3_128:
+          return open.template operator()<bloom_filter>();
+        case hash_scheme::guava_murmur128_mitz_32:
+          return open.template operator()<guava::mitz_32_filter>();
+        case hash_scheme::guava_murmur128_mitz_64:
+          return open.template operator()<guava::mitz_64_filter>();
+        case hash_scheme::bits_and_blooms_v3:
+          return open.template operator()<bits_and_blooms::filter>();
+        case hash_scheme::go_zero:
+          return open.template operator()<go_zero::filter>();
+        case hash_scheme::xxh3_64_split_block:  // the blocked kind's scheme
+          break;
+      }
+      break;
+    case filter_kind::blocked:
+      return open.template operator()<blocked_bloom_filter>();
+    case filter_kind::counting:
+      return open.template operator()<counting_bloom_filter>();
+    case filter_kind::scalable:
+      return open.template operator()<scalable_bloom_filter>();
   }
   throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
                                      " filter with hash scheme " +
@@ -48,18 +56,24 @@ void save(const any_filter& filter, const std::filesystem::path& path) {
   std::visit([&](const auto& f) { save(f, path); }, filter);
 }
 
+// The filters whose files record a key type: the interop ones (save(f, path, keys)).
+template <class Filter>
+constexpr bool records_key_type = false;
+template <class Policy>
+constexpr bool records_key_type<basic_bloom_filter<Policy>> =
+    Policy::scheme != hash_scheme::xxh3_128;
+
 void save(const any_filter& filter, const std::filesystem::path& path, key_type keys) {
   std::visit(
       [&](const auto& f) {
-        // Only the interop filters have save(f, path, keys); bloom_filter would convert to
-        // any_filter and come back here.
-        if constexpr (!std::is_same_v<std::decay_t<decltype(f)>, bloom_filter>) {
+        if constexpr (records_key_type<std::decay_t<decltype(f)>>) {
           save(f, path, keys);
         } else {
           if (keys != key_type::string) {
-            throw error(errc::unsupported, path.string() + ": a " +
-                                               std::string(to_string(f.scheme())) +
-                                               " filter records no key type");
+            throw error(errc::unsupported,
+                        path.string() +
+                            ": only filters of other systems' hash schemes (Guava, "
+                            "bits-and-blooms, go-zero) record 64-bit integer keys");
           }
           save(f, path);
         }
@@ -67,10 +81,28 @@ void save(const any_filter& filter, const std::filesystem::path& path, key_type 
       filter);
 }
 
+namespace {
+
+struct kind_visitor {
+  // The classic filter with any probe policy: native or interop (compat/*.hpp).
+  template <class Policy>
+  filter_kind operator()(const basic_bloom_filter<Policy>&) const noexcept {
+    return filter_kind::classic;
+  }
+  filter_kind operator()(const blocked_bloom_filter&) const noexcept {
+    return filter_kind::blocked;
+  }
+  filter_kind operator()(const counting_bloom_filter&) const noexcept {
+    return filter_kind::counting;
+  }
+  filter_kind operator()(const scalable_bloom_filter&) const noexcept {
+    return filter_kind::scalable;
+  }
+};
+}  // namespace
+
 filter_kind kind_of(const any_filter& filter) noexcept {
-  // Every alternative so far is a classic filter (with one probe policy or another).
-  return std::visit(
-      []<class Policy>(const basic_bloom_filter<Policy>&) { return filter_kind::classic; }, filter);
+  return std::visit(kind_visitor{}, filter);
 }
 
 }  // namespace bloomkit

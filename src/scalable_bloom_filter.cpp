@@ -66,7 +66,7 @@ void scalable_bloom_filter::validate(const scalable_params& p) {
   }
 }
 
-filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& params,
+filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& params,
                                                        std::size_t index) {
   auto too_large = [&](const std::string& problem) {
     throw error(errc::too_large,
@@ -87,7 +87,14 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
     too_large("would need a false-positive probability below " +
               fmt_double(std::numeric_limits<double>::min()));
   }
-  filter_config config{0, 0, n, p};
+  return {0, 0, n, p};
+}
+
+filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& params,
+                                                       std::size_t index) {
+  filter_config config = sub_filter_target(params, index);
+  const std::uint64_t n = config.capacity;
+  const double p = config.target_fpp;
   try {
     const filter_params classic = optimal_params(n, p);
     config.bits = classic.bits;
@@ -107,7 +114,9 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
       config.bits += std::max<std::uint64_t>(1, config.bits >> 40);
     }
   } catch (const error& e) {
-    too_large("(capacity " + std::to_string(n) + " at fpp " + fmt_double(p) + "): " + e.what());
+    throw error(errc::too_large, "scalable filter: sub-filter " + std::to_string(index) +
+                                     " (capacity " + std::to_string(n) + " at fpp " +
+                                     fmt_double(p) + "): " + e.what());
   }
   return config;
 }
@@ -126,7 +135,7 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
     const filter_config& c = configs[i];
     filter_config want;
     try {
-      want = sub_filter_config(params, i);
+      want = sub_filter_target(params, i);
     } catch (const error& e) {
       invalid(e.what());
     }
@@ -137,12 +146,19 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
     if (c.capacity != want.capacity) {
       mismatch("capacity", std::to_string(c.capacity), std::to_string(want.capacity));
     }
-    if (c.target_fpp != want.target_fpp) {
+    if (!(std::fabs(c.target_fpp - want.target_fpp) <= 1e-9 * want.target_fpp)) {
       mismatch("target fpp", fmt_double(c.target_fpp), fmt_double(want.target_fpp));
     }
-    if (c.bits != want.bits) mismatch("bits", std::to_string(c.bits), std::to_string(want.bits));
-    if (c.hashes != want.hashes) {
-      mismatch("hashes", std::to_string(c.hashes), std::to_string(want.hashes));
+    try {
+      validate_params(c.bits, c.hashes);
+    } catch (const error& e) {
+      invalid(describe(i, c) + ": " + e.what());
+    }
+    const double fpp = expected_fpp(c.bits, c.hashes, c.capacity);
+    if (!(fpp <= c.target_fpp * (1 + 1e-9))) {
+      invalid(describe(i, c) + " has " + std::to_string(c.bits) + " bits and " +
+              std::to_string(c.hashes) + " hashes, an expected FPP of " + fmt_double(fpp) +
+              " at its capacity, above its target");
     }
     const bool newest = i + 1 == configs.size();
     if (inserted[i] > c.capacity || (!newest && inserted[i] != c.capacity)) {

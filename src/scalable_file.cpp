@@ -12,6 +12,9 @@
 #include "classic_file.hpp"
 #include "file_format.hpp"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace bloomkit {
 namespace detail {
 namespace {
@@ -22,8 +25,14 @@ constexpr std::uint64_t align_up(std::uint64_t bytes) {
   return (bytes + payload_alignment - 1) / payload_alignment * payload_alignment;
 }
 
+// The entries, then the XXH64 of the entries (so that map(verify::header), which skips the
+// payload checksum, still cannot take a damaged table for a valid one), then zeros up to 64.
 constexpr std::uint64_t table_size(std::uint64_t count) {
-  return align_up(count * table_entry_size);
+  return align_up(count * table_entry_size + 8);
+}
+
+std::uint64_t table_checksum(const unsigned char* entries, std::uint64_t count) {
+  return XXH64(entries, count * table_entry_size, 0);
 }
 
 // One row of the sub-filter table; offsets count from the start of the payload.
@@ -82,6 +91,12 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
   const std::string& source = file.source();
   const scalable_params params = chain_params(h);
   const std::uint64_t count = h.kind_params[3];
+  std::uint64_t stored_checksum;
+  std::memcpy(&stored_checksum, payload.data + count * table_entry_size, 8);
+  if (stored_checksum != table_checksum(payload.data, count)) {
+    fail_file(errc::corrupt_file, source,
+              "sub-filter table checksum mismatch (the table is corrupt)");
+  }
   std::vector<table_entry> table;
   std::vector<filter_config> configs;
   std::vector<std::uint64_t> inserted;
@@ -133,7 +148,7 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
                   std::to_string(h.bits) + " and " + std::to_string(h.inserted));
   }
   if (check == verify::full) {
-    std::uint64_t gap_begin = count * table_entry_size;
+    std::uint64_t gap_begin = count * table_entry_size + 8;
     for (std::uint64_t i = 0; i < count; ++i) {
       check_zero(payload.data + gap_begin, table[i].offset - gap_begin, source,
                  "before sub-filter " + std::to_string(i));
@@ -235,6 +250,8 @@ void save(const scalable_bloom_filter& filter, const std::filesystem::path& path
     offset = detail::align_up(end);
     if (i + 1 < subs.size()) parts.push_back({zeros, static_cast<std::size_t>(offset - end)});
   }
+  const std::uint64_t checksum = detail::table_checksum(table.data(), subs.size());
+  std::memcpy(table.data() + subs.size() * detail::table_entry_size, &checksum, 8);
   detail::write_filter_file(path, h, parts);
 }
 

@@ -4,22 +4,26 @@
 //   bloomkit::any_filter f = bloomkit::map_any("ids.bloom");
 //   std::visit([](const auto& filter) { return filter.contains("42"); }, f);
 //
-// Every alternative has the common surface (insert, contains, insert_many, contains_many,
-// bits, hashes, capacity, target_fpp, inserted, estimated_count, estimated_fpp, byte_size).
+// Every alternative has the common surface (insert, contains, insert_many, contains_many, bits,
+// capacity, target_fpp, inserted, estimated_count, estimated_fpp, fill_ratio, byte_size).
 
 #include <filesystem>
 #include <variant>
 
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
 
 namespace bloomkit {
 
 // Classic filters come with the native scheme or an interop one (compat/*.hpp, docs/INTEROP.md).
-using any_filter = std::variant<bloom_filter, guava::mitz_32_filter, guava::mitz_64_filter,
+using any_filter = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
+                                scalable_bloom_filter, guava::mitz_32_filter, guava::mitz_64_filter,
                                 bits_and_blooms::filter, go_zero::filter>;
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is

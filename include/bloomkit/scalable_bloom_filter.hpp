@@ -71,10 +71,15 @@ class scalable_bloom_filter {
   // sizing described above. Throws errc::too_large when it cannot exist (capacity past 2^63,
   // FPP underflow, more than max_bits bits or max_hashes hashes, index >= max_sub_filters).
   static filter_config sub_filter_config(const scalable_params& params, std::size_t index);
+  // Capacity and target FPP of sub-filter `index` (bits and hashes 0); throws as above.
+  static filter_config sub_filter_target(const scalable_params& params, std::size_t index);
   // Throws errc::invalid_argument describing the first problem unless `configs` (with their
-  // inserted counts) are a chain this class builds: 1..max_sub_filters sub-filters, each as
-  // sub_filter_config() demands, all but the newest full, the newest at most full, the total
-  // within the memory ceiling.
+  // inserted counts) form a valid chain: 1..max_sub_filters sub-filters; sub-filter i with
+  // capacity n0 s^i and target FPP p (1 - r) r^i (to 1e-9 relative), and bits and hashes whose
+  // expected FPP at that capacity is within its target; all but the newest full, the newest at
+  // most full; the total within the memory ceiling. (m and k are not compared with
+  // sub_filter_config(): its floating-point sizing may differ in the last bit between C
+  // libraries, and any m, k that keep the bound keep the guarantee.)
   static void check_chain(const scalable_params& params, std::span<const filter_config> configs,
                           std::span<const std::uint64_t> inserted);
 

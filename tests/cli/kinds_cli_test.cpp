@@ -15,7 +15,7 @@ namespace {
 using namespace bloomkit::cli_test;
 
 // Every kind `--kind` accepts.
-const std::vector<std::string> all_kinds = {"classic"};
+const std::vector<std::string> all_kinds = {"classic", "blocked", "counting", "scalable"};
 
 class CliKinds : public Cli, public ::testing::WithParamInterface<std::string> {};
 
@@ -120,6 +120,74 @@ TEST_F(Cli, KindDefaultsToClassicAndUnknownKindsAreUsageErrors) {
   EXPECT_EQ(r.status, 2) << r;
   EXPECT_NE(r.err.find("--kind: cuckoo not in {"), std::string::npos) << r;
   EXPECT_FALSE(exists("x.bf"));
+}
+
+TEST_F(Cli, ScalableGrowsPastItsCapacity) {
+  const std::string f = at("s.bf");
+  ok({"create", f, "--capacity", "100", "--fpp", "0.01", "--kind", "scalable", "--growth", "4",
+      "--tightening", "0.8"});
+  const std::string keys = make_keys("grow", 5000);
+  ok({"add", f}, keys);
+  EXPECT_EQ(ok({"query", f, "--count"}, keys), "present=5000 absent=0\n");
+  const auto info = parse_lines(ok({"info", f}));
+  EXPECT_EQ(info.at("kind"), "scalable");
+  EXPECT_EQ(info.at("initial_capacity"), "100");
+  EXPECT_EQ(info.at("growth"), "4");
+  EXPECT_EQ(info.at("tightening"), "0.8");
+  EXPECT_EQ(info.at("memory_ceiling"), "0");
+  EXPECT_GE(std::stoull(info.at("sub_filters")), 3u);  // 100 + 400 + 1600 < 5000
+  EXPECT_LE(std::stod(info.at("estimated_fpp")), 0.01);
+}
+
+TEST_F(Cli, ScalableMemoryCeilingIsAnErrorThatKeepsTheFile) {
+  const std::string f = at("s.bf");
+  ok({"create", f, "--capacity", "100", "--fpp", "0.01", "--kind", "scalable", "--max-memory",
+      "1000"});
+  const std::string before = read("s.bf");
+  const result r = run({"add", f}, make_keys("ceiling", 1000));
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("memory ceiling"), std::string::npos) << r;
+  EXPECT_EQ(read("s.bf"), before);
+}
+
+TEST_F(Cli, ScalableOptionsNeedTheScalableKind) {
+  for (const char* option : {"--growth", "--tightening", "--max-memory"}) {
+    const std::string value = std::string(option) == "--tightening" ? "0.5" : "4";
+    const result r =
+        run({"create", at("x.bf"), "--capacity", "100", "--fpp", "0.01", option, value});
+    EXPECT_EQ(r.status, 2) << r;
+    EXPECT_EQ(
+        r.err.rfind(
+            "bloomkit: error: " + std::string(option) + " applies only to --kind scalable\n", 0),
+        0u)
+        << r;
+  }
+  const result bad = run({"create", at("x.bf"), "--capacity", "100", "--fpp", "0.01", "--kind",
+                          "scalable", "--tightening", "1.5"});
+  EXPECT_EQ(bad.status, 2) << bad;
+  EXPECT_NE(bad.err.find("tightening"), std::string::npos) << bad;
+  EXPECT_FALSE(exists("x.bf"));
+}
+
+TEST_F(Cli, CountingFiltersMergeButDoNotIntersect) {
+  const std::string a = at("a.bf");
+  const std::string b = at("b.bf");
+  for (const std::string& f : {a, b}) {
+    ok({"create", f, "--capacity", "100", "--fpp", "0.01", "--kind", "counting"});
+  }
+  const result r = run({"merge", at("x.bf"), a, b, "--intersect"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "bloomkit: error: '" + a +
+                       "' holds a counting filter: filters of this kind cannot be intersected\n")
+      << r;
+  // Removing after a merge: the counts of both inputs add up.
+  ok({"add", a, "k"});
+  ok({"add", b, "k"});
+  ok({"merge", at("m.bf"), a, b});
+  EXPECT_EQ(ok({"remove", at("m.bf"), "k"}), "removed 1 of 1 keys\n");
+  EXPECT_EQ(ok({"query", at("m.bf"), "k"}), "1\tk\n");
+  EXPECT_EQ(ok({"remove", at("m.bf"), "k"}), "removed 1 of 1 keys\n");
+  EXPECT_EQ(ok({"query", at("m.bf"), "k"}), "0\tk\n");
 }
 
 }  // namespace

@@ -133,7 +133,9 @@ TEST(ScalableFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(get<double>(bytes, 96), 0.5);               // tightening ratio
   EXPECT_EQ(get<std::uint64_t>(bytes, 104), 1u << 24);  // memory ceiling
   EXPECT_EQ(get<std::uint64_t>(bytes, 112), 3u);        // sub-filters
-  std::uint64_t expected_offset = 192;                  // 3 * 48 = 144 table bytes, padded to 64
+  // The table's checksum follows its 3 * 48 = 144 bytes; then zeros up to 192.
+  EXPECT_EQ(get<std::uint64_t>(bytes, 128 + 144), XXH64(bytes.data() + 128, 144, 0));
+  std::uint64_t expected_offset = 192;
   for (std::size_t i = 0; i < 3; ++i) {
     const bloom_filter& sub = f.sub_filters()[i];
     const std::size_t e = 128 + i * entry_size;
@@ -191,7 +193,7 @@ TEST(ScalableFile, EveryFlippedByteIsRejected) {
   test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                    {all_readers[0], all_readers[1]},
                                    {{file_header_size, [](const auto& p) { read_header(p); }},
-                                    {file_header_size + 3 * entry_size, all_readers[2]}});
+                                    {file_header_size + 3 * entry_size + 8, all_readers[2]}});
 }
 
 class ScalableForgery : public ::testing::Test {
@@ -218,12 +220,14 @@ class ScalableForgery : public ::testing::Test {
     edit(h);
     expect_refused(good_, h, problem, code);
   }
-  // Sets a field of table entry `index` at `field` (byte offset in the entry).
+  // Sets a field of table entry `index` at `field` (byte offset in the entry) and refreshes the
+  // table's checksum.
   template <class T>
   void expect_entry_refused(std::size_t index, std::size_t field, T value,
                             const std::string& problem) {
     auto bytes = good_;
     put(bytes, 128 + index * entry_size + field, value);
+    put(bytes, 128 + 3 * entry_size, XXH64(bytes.data() + 128, 3 * entry_size, 0));
     expect_refused(bytes, header_, problem);
   }
 
@@ -241,8 +245,8 @@ TEST_F(ScalableForgery, HeaderFields) {
                         "tightening ratio");
   expect_header_refused([](auto& h) { h.kind_params[3] = 0; }, "sub-filter count 0");
   expect_header_refused([](auto& h) { h.kind_params[3] = 300; }, "sub-filter count 300");
-  expect_header_refused([](auto& h) { h.kind_params[3] = 2; }, "entry 0 has offset");
-  expect_header_refused([](auto& h) { h.kind_params[3] = 4; }, "inconsistent sub-filter table");
+  expect_header_refused([](auto& h) { h.kind_params[3] = 2; }, "table checksum mismatch");
+  expect_header_refused([](auto& h) { h.kind_params[3] = 4; }, "table checksum mismatch");
   expect_header_refused([](auto& h) { h.hashes = 7; }, "must be 0 for a scalable filter");
   expect_header_refused([](auto& h) { h.flags = 1; }, "flags", errc::unsupported);
   expect_header_refused([](auto& h) { h.bits += 1; }, "the header says");
@@ -257,8 +261,12 @@ TEST_F(ScalableForgery, HeaderFields) {
 
 TEST_F(ScalableForgery, TableEntries) {
   const auto& subs = filter_.sub_filters();
-  expect_entry_refused<std::uint64_t>(1, 0, subs[1].bits() + 64, "sub-filter 1 has bits");
-  expect_entry_refused<std::uint32_t>(2, 8, subs[2].hashes() + 1, "sub-filter 2 has hashes");
+  expect_entry_refused<std::uint64_t>(1, 0, subs[1].bits() / 2, "above its target");
+  expect_entry_refused<std::uint32_t>(2, 8, 1, "above its target");
+  expect_entry_refused<std::uint32_t>(2, 8, 0, "hashes must be at least 1");
+  // More bits than the chain's sizing keep the bound, but the layout no longer adds up.
+  expect_entry_refused<std::uint64_t>(1, 0, subs[1].bits() + 512, "entry 2 has offset");
+  expect_entry_refused<std::uint64_t>(2, 0, subs[2].bits() + 1, "the header says");
   expect_entry_refused<std::uint32_t>(0, 12, 1, "entry 0 has its reserved field set");
   expect_entry_refused<std::uint64_t>(1, 16, 41, "sub-filter 1 has capacity 41");
   expect_entry_refused<double>(2, 24, 0.001, "sub-filter 2 has target fpp");
@@ -271,10 +279,16 @@ TEST_F(ScalableForgery, TableEntries) {
   expect_entry_refused<std::uint64_t>(0, 40, 0, "entry 0 has offset");
 }
 
+TEST_F(ScalableForgery, TableChecksum) {
+  auto bytes = good_;
+  put<std::uint64_t>(bytes, 128 + 32, 19);  // entry 0's inserted, table checksum left stale
+  expect_refused(bytes, header_, "sub-filter table checksum mismatch");
+}
+
 // Damage only the payload checksum can see: padding and bits past a sub-filter's m.
 TEST_F(ScalableForgery, PaddingAndTailBits) {
   auto padded = good_;
-  padded[128 + 3 * entry_size + 1] = 1;  // between the table and sub-filter 0
+  padded[128 + 3 * entry_size + 9] = 1;  // between the table's checksum and sub-filter 0
   write_bytes(path_, with_valid_checksums(padded, header_));
   EXPECT_EQ(expect_error_naming(path_, "padding before sub-filter 0",
                                 [&] { load<scalable_bloom_filter>(path_); }),

@@ -46,7 +46,7 @@ struct build_options {
   CLI::Option* capacity_option = nullptr;
   std::string capacity;
   double fpp = 0;
-  std::string kind;
+  kind_options kind;
   unsigned threads = 0;
   std::vector<std::string> inputs;
 };
@@ -300,7 +300,7 @@ command add_build_command(CLI::App& app) {
                                "Number of keys the filter is sized for (default: the number of "
                                "lines of the INPUT files, which must then be regular files)");
   add_fpp_option(*sub, o->fpp)->required();
-  add_kind_option(*sub, o->kind);
+  add_kind_options(*sub, o->kind);
   add_threads_option(*sub, o->threads);
   sub->add_option("INPUT", o->inputs,
                   "Files of keys, one per line (default: stdin; '-' means stdin)")

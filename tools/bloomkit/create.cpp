@@ -1,4 +1,5 @@
-// bloomkit create FILE --capacity N --fpp P [--kind K]
+// bloomkit create FILE --capacity N --fpp P [--kind K [--growth S] [--tightening R]
+//                 [--max-memory BYTES]]
 //
 // Writes an empty filter sized for N keys at false-positive probability P.
 // Prints: created FILE: <bits> bits, <bytes> bytes, <hashes> hashes
@@ -21,7 +22,7 @@ struct create_options {
   std::string file;
   std::string capacity;
   double fpp = 0;
-  std::string kind;
+  kind_options kind;
 };
 
 void run_create(const create_options& o) {
@@ -32,7 +33,7 @@ void run_create(const create_options& o) {
   std::visit(
       [&](const auto& f) {
         fmt::print("created {}: {} bits, {} bytes, {} hashes\n", o.file, f.bits(), f.byte_size(),
-                   f.hashes());
+                   hashes_of(filter));
       },
       filter);
 }
@@ -47,7 +48,7 @@ command add_create_command(CLI::App& app) {
       ->required();
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
-  add_kind_option(*sub, o->kind);
+  add_kind_options(*sub, o->kind);
   return {sub, "create", [o] { run_create(*o); }};
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "errors.hpp"
 
@@ -12,36 +13,84 @@ namespace bloomkit::cli {
 
 namespace {
 
-const std::vector<std::string> kind_names = {"classic"};
+const std::vector<std::string> kind_names = {"classic", "blocked", "counting", "scalable"};
 
-}  // namespace
-
-CLI::Option* add_kind_option(CLI::App& command, std::string& kind) {
-  kind = "classic";
-  return command.add_option("--kind", kind, "Filter kind (default: classic); see docs/VARIANTS.md")
-      ->type_name("KIND")
-      ->check(CLI::IsMember(kind_names));
-}
-
-any_filter make_filter(std::string_view kind, std::uint64_t capacity, double fpp) {
+template <class F>
+auto as_usage_error(F&& make) {
   try {
-    if (kind == "classic") return bloom_filter::for_capacity(capacity, fpp);
+    return make();
   } catch (const error& e) {
     if (e.code() == errc::invalid_argument || e.code() == errc::too_large) {
       throw usage_error(e.what());
     }
     throw;
   }
-  throw usage_error(fmt::format("--kind: unknown filter kind '{}'", kind));
+}
+
+}  // namespace
+
+void add_kind_options(CLI::App& command, kind_options& o) {
+  command.add_option("--kind", o.kind, "Filter kind (default: classic); see docs/VARIANTS.md")
+      ->type_name("KIND")
+      ->check(CLI::IsMember(kind_names));
+  o.growth_option =
+      command
+          .add_option(
+              "--growth", o.growth,
+              "Scalable: each new sub-filter holds S times the keys of the last (default 2)")
+          ->type_name("S");
+  o.tightening_option = command
+                            .add_option("--tightening", o.tightening,
+                                        "Scalable: each new sub-filter's FPP is R times the last's "
+                                        "(default 0.5)")
+                            ->type_name("R");
+  o.max_memory_option =
+      command
+          .add_option("--max-memory", o.max_memory,
+                      "Scalable: never grow past this many bytes of bits (default: no limit)")
+          ->type_name("BYTES");
+}
+
+any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
+  if (o.kind != "scalable") {
+    for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
+      if (option != nullptr && option->count() > 0) {
+        throw usage_error(fmt::format("{} applies only to --kind scalable", option->get_name()));
+      }
+    }
+  }
+  return as_usage_error([&]() -> any_filter {
+    if (o.kind == "blocked") return blocked_bloom_filter::for_capacity(capacity, fpp);
+    if (o.kind == "counting") return counting_bloom_filter::for_capacity(capacity, fpp);
+    if (o.kind == "scalable") {
+      const std::uint64_t ceiling =
+          o.max_memory.empty() ? 0 : parse_count(o.max_memory, "--max-memory");
+      return scalable_bloom_filter(capacity, fpp, o.growth, o.tightening, ceiling);
+    }
+    return bloom_filter::for_capacity(capacity, fpp);
+  });
+}
+
+std::uint32_t hashes_of(const any_filter& filter) noexcept {
+  return std::visit(
+      [](const auto& f) -> std::uint32_t {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, scalable_bloom_filter>) {
+          return f.sub_filters().front().hashes();
+        } else {
+          return f.hashes();
+        }
+      },
+      filter);
 }
 
 std::string describe_kind(const any_filter& filter) {
+  const filter_kind kind = kind_of(filter);
   const hash_scheme scheme = std::visit([](const auto& f) { return f.scheme(); }, filter);
-  if (scheme == hash_scheme::xxh3_128)
-    return fmt::format("a {} filter", to_string(kind_of(filter)));
-  // Interop filters (docs/INTEROP.md) are classic filters with another hash scheme.
-  return fmt::format("a {} filter with hash scheme {}", to_string(kind_of(filter)),
-                     to_string(scheme));
+  // Interop filters (docs/INTEROP.md) are classic filters with another system's hash scheme.
+  if (kind == filter_kind::classic && scheme != hash_scheme::xxh3_128) {
+    return fmt::format("a {} filter with hash scheme {}", to_string(kind), to_string(scheme));
+  }
+  return fmt::format("a {} filter", to_string(kind));
 }
 
 bool inserts_concurrently(const any_filter& filter) noexcept {
@@ -74,19 +123,25 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
           throw incompatible(fmt::format("{} holds {}, {} holds {}", quoted_name(into_name),
                                          describe_kind(into), quoted_name(other_name),
                                          describe_kind(other)));
-        } else if constexpr (!merges<A>) {
-          throw error(
-              errc::unsupported,
-              fmt::format("{} holds {}: filters of this kind cannot be {}", quoted_name(into_name),
-                          describe_kind(into), intersect ? "intersected" : "merged"));
         } else {
+          const auto cannot = [&] {
+            return error(errc::unsupported,
+                         fmt::format("{} holds {}: filters of this kind cannot be {}",
+                                     quoted_name(into_name), describe_kind(into),
+                                     intersect ? "intersected" : "merged"));
+          };
           try {
             if (intersect) {
-              a.intersect(b);
+              if constexpr (intersects<A>) {
+                a.intersect(b);
+              } else {
+                throw cannot();
+              }
             } else {
-              a.merge(b);
+              a.merge(b);  // a kind without a union (scalable) throws errc::unsupported
             }
           } catch (const error& e) {
+            if (e.code() == errc::unsupported) throw cannot();
             if (e.code() != errc::incompatible) throw;
             throw incompatible(e.what());
           }

@@ -23,6 +23,9 @@ concept removes_keys = requires(Filter& f, std::string_view key) {
 template <class Filter>
 concept merges = requires(Filter& f, const Filter& other) {
   f.merge(other);
+};
+template <class Filter>
+concept intersects = requires(Filter& f, const Filter& other) {
   f.intersect(other);
 };
 template <class Filter>
@@ -30,11 +33,27 @@ concept inserts_in_parallel = requires(Filter& f, std::span<const std::string_vi
   f.insert_many_concurrent(keys);
 };
 
-// --kind classic|blocked|counting|scalable (default classic).
-CLI::Option* add_kind_option(CLI::App& command, std::string& kind);
+// --kind and the scalable filter's parameters, as create and build take them.
+struct kind_options {
+  std::string kind = "classic";
+  std::uint32_t growth = 2;
+  double tightening = 0.5;
+  std::string max_memory;  // bytes, parsed by parse_count; empty = no ceiling
+  CLI::Option* growth_option = nullptr;
+  CLI::Option* tightening_option = nullptr;
+  CLI::Option* max_memory_option = nullptr;
+};
 
-// The empty filter a create or build asks for. Out-of-range sizes are usage errors (exit 2).
-any_filter make_filter(std::string_view kind, std::uint64_t capacity, double fpp);
+// --kind classic|blocked|counting|scalable (default classic), and for scalable filters
+// --growth S, --tightening R and --max-memory BYTES.
+void add_kind_options(CLI::App& command, kind_options& options);
+
+// The empty filter a create or build asks for. Out-of-range values, and scalable options with
+// another kind, are usage errors (exit 2).
+any_filter make_filter(const kind_options& options, std::uint64_t capacity, double fpp);
+
+// k of a filter (of a scalable filter: of its first sub-filter).
+std::uint32_t hashes_of(const any_filter& filter) noexcept;
 
 // "a classic filter", "a counting filter": for messages.
 std::string describe_kind(const any_filter& filter);

@@ -11,6 +11,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
+#include "filter_kinds.hpp"
 #include "json.hpp"
 
 namespace bloomkit::cli {
@@ -37,13 +38,25 @@ void run_info(const info_options& o) {
       [&](const auto& f) {
         r.add("bits", f.bits())
             .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
-            .add("hashes", f.hashes())
+            .add("hashes", hashes_of(filter))
             .add("capacity", f.capacity())
             .add("target_fpp", f.target_fpp())
             .add("inserted", f.inserted())
             .add("estimated_count", f.estimated_count())
             .add("fill_ratio", f.fill_ratio())
             .add("estimated_fpp", f.estimated_fpp());
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<F, blocked_bloom_filter>) {
+          r.add("blocks", f.blocks());
+        } else if constexpr (std::is_same_v<F, counting_bloom_filter>) {
+          r.add("saturated_counters", f.saturated_counters());
+        } else if constexpr (std::is_same_v<F, scalable_bloom_filter>) {
+          r.add("sub_filters", static_cast<std::uint64_t>(f.sub_filter_count()))
+              .add("initial_capacity", f.initial_capacity())
+              .add("growth", f.growth())
+              .add("tightening", f.tightening())
+              .add("memory_ceiling", f.memory_ceiling());
+        }
       },
       filter);
   fmt::print("{}", o.json ? r.json() : r.text());
