@@ -7,13 +7,8 @@ namespace bloomkit {
 
 namespace {
 
-template <class Filter>
-constexpr bool is_interop_filter = false;
-template <class Policy>
-constexpr bool is_interop_filter<basic_bloom_filter<Policy>> =
-    !std::is_same_v<basic_bloom_filter<Policy>, bloom_filter>;
-
 struct kind_visitor {
+  // The classic filter with any probe policy: native or interop (compat/*.hpp).
   template <class Policy>
   filter_kind operator()(const basic_bloom_filter<Policy>&) const noexcept {
     return filter_kind::classic;
@@ -78,18 +73,24 @@ void save(const any_filter& filter, const std::filesystem::path& path) {
   std::visit([&](const auto& f) { save(f, path); }, filter);
 }
 
+// The filters whose files record a key type: the interop ones (save(f, path, keys)).
+template <class Filter>
+constexpr bool records_key_type = false;
+template <class Policy>
+constexpr bool records_key_type<basic_bloom_filter<Policy>> =
+    Policy::scheme != hash_scheme::xxh3_128;
+
 void save(const any_filter& filter, const std::filesystem::path& path, key_type keys) {
   std::visit(
       [&](const auto& f) {
-        // Only the interop filters have save(f, path, keys); any other filter would convert to
-        // any_filter and come back here.
-        if constexpr (is_interop_filter<std::decay_t<decltype(f)>>) {
+        if constexpr (records_key_type<std::decay_t<decltype(f)>>) {
           save(f, path, keys);
         } else {
           if (keys != key_type::string) {
-            throw error(errc::unsupported, path.string() + ": a " +
-                                               std::string(to_string(f.scheme())) +
-                                               " filter records no key type");
+            throw error(errc::unsupported,
+                        path.string() +
+                            ": only filters of other systems' hash schemes (Guava, "
+                            "bits-and-blooms, go-zero) record 64-bit integer keys");
           }
           save(f, path);
         }

@@ -84,14 +84,13 @@ std::uint32_t hashes_of(const any_filter& filter) noexcept {
 }
 
 std::string describe_kind(const any_filter& filter) {
+  const filter_kind kind = kind_of(filter);
   const hash_scheme scheme = std::visit([](const auto& f) { return f.scheme(); }, filter);
-  // Interop filters (docs/INTEROP.md) are classic filters with another hash scheme; every other
-  // kind has one scheme.
-  if (kind_of(filter) != filter_kind::classic || scheme == bloom_filter::scheme()) {
-    return fmt::format("a {} filter", to_string(kind_of(filter)));
+  // Interop filters (docs/INTEROP.md) are classic filters with another system's hash scheme.
+  if (kind == filter_kind::classic && scheme != hash_scheme::xxh3_128) {
+    return fmt::format("a {} filter with hash scheme {}", to_string(kind), to_string(scheme));
   }
-  return fmt::format("a {} filter with hash scheme {}", to_string(kind_of(filter)),
-                     to_string(scheme));
+  return fmt::format("a {} filter", to_string(kind));
 }
 
 bool inserts_concurrently(const any_filter& filter) noexcept {
