@@ -107,4 +107,30 @@ inline std::vector<unsigned char> with_valid_checksums(std::vector<unsigned char
   return bytes;
 }
 
+// The readers of a filter type: load, map (full checks), and the header-only readers, which must
+// still reject damage to the 128-byte header.
+template <class Filter>
+std::vector<file_reader> full_readers() {
+  return {[](const std::filesystem::path& p) { load<Filter>(p); },
+          [](const std::filesystem::path& p) { map<Filter>(p); }};
+}
+template <class Filter>
+std::vector<guarding_reader> header_readers() {
+  return {
+      {file_header_size, [](const std::filesystem::path& p) { read_header(p); }},
+      {file_header_size, [](const std::filesystem::path& p) { map<Filter>(p, verify::header); }}};
+}
+
+// Writes `good` with its header replaced by `edit`ed and re-encoded (so with a valid header
+// checksum; the payload and its checksum unchanged) to `path`.
+inline void write_forged(const std::vector<unsigned char>& good, const std::filesystem::path& path,
+                         const std::function<void(file_header&)>& edit) {
+  file_header h = decode_header(good, path.string());
+  edit(h);
+  auto bytes = good;
+  const auto encoded = encode_header(h);
+  std::copy(encoded.begin(), encoded.end(), bytes.begin());
+  write_bytes(path, bytes);
+}
+
 }  // namespace bloomkit::test

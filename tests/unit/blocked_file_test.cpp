@@ -9,7 +9,7 @@
 #include <string>
 
 #include "bloomkit/file.hpp"
-#include "support/file_faults.hpp"
+#include "support/file_checks.hpp"
 #include "support/keys.hpp"
 #include "support/temp_dir.hpp"
 
@@ -27,10 +27,6 @@ blocked_bloom_filter sample_filter(std::uint64_t n = 5000, double p = 0.01, std:
   f.insert_many(views(make_keys(n, set)));
   return f;
 }
-
-const test::file_readers blocked_readers{
-    [](const std::filesystem::path& p) { load<blocked_bloom_filter>(p); },
-    [](const std::filesystem::path& p, verify check) { map<blocked_bloom_filter>(p, check); }};
 
 TEST(BlockedFile, SaveLoadIsBitIdentical) {
   temp_dir dir;
@@ -155,15 +151,19 @@ TEST(BlockedFile, KindsDoNotMix) {
 TEST(BlockedFile, EveryTruncationIsRejected) {
   temp_dir dir;
   save(sample_filter(300, 0.05), dir / "f.bloom");
-  test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-                                         blocked_readers);
+  auto readers = test::full_readers<blocked_bloom_filter>();
+  for (const auto& guard : test::header_readers<blocked_bloom_filter>()) {
+    readers.push_back(guard.read);
+  }
+  test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom", readers);
 }
 
 TEST(BlockedFile, EveryFlippedByteIsRejected) {
   temp_dir dir;
   save(sample_filter(300, 0.05), dir / "f.bloom");
-  test::expect_every_flipped_byte_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-                                           blocked_readers);
+  test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+                                   test::full_readers<blocked_bloom_filter>(),
+                                   test::header_readers<blocked_bloom_filter>());
 }
 
 // Headers with a valid checksum but impossible contents for a blocked filter.
