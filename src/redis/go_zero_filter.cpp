@@ -9,6 +9,7 @@
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "reply_errors.hpp"
 
 namespace bloomkit::redis {
 
@@ -18,14 +19,7 @@ namespace {
 // millions of keys never builds (and Redis never buffers) hundreds of MiB of commands at once.
 constexpr std::size_t max_keys_per_round_trip = 8192;
 
-void check_reply(const reply& r, const std::string& what) {
-  if (!r.is_error()) return;
-  const std::string& text = r.str();
-  if (text.rfind("WRONGTYPE", 0) == 0) {
-    throw error(errc::wrong_type, what + " holds a value of another type (" + text + ")");
-  }
-  throw error(errc::server_error, what + ": " + text);
-}
+using detail::check_reply;
 
 std::string describe_key(const std::string& key) {
   return "go-zero filter key '" + key + "'";

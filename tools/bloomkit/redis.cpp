@@ -18,20 +18,18 @@
 
 namespace bloomkit::cli {
 
-bool redis_context::go_zero(std::string_view command) const {
-  const bool go_zero = layout == "go-zero";
-  if (go_zero && bits.empty()) {
+std::optional<std::uint64_t> redis_context::go_zero_bits(std::string_view command) const {
+  if (layout != "go-zero") {
+    if (!bits.empty()) {
+      throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
+    }
+    return std::nullopt;
+  }
+  if (bits.empty()) {
     throw usage_error(fmt::format(
         "redis {}: --layout go-zero needs --bits M (the bits of go-zero's New(store, key, bits))",
         command));
   }
-  if (!go_zero && !bits.empty()) {
-    throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
-  }
-  return go_zero;
-}
-
-std::uint64_t redis_context::go_zero_bits() const {
   const std::uint64_t m = parse_count(bits, "--bits");
   if (m < 1 || m > redis::go_zero_filter::max_bits) {
     throw usage_error(

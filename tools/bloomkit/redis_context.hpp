@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,11 +25,10 @@ struct redis_context {
 
   // Connects to --url (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
   redis::client connect() const { return redis::client::connect(url); }
-  // For subcommands that work on both layouts: whether --layout go-zero was given, with --bits.
-  // Throws usage_error for go-zero without --bits, or --bits without go-zero.
-  bool go_zero(std::string_view command) const;
-  // --bits, validated (1 to 2^32); call after go_zero() returned true.
-  std::uint64_t go_zero_bits() const;
+  // For subcommands that work on both layouts: --bits (validated: 1 to 2^32) with --layout
+  // go-zero, nullopt with native. Throws usage_error naming `command` for go-zero without --bits,
+  // --bits without go-zero, or --bits out of range.
+  std::optional<std::uint64_t> go_zero_bits(std::string_view command) const;
   // For subcommands of native filters only: throws usage_error naming `command` if --layout
   // go-zero or --bits was given.
   void require_native(std::string_view command) const;

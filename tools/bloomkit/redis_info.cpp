@@ -25,9 +25,7 @@ struct redis_info_options {
   bool json = false;
 };
 
-void run_go_zero_info(const redis_context& context, const redis_info_options& o) {
-  const std::uint64_t bits = context.go_zero_bits();
-  redis::client client = context.connect();
+void run_go_zero_info(redis::client& client, std::uint64_t bits, const redis_info_options& o) {
   redis::go_zero_filter filter(client, o.name, bits);
   const std::uint64_t set = filter.bits_set();
   report r;
@@ -42,8 +40,9 @@ void run_go_zero_info(const redis_context& context, const redis_info_options& o)
 }
 
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
-  if (context.go_zero("info")) return run_go_zero_info(context, o);
+  const auto go_zero_bits = context.go_zero_bits("info");
   redis::client client = context.connect();
+  if (go_zero_bits) return run_go_zero_info(client, *go_zero_bits, o);
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
   // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.

@@ -40,13 +40,12 @@ void query_keys(Filter& filter, const redis_query_options& o) {
 }
 
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  if (context.go_zero("query")) {
-    const std::uint64_t bits = context.go_zero_bits();
-    redis::client client = context.connect();
-    redis::go_zero_filter filter(client, o.name, bits);
+  const auto go_zero_bits = context.go_zero_bits("query");
+  redis::client client = context.connect();
+  if (go_zero_bits) {
+    redis::go_zero_filter filter(client, o.name, *go_zero_bits);
     query_keys(filter, o);
   } else {
-    redis::client client = context.connect();
     auto filter = redis::redis_filter::open(client, o.name);
     query_keys(filter, o);
   }
