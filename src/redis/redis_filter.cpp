@@ -15,6 +15,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/sizing.hpp"
+#include "reply_errors.hpp"
 
 namespace bloomkit::redis {
 
@@ -69,15 +70,7 @@ command eval_command(const char* script, const std::string& key, std::vector<std
   return make_command(std::move(args), 3);
 }
 
-// Turns an error reply into the matching bloomkit::error; `what` names the key or operation.
-void check_reply(const reply& r, const std::string& what) {
-  if (!r.is_error()) return;
-  const std::string& text = r.str();
-  if (text.rfind("WRONGTYPE", 0) == 0) {
-    throw error(errc::wrong_type, what + " holds a value of another type (" + text + ")");
-  }
-  throw error(errc::server_error, what + ": " + text);
-}
+using detail::check_reply;
 
 std::int64_t as_integer(const reply& r, const std::string& what) {
   check_reply(r, what);

@@ -1,15 +1,54 @@
-// bloomkit redis [--url URL] COMMAND ...
+// bloomkit redis [--url URL] [--layout native|go-zero] [--bits M] COMMAND ...
 //
 // Filters that live in Redis (a server or a Cluster), shared by every client that names them;
 // see docs/CLI.md ("Redis") and docs/REDIS.md. --url defaults to redis://127.0.0.1:6379.
+// --layout go-zero --bits M works on go-zero's core/bloom keys (add, query, info only).
 
 #include <memory>
 #include <vector>
 
+#include <fmt/core.h>
+
+#include "arguments.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/redis/go_zero_filter.hpp"
 #include "commands.hpp"
+#include "errors.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
+
+std::optional<std::uint64_t> redis_context::go_zero_bits(std::string_view command) const {
+  if (layout != "go-zero") {
+    if (!bits.empty()) {
+      throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
+    }
+    return std::nullopt;
+  }
+  if (bits.empty()) {
+    throw usage_error(fmt::format(
+        "redis {}: --layout go-zero needs --bits M (the bits of go-zero's New(store, key, bits))",
+        command));
+  }
+  const std::uint64_t m = parse_count(bits, "--bits");
+  if (m < 1 || m > redis::go_zero_filter::max_bits) {
+    throw usage_error(
+        fmt::format("--bits must be 1 to {} (got {})", redis::go_zero_filter::max_bits, bits));
+  }
+  return m;
+}
+
+void redis_context::require_native(std::string_view command) const {
+  if (layout != "native") {
+    throw usage_error(fmt::format(
+        "redis {} works on bloomkit's own filters only; --layout go-zero supports add, query "
+        "and info",
+        command));
+  }
+  if (!bits.empty()) {
+    throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
+  }
+}
 
 CLI::App* add_redis_subcommand(CLI::App& group, const std::string& name,
                                const std::string& description) {
@@ -26,6 +65,13 @@ std::vector<command> add_redis_commands(CLI::App& app) {
       ->add_option("--url", context->url,
                    "redis://[user:password@]host:port[/db] or redis-cluster://host:port[,...]")
       ->capture_default_str();
+  group
+      ->add_option("--layout", context->layout,
+                   "native (bloomkit's sharded filters) or go-zero (go-zero core/bloom keys)")
+      ->check(CLI::IsMember({"native", "go-zero"}))
+      ->capture_default_str();
+  group->add_option("--bits", context->bits, "With --layout go-zero: the key's bits (required)")
+      ->type_name("M");
   std::vector<command> commands = {
       add_redis_create_command(*group, context),  add_redis_add_command(*group, context),
       add_redis_query_command(*group, context),   add_redis_info_command(*group, context),

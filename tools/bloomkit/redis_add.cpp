@@ -1,7 +1,8 @@
-// bloomkit redis add NAME [KEY...]
+// bloomkit redis [--layout go-zero --bits M] add NAME [KEY...]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) with the pipelined
-// insert_many, in batches of 4096.
+// insert_many, in batches of 4096, into a bloomkit filter or (--layout go-zero) go-zero's key
+// NAME.
 // Prints: added <new> new of <keys> keys
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
@@ -23,9 +25,9 @@ struct redis_add_options {
   std::vector<std::string> keys;
 };
 
-void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  redis::client client = context.connect();
-  auto filter = redis::redis_filter::open(client, o.name);
+// Filter: redis::redis_filter or redis::go_zero_filter.
+template <typename Filter>
+void add_keys(Filter& filter, const redis_add_options& o) {
   std::uint64_t keys = 0;
   std::uint64_t fresh = 0;
   read_keys(o.keys, [&](std::span<const std::string_view> batch) {
@@ -33,6 +35,18 @@ void run_redis_add(const redis_context& context, const redis_add_options& o) {
     fresh += filter.insert_many(batch);
   });
   fmt::print("added {} new of {} keys\n", fresh, keys);
+}
+
+void run_redis_add(const redis_context& context, const redis_add_options& o) {
+  const auto go_zero_bits = context.go_zero_bits("add");
+  redis::client client = context.connect();
+  if (go_zero_bits) {
+    redis::go_zero_filter filter(client, o.name, *go_zero_bits);
+    add_keys(filter, o);
+  } else {
+    auto filter = redis::redis_filter::open(client, o.name);
+    add_keys(filter, o);
+  }
 }
 
 }  // namespace

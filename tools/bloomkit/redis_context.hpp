@@ -1,9 +1,12 @@
 #pragma once
-// The `bloomkit redis ...` group: what its subcommands share (the server URL, the connection)
-// and the registration of each subcommand (redis_<name>.cpp).
+// The `bloomkit redis ...` group: what its subcommands share (the server URL, the connection,
+// the key layout) and the registration of each subcommand (redis_<name>.cpp).
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -16,8 +19,19 @@ inline constexpr const char* default_redis_url = "redis://127.0.0.1:6379";
 
 struct redis_context {
   std::string url = default_redis_url;
+  // --layout native|go-zero and --bits M (go-zero keys record no size: docs/CLI.md, "Redis").
+  std::string layout = "native";
+  std::string bits;  // empty: not given
+
   // Connects to --url (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
   redis::client connect() const { return redis::client::connect(url); }
+  // For subcommands that work on both layouts: --bits (validated: 1 to 2^32) with --layout
+  // go-zero, nullopt with native. Throws usage_error naming `command` for go-zero without --bits,
+  // --bits without go-zero, or --bits out of range.
+  std::optional<std::uint64_t> go_zero_bits(std::string_view command) const;
+  // For subcommands of native filters only: throws usage_error naming `command` if --layout
+  // go-zero or --bits was given.
+  void require_native(std::string_view command) const;
 };
 using redis_context_ptr = std::shared_ptr<const redis_context>;
 

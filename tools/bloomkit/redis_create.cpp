@@ -27,6 +27,7 @@ struct redis_create_options {
 };
 
 void run_redis_create(const redis_context& context, const redis_create_options& o) {
+  context.require_native("create");
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
   if (o.shard_bits < redis::min_shard_bits_log2 || o.shard_bits > redis::max_shard_bits_log2) {

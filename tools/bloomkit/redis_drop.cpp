@@ -17,6 +17,7 @@ namespace bloomkit::cli {
 namespace {
 
 void run_redis_drop(const redis_context& context, const std::string& name) {
+  context.require_native("drop");
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, name);
   filter.drop();

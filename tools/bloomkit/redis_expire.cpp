@@ -24,6 +24,7 @@ struct redis_expire_options {
 };
 
 void run_redis_expire(const redis_context& context, const redis_expire_options& o) {
+  context.require_native("expire");
   const std::uint64_t seconds = parse_count(o.seconds, "SECONDS");
   if (seconds < 1 || seconds > (std::uint64_t{1} << 40)) {
     throw usage_error(fmt::format("SECONDS must be in [1, 2^40], got {}", o.seconds));

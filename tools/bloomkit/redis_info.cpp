@@ -1,14 +1,18 @@
-// bloomkit redis info NAME [--json]
+// bloomkit redis [--layout go-zero --bits M] info NAME [--json]
 //
 // Describes a filter in Redis: its meta (format version, hash scheme, layout, parameters,
 // generation, creation time, TTL) and figures computed from its bits (BITCOUNT of every shard).
+// A go-zero key has no meta: its name, layout, --bits, 14 hashes and figures from BITCOUNT.
 
 #include <memory>
 #include <string>
 
 #include <fmt/core.h>
 
+#include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/sizing.hpp"
 #include "json.hpp"
 #include "redis_context.hpp"
 
@@ -21,8 +25,24 @@ struct redis_info_options {
   bool json = false;
 };
 
+void run_go_zero_info(redis::client& client, std::uint64_t bits, const redis_info_options& o) {
+  redis::go_zero_filter filter(client, o.name, bits);
+  const std::uint64_t set = filter.bits_set();
+  report r;
+  r.add("name", o.name)
+      .add("url", client.describe())
+      .add("layout", "go-zero")
+      .add("bits", bits)
+      .add("hashes", go_zero::hashes)
+      .add("bits_set", set)
+      .add("estimated_count", estimate_count(bits, go_zero::hashes, set));
+  fmt::print("{}", o.json ? r.json() : r.text());
+}
+
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
+  const auto go_zero_bits = context.go_zero_bits("info");
   redis::client client = context.connect();
+  if (go_zero_bits) return run_go_zero_info(client, *go_zero_bits, o);
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
   // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.

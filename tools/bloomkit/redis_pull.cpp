@@ -23,6 +23,7 @@ struct redis_pull_options {
 };
 
 void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
+  context.require_native("pull");
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, o.name);
   filter.pull(o.file);

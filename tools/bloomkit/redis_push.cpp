@@ -23,6 +23,7 @@ struct redis_push_options {
 };
 
 void run_redis_push(const redis_context& context, const redis_push_options& o) {
+  context.require_native("push");
   redis::client client = context.connect();
   const auto filter = redis::redis_filter::push(client, o.file, o.name);
   const redis::shard_layout& l = filter.layout();

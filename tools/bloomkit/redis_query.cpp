@@ -1,4 +1,4 @@
-// bloomkit redis query NAME [KEY...] [--present | --absent | --count]
+// bloomkit redis [--layout go-zero --bits M] query NAME [KEY...] [--present | --absent | --count]
 //
 // Looks keys up with the pipelined contains_many, streaming stdin in batches of 4096. Output:
 // exactly that of `bloomkit query` (query_output.hpp).
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "key_input.hpp"
 #include "output.hpp"
@@ -23,9 +24,9 @@ struct redis_query_options {
   query_mode_flags flags;
 };
 
-void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  redis::client client = context.connect();
-  auto filter = redis::redis_filter::open(client, o.name);
+// Filter: redis::redis_filter or redis::go_zero_filter.
+template <typename Filter>
+void query_keys(Filter& filter, const redis_query_options& o) {
   buffered_writer out(stdout);
   query_printer printer(o.flags.mode(), out);
   const auto results = std::make_unique<bool[]>(default_key_batch);
@@ -36,6 +37,18 @@ void run_redis_query(const redis_context& context, const redis_query_options& o)
     out.flush();
   });
   printer.finish();
+}
+
+void run_redis_query(const redis_context& context, const redis_query_options& o) {
+  const auto go_zero_bits = context.go_zero_bits("query");
+  redis::client client = context.connect();
+  if (go_zero_bits) {
+    redis::go_zero_filter filter(client, o.name, *go_zero_bits);
+    query_keys(filter, o);
+  } else {
+    auto filter = redis::redis_filter::open(client, o.name);
+    query_keys(filter, o);
+  }
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct redis_rebuild_options {
 };
 
 void run_redis_rebuild(const redis_context& context, const redis_rebuild_options& o) {
+  context.require_native("rebuild");
   const auto start = std::chrono::steady_clock::now();
   // Open every input first: a missing file fails before anything is written to Redis.
   std::vector<input_file> inputs;
