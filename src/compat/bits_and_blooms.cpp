@@ -17,16 +17,11 @@ namespace {
 
 using compat::detail::byte_reader;
 using compat::detail::fail;
+using compat::detail::fmt_double;
 
 constexpr const char* format = "bits-and-blooms WriteTo stream";
 constexpr const char* json_format = "bits-and-blooms JSON";
 constexpr std::size_t header_size = 24;  // m, k, bitset length
-
-std::string fmt_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 struct stream_header {
   std::uint64_t bits;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <istream>
 #include <span>
 #include <string>
@@ -19,6 +20,13 @@ namespace bloomkit::compat::detail {
 // Throws bloomkit::error(code, "<source>: <problem>").
 [[noreturn]] inline void fail(errc code, const std::string& source, const std::string& problem) {
   throw error(code, source + ": " + problem);
+}
+
+// A double in messages, exactly ("%.17g").
+inline std::string fmt_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 class byte_reader {

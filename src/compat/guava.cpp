@@ -16,15 +16,10 @@ namespace {
 
 using compat::detail::byte_reader;
 using compat::detail::fail;
+using compat::detail::fmt_double;
 
 constexpr const char* format = "Guava BloomFilter stream";
 constexpr std::size_t header_size = 6;  // ordinal, k, word count
-
-std::string fmt_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 struct stream_header {
   std::uint8_t ordinal;
