@@ -19,9 +19,12 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/key_slot.hpp"
 #include "bloomkit/redis/url.hpp"
+#include "support/errors.hpp"
 #include "support/redis_server.hpp"
 
 namespace {
+
+using bloomkit::test::error_of;
 
 using namespace std::chrono_literals;
 using bloomkit::errc;
@@ -38,19 +41,6 @@ using clock_type = std::chrono::steady_clock;
 
 command cmd(std::vector<std::string> args, std::size_t key_index = 1) {
   return command{std::move(args), key_index};
-}
-
-// Runs f, expects a bloomkit::error with `code`; returns its message.
-template <typename F>
-std::string error_of(F&& f, errc code) {
-  try {
-    f();
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no bloomkit::error thrown";
-  return {};
 }
 
 // A port nobody listens on (bound, then closed).

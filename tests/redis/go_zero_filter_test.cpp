@@ -11,11 +11,14 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/key_slot.hpp"
+#include "support/errors.hpp"
 #include "support/interop_vectors.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
+
+using bloomkit::test::error_of;
 
 using bloomkit::errc;
 using bloomkit::error;
@@ -42,18 +45,6 @@ std::string redis_bytes(const interop_vector& v) {
 
 std::vector<std::string_view> views(const std::vector<std::string>& keys) {
   return {keys.begin(), keys.end()};
-}
-
-template <typename F>
-std::string error_of(F&& f, errc code) {
-  try {
-    f();
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no bloomkit::error thrown";
-  return {};
 }
 
 // Answers of contains() and of contains_many() (3 keys per command) against the vector's probes.

@@ -18,11 +18,14 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/key_slot.hpp"
+#include "support/errors.hpp"
 #include "support/keys.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
+
+using bloomkit::test::error_of;
 
 using namespace std::chrono_literals;
 using bloomkit::errc;
@@ -38,19 +41,6 @@ using bloomkit::test::redis_cluster;
 using bloomkit::test::redis_server;
 using bloomkit::test::redis_server_options;
 using bloomkit::test::views;
-
-// Runs f, expects a bloomkit::error with `code`; returns its message.
-template <typename F>
-std::string error_of(F&& f, errc code) {
-  try {
-    f();
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no bloomkit::error thrown";
-  return {};
-}
 
 // Every key of the server with its DUMP: equal snapshots mean nothing was written.
 using snapshot = std::map<std::string, std::string>;

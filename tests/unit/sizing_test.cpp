@@ -6,27 +6,16 @@
 #include <limits>
 
 #include "bloomkit/error.hpp"
+#include "support/errors.hpp"
 
 namespace bloomkit {
 namespace {
 
-errc code_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no bloomkit::error thrown";
-  return errc{};
-}
+using test::code_of;
 
 std::string message_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const error& e) {
-    return e.what();
-  }
-  return "";
+  const auto e = test::thrown_by(fn);
+  return e ? e->what() : "";
 }
 
 TEST(Sizing, TextbookValues) {
