@@ -112,6 +112,14 @@ std::vector<guarding_reader> header_readers() {
       {file_header_size, [](const std::filesystem::path& p) { map<Filter>(p, verify::header); }}};
 }
 
+// Every reader of Filter's files: the full readers and the header-guarded ones.
+template <class Filter>
+std::vector<file_reader> all_readers() {
+  auto readers = full_readers<Filter>();
+  for (const auto& guard : header_readers<Filter>()) readers.push_back(guard.read);
+  return readers;
+}
+
 // Writes `good` with its header replaced by `edit`ed and re-encoded (so with a valid header
 // checksum; the payload and its checksum unchanged) to `path`.
 inline void write_forged(const std::vector<unsigned char>& good, const std::filesystem::path& path,

@@ -160,22 +160,16 @@ TEST(CountingFile, OtherKindsAreRefusedNamingWhatTheFileHolds) {
 TEST(CountingFile, EveryTruncationIsRejected) {
   temp_dir dir;
   save(sample_filter(200, 0.1), dir / "f.bloom");
-  test::expect_every_truncation_rejected(
-      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-      {[](const auto& p) { load<counting_bloom_filter>(p); },
-       [](const auto& p) { map<counting_bloom_filter>(p); },
-       [](const auto& p) { map<counting_bloom_filter>(p, verify::header); }});
+  test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+                                         test::all_readers<counting_bloom_filter>());
 }
 
 TEST(CountingFile, EveryFlippedByteIsRejected) {
   temp_dir dir;
   save(sample_filter(200, 0.1), dir / "f.bloom");
-  test::expect_every_flip_rejected(
-      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-      {[](const auto& p) { load<counting_bloom_filter>(p); },
-       [](const auto& p) { map<counting_bloom_filter>(p); }},
-      {{file_header_size, [](const auto& p) { read_header(p); }},
-       {file_header_size, [](const auto& p) { map<counting_bloom_filter>(p, verify::header); }}});
+  test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+                                   test::full_readers<counting_bloom_filter>(),
+                                   test::header_readers<counting_bloom_filter>());
 }
 
 // Headers with valid checksums but impossible contents.

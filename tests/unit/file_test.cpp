@@ -168,20 +168,16 @@ TEST(File, MissingAndNonRegularFiles) {
 TEST(File, EveryTruncationIsRejected) {
   temp_dir dir;
   save(sample_filter(2000, 0.05), dir / "f.bloom");
-  test::expect_every_truncation_rejected(
-      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-      {[](const auto& p) { load(p); }, [](const auto& p) { map(p); },
-       [](const auto& p) { map(p, verify::header); }});
+  test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+                                         test::all_readers<bloom_filter>());
 }
 
 TEST(File, EveryFlippedByteIsRejected) {
   temp_dir dir;
   save(sample_filter(2000, 0.05), dir / "f.bloom");
-  test::expect_every_flip_rejected(
-      read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-      {[](const auto& p) { load(p); }, [](const auto& p) { map(p); }},
-      {{file_header_size, [](const auto& p) { read_header(p); }},
-       {file_header_size, [](const auto& p) { map(p, verify::header); }}});
+  test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
+                                   test::full_readers<bloom_filter>(),
+                                   test::header_readers<bloom_filter>());
 }
 
 // Headers with a valid checksum but impossible contents (a buggy or hostile writer).
