@@ -1,0 +1,25 @@
+// The Go peer harness (bench/peers/go-harness), built offline by bench/peers/build against
+// Debian's Go packages under /usr/share/gocode (installed by bench/peers/setup).
+// Debian ships bitset 1.2.2; bloom v3.3.1 asks for 1.3.1, and the replace directive wins.
+// twmb/murmur3 (bloom's tests) and stretchr/testify (blobloom's tests) are not needed by the
+// harness; bench/peers/build replaces them with the empty stand-ins of tools/interop/go_stubs.
+module bloomkit/bench/peers
+
+go 1.19
+
+require (
+	github.com/bits-and-blooms/bloom/v3 v3.3.1
+	github.com/cespare/xxhash/v2 v2.1.1
+	github.com/greatroar/blobloom v0.7.1
+)
+
+require github.com/bits-and-blooms/bitset v1.3.1 // indirect
+
+replace (
+	github.com/bits-and-blooms/bitset => /usr/share/gocode/src/github.com/bits-and-blooms/bitset
+	github.com/bits-and-blooms/bloom/v3 => /usr/share/gocode/src/github.com/bits-and-blooms/bloom
+	github.com/cespare/xxhash/v2 => /usr/share/gocode/src/github.com/cespare/xxhash
+	github.com/greatroar/blobloom => /usr/share/gocode/src/github.com/greatroar/blobloom
+	github.com/stretchr/testify => ../../../tools/interop/go_stubs/testify
+	github.com/twmb/murmur3 => ../../../tools/interop/go_stubs/twmb_murmur3
+)
