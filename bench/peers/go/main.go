@@ -240,9 +240,9 @@ func parseArgs(argv []string, known map[string]peer) (args, error) {
 	case a.keys == "" || a.misses == "":
 		return a, usageError{"--keys and --misses are required\n" + usage}
 	case a.n == 0:
-		return a, usageError{"--n must be a positive integer\n" + usage}
+		return a, usageError{"--n must be a positive integer, got 0\n" + usage}
 	case a.queries == 0:
-		return a, usageError{"--queries must be a positive integer\n" + usage}
+		return a, usageError{"--queries must be a positive integer, got 0\n" + usage}
 	case !(a.p > 0 && a.p < 1):
 		return a, usageError{fmt.Sprintf("--p must be in (0, 1), got %v\n%s", a.p, usage)}
 	}

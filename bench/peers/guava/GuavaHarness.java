@@ -10,6 +10,7 @@ import com.google.common.hash.Funnels;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -96,6 +97,8 @@ public final class GuavaHarness {
         pass.nanos += System.nanoTime() - start;
         read += want;
       }
+    } catch (FileNotFoundException e) {
+      throw new HarnessError("cannot open " + e.getMessage(), 1); // names the file
     } catch (IOException e) {
       throw new HarnessError(path + ": " + e.getMessage(), 1);
     }
