@@ -2,7 +2,8 @@
 // Debian's Go packages under /usr/share/gocode (installed by bench/peers/setup).
 // Debian ships bitset 1.2.2; bloom v3.3.1 asks for 1.3.1, and the replace directive wins.
 // twmb/murmur3 (bloom's tests) and stretchr/testify (blobloom's tests) are not needed by the
-// harness; bench/peers/build replaces them with the empty stand-ins of tools/interop/go_stubs.
+// harness; they are replaced by the empty stand-ins of tools/interop/go_stubs (relative paths:
+// bench/peers/build builds in place with -modfile, so they resolve against this directory).
 module bloomkit/bench/peers
 
 go 1.19
