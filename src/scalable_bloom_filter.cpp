@@ -31,7 +31,7 @@ std::string describe(std::size_t index, const filter_config& c) {
 
 // Removes from keys / origin the keys `f` reports present, marking found[origin] for them
 // (when `found` is not empty).
-void drop_present(const bloom_filter& f, std::vector<std::string_view>& keys,
+void drop_present(const bloom_filter& f, std::vector<bloom_filter::digest_type>& keys,
                   std::vector<std::size_t>& origin, std::span<bool> found) {
   if (keys.empty()) return;
   auto hits = std::make_unique<bool[]>(keys.size());
@@ -213,24 +213,39 @@ void scalable_bloom_filter::require_writable() const {
   }
 }
 
+// Every sub-filter shares the scheme, so a key is hashed once and its digest asked of each.
 bool scalable_bloom_filter::insert(std::string_view key) {
   require_writable();
-  if (contains(key)) return false;
+  const auto digest = bloom_filter::digest_of(key);
+  if (contains_digest(digest)) return false;
   if (newest_is_full()) grow();
-  sub_filters_.back().insert(key);
+  sub_filters_.back().insert_digest(digest);
   return true;
 }
 
 bool scalable_bloom_filter::contains(std::string_view key) const noexcept {
+  return contains_digest(bloom_filter::digest_of(key));
+}
+
+bool scalable_bloom_filter::contains_digest(
+    const bloom_filter::digest_type& digest) const noexcept {
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
-    if (it->contains(key)) return true;
+    if (it->contains_digest(digest)) return true;
   }
   return false;
 }
 
+namespace {
+std::vector<bloom_filter::digest_type> digests_of(std::span<const std::string_view> keys) {
+  std::vector<bloom_filter::digest_type> digests(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = bloom_filter::digest_of(keys[i]);
+  return digests;
+}
+}  // namespace
+
 std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view> keys) {
   require_writable();
-  std::vector<std::string_view> candidates(keys.begin(), keys.end());
+  auto candidates = digests_of(keys);
   std::vector<std::size_t> origin(keys.size());
   for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
@@ -243,8 +258,8 @@ std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view>
   std::size_t next = 0;
   while (next < candidates.size()) {
     if (newest_is_full()) {
-      std::vector<std::string_view> rest(candidates.begin() + static_cast<std::ptrdiff_t>(next),
-                                         candidates.end());
+      std::vector<bloom_filter::digest_type> rest(
+          candidates.begin() + static_cast<std::ptrdiff_t>(next), candidates.end());
       std::vector<std::size_t> rest_origin(rest.size());
       drop_present(sub_filters_.back(), rest, rest_origin, {});
       candidates = std::move(rest);
@@ -270,7 +285,7 @@ std::size_t scalable_bloom_filter::contains_many(std::span<const std::string_vie
                                             " results");
   }
   std::fill(results.begin(), results.end(), false);
-  std::vector<std::string_view> pending(keys.begin(), keys.end());
+  auto pending = digests_of(keys);
   std::vector<std::size_t> origin(keys.size());
   for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !pending.empty(); ++it) {

@@ -47,7 +47,19 @@ template <class Policy>
 class basic_bloom_filter {
  public:
   using policy_type = Policy;
+  using digest_type = typename Policy::digest_type;
 
+ private:
+  // The batched paths read the i-th digest through a callable: hashing keys, or reading
+  // digests the caller already has.
+  static auto hashing(std::span<const std::string_view> keys) noexcept {
+    return [keys](std::size_t i) noexcept { return Policy::hash(keys[i]); };
+  }
+  static auto reading(std::span<const digest_type> digests) noexcept {
+    return [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; };
+  }
+
+ public:
   // A filter sized for n keys at false-positive probability p (sizing.hpp).
   static basic_bloom_filter for_capacity(std::uint64_t n, double p);
 
@@ -60,11 +72,18 @@ class basic_bloom_filter {
   basic_bloom_filter(const filter_config& config, bit_array storage, std::uint64_t inserted);
 
   // Adds a key; returns whether it was new (at least one of its bits was 0).
-  bool insert(std::string_view key) { return insert_digest<false>(Policy::hash(key)); }
+  bool insert(std::string_view key) { return add_digest<false>(Policy::hash(key)); }
   // insert() that may run concurrently with other concurrent inserts and lookups.
-  bool insert_concurrent(std::string_view key) { return insert_digest<true>(Policy::hash(key)); }
+  bool insert_concurrent(std::string_view key) { return add_digest<true>(Policy::hash(key)); }
   // false: the key was never inserted. true: it probably was.
   bool contains(std::string_view key) const noexcept { return contains_digest(Policy::hash(key)); }
+
+  // By digest: a key hashed once with digest_of() can be inserted into / looked up in several
+  // filters of this scheme (of any sizes) without hashing it again, e.g. the sub-filters of a
+  // scalable filter. insert_digest(digest_of(key)) is insert(key), and so on.
+  static digest_type digest_of(std::string_view key) noexcept { return Policy::hash(key); }
+  bool insert_digest(const digest_type& d) { return add_digest<false>(d); }
+  bool contains_digest(const digest_type& d) const noexcept;
 
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
@@ -80,13 +99,23 @@ class basic_bloom_filter {
   // (a software pipeline over the keys), so that the memory accesses of many keys overlap.
   // Return the number of new / present keys.
   std::size_t insert_many(std::span<const std::string_view> keys) {
-    return insert_batch<false>(keys);
+    return insert_batch<false>(keys.size(), hashing(keys));
   }
   std::size_t insert_many_concurrent(std::span<const std::string_view> keys) {
-    return insert_batch<true>(keys);
+    return insert_batch<true>(keys.size(), hashing(keys));
+  }
+  std::size_t insert_many(std::span<const digest_type> digests) {
+    return insert_batch<false>(digests.size(), reading(digests));
   }
   // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
-  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const {
+    check_results(keys.size(), results);
+    return lookup_batch(keys.size(), hashing(keys), results);
+  }
+  std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const {
+    check_results(digests.size(), results);
+    return lookup_batch(digests.size(), reading(digests), results);
+  }
 
   // Union: afterwards this filter contains every key of either. Throws errc::incompatible
   // unless both have the same bits, hashes and hash scheme.
@@ -127,7 +156,6 @@ class basic_bloom_filter {
   }
 
  private:
-  using digest_type = typename Policy::digest_type;
   static constexpr std::size_t block_size = 32;  // keys hashed and prefetched together
   // Filters of at least this size live in DRAM, where prefetching every line of a key before
   // testing any pays; below it (in cache) the plain loop is faster.
@@ -136,9 +164,10 @@ class basic_bloom_filter {
   // reused by prefetch and test (the pipelined paths); more probes take the block-wise paths.
   static constexpr std::uint32_t max_stored_probes = 16;
 
+  static void check_results(std::size_t keys, std::span<bool> results);
+
   template <bool Atomic>
-  bool insert_digest(const digest_type& d);
-  bool contains_digest(const digest_type& d) const noexcept;
+  bool add_digest(const digest_type& d);
   // Fills pos[0..k) with the key's probe positions; true when k <= max_stored_probes.
   bool store_probes(const digest_type& d, std::uint64_t* pos) const noexcept {
     if (config_.hashes > max_stored_probes) return false;
@@ -155,11 +184,14 @@ class basic_bloom_filter {
   bool set_probes(const digest_type& d) noexcept;
   template <bool Atomic>
   void add_inserted(std::uint64_t n) noexcept;
-  template <bool Atomic>
-  std::size_t insert_batch(std::span<const std::string_view> keys);
-  template <bool Atomic>
-  std::size_t insert_block_wise(std::span<const std::string_view> keys);
-  std::size_t contains_block_wise(std::span<const std::string_view> keys,
+  template <bool Atomic, class DigestAt>
+  std::size_t insert_batch(std::size_t n, DigestAt digest_at);
+  template <bool Atomic, class DigestAt>
+  std::size_t insert_block_wise(std::size_t n, DigestAt digest_at);
+  template <class DigestAt>
+  std::size_t lookup_batch(std::size_t n, DigestAt digest_at, std::span<bool> results) const;
+  template <class DigestAt>
+  std::size_t contains_block_wise(std::size_t n, DigestAt digest_at,
                                   std::span<bool> results) const noexcept;
   void require_writable() const;
   void require_compatible(const basic_bloom_filter& other, const char* operation) const;

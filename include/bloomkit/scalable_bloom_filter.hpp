@@ -142,6 +142,7 @@ class scalable_bloom_filter {
   }
 
  private:
+  bool contains_digest(const bloom_filter::digest_type& digest) const noexcept;
   bool newest_is_full() const noexcept {
     return sub_filters_.back().inserted() >= sub_filters_.back().capacity();
   }

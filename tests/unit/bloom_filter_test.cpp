@@ -98,13 +98,23 @@ TEST(BloomFilter, BatchedAndSingleKeyPathsAgree) {
     bloom_filter many(sh.bits, sh.hashes);
     bloom_filter concurrent(sh.bits, sh.hashes);
     bloom_filter one_concurrent(sh.bits, sh.hashes);
+    bloom_filter one_digest(sh.bits, sh.hashes);
+    bloom_filter many_digests(sh.bits, sh.hashes);
+    std::vector<bloom_filter::digest_type> digests;
+    for (const auto& k : keys) digests.push_back(bloom_filter::digest_of(k));
     for (const auto& k : keys) one.insert(k);
     for (const auto& k : keys) one_concurrent.insert_concurrent(k);
+    for (const auto& d : digests) one_digest.insert_digest(d);
     EXPECT_EQ(many.insert_many(views(keys)), one.inserted()) << sh.bits;
     EXPECT_EQ(concurrent.insert_many_concurrent(views(keys)), one.inserted()) << sh.bits;
+    EXPECT_EQ(many_digests.insert_many(std::span<const bloom_filter::digest_type>(digests)),
+              one.inserted())
+        << sh.bits;
     EXPECT_EQ(one, many) << sh.bits;
     EXPECT_EQ(one, concurrent) << sh.bits;
     EXPECT_EQ(one, one_concurrent) << sh.bits;
+    EXPECT_EQ(one, one_digest) << sh.bits;
+    EXPECT_EQ(one, many_digests) << sh.bits;
     expect_no_false_negatives(one, keys);
     // contains_many agrees with contains on absent keys too, including batches shorter than
     // the pipeline's depth.
@@ -115,9 +125,17 @@ TEST(BloomFilter, BatchedAndSingleKeyPathsAgree) {
       auto results = std::make_unique<bool[]>(len + 1);
       const auto batch = std::span(v).first(len);
       const std::size_t present = one.contains_many(batch, {results.get(), len});
+      std::vector<bloom_filter::digest_type> batch_digests;
+      for (const auto k : batch) batch_digests.push_back(bloom_filter::digest_of(k));
+      auto by_digest = std::make_unique<bool[]>(len + 1);
+      EXPECT_EQ(one.contains_many(std::span<const bloom_filter::digest_type>(batch_digests),
+                                  {by_digest.get(), len}),
+                present);
       std::size_t expected = 0;
       for (std::size_t i = 0; i < len; ++i) {
         ASSERT_EQ(results[i], one.contains(batch[i])) << sh.bits << " " << i;
+        ASSERT_EQ(by_digest[i], results[i]) << sh.bits << " " << i;
+        ASSERT_EQ(one.contains_digest(batch_digests[i]), results[i]) << sh.bits << " " << i;
         expected += results[i];
       }
       EXPECT_EQ(present, expected);

@@ -88,7 +88,7 @@ void basic_bloom_filter<Policy>::add_inserted(std::uint64_t n) noexcept {
 
 template <class Policy>
 template <bool Atomic>
-bool basic_bloom_filter<Policy>::insert_digest(const digest_type& d) {
+bool basic_bloom_filter<Policy>::add_digest(const digest_type& d) {
   require_writable();
   bool changed;
   std::uint64_t pos[max_stored_probes];
@@ -126,22 +126,21 @@ bool basic_bloom_filter<Policy>::contains_digest(const digest_type& d) const noe
 // whose lines have had `lag` keys' worth of hashing to arrive. In-cache filters and k > 16
 // take the block-wise loop (no latency to hide there).
 template <class Policy>
-template <bool Atomic>
-std::size_t basic_bloom_filter<Policy>::insert_batch(std::span<const std::string_view> keys) {
+template <bool Atomic, class DigestAt>
+std::size_t basic_bloom_filter<Policy>::insert_batch(std::size_t n, DigestAt digest_at) {
   require_writable();
   if (byte_size() < large_filter_bytes || config_.hashes > max_stored_probes) {
-    return insert_block_wise<Atomic>(keys);
+    return insert_block_wise<Atomic>(n, digest_at);
   }
   constexpr std::size_t lag = 16;
   constexpr std::size_t ring = 32;  // a power of two > lag
   std::uint64_t pos[ring][max_stored_probes];
-  const std::size_t n = keys.size();
   const std::uint32_t k = config_.hashes;
   std::size_t fresh = 0;
   for (std::size_t i = 0; i < n + lag; ++i) {
     if (i < n) {
       std::uint64_t* p = pos[i % ring];
-      store_probes(Policy::hash(keys[i]), p);
+      store_probes(digest_at(i), p);
       for (std::uint32_t j = 0; j < k; ++j) bits_.prefetch_for_write(p[j]);
     }
     if (i >= lag) fresh += set_probes<Atomic>(pos[(i - lag) % ring]);
@@ -151,15 +150,15 @@ std::size_t basic_bloom_filter<Policy>::insert_batch(std::span<const std::string
 }
 
 template <class Policy>
-template <bool Atomic>
-std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::string_view> keys) {
+template <bool Atomic, class DigestAt>
+std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::size_t count, DigestAt digest_at) {
   std::size_t fresh = 0;
   digest_type digests[block_size];
-  for (std::size_t base = 0; base < keys.size(); base += block_size) {
-    const std::size_t n = std::min(block_size, keys.size() - base);
+  for (std::size_t base = 0; base < count; base += block_size) {
+    const std::size_t n = std::min(block_size, count - base);
     // Stage 1: hash the block and ask for every line its keys will write.
     for (std::size_t j = 0; j < n; ++j) {
-      digests[j] = Policy::hash(keys[base + j]);
+      digests[j] = digest_at(base + j);
       auto seq = Policy::probes(digests[j], config_.bits);
       for (std::uint32_t i = 0; i < config_.hashes; ++i) bits_.prefetch_for_write(seq.next());
     }
@@ -168,6 +167,15 @@ std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::s
   }
   add_inserted<Atomic>(fresh);
   return fresh;
+}
+
+template <class Policy>
+void basic_bloom_filter<Policy>::check_results(std::size_t keys, std::span<bool> results) {
+  if (results.size() != keys) {
+    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys) +
+                                            " keys but room for " + std::to_string(results.size()) +
+                                            " results");
+  }
 }
 
 // Batched lookups: a software pipeline over keys, three stages apart.
@@ -179,15 +187,11 @@ std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::span<const std::s
 // steady. Measured (bench/RESULTS.md, n = 1e8): hits 98.6 -> 36.9 ns per key, misses
 // 45.2 -> 29.9 ns against the block-wise loop. Filters with k < 3 or k > 16 use that loop.
 template <class Policy>
-std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::string_view> keys,
-                                                      std::span<bool> results) const {
-  if (results.size() != keys.size()) {
-    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
-                                            " keys but room for " + std::to_string(results.size()) +
-                                            " results");
-  }
+template <class DigestAt>
+std::size_t basic_bloom_filter<Policy>::lookup_batch(std::size_t n, DigestAt digest_at,
+                                                     std::span<bool> results) const {
   const std::uint32_t k = config_.hashes;
-  if (k < 3 || k > max_stored_probes) return contains_block_wise(keys, results);
+  if (k < 3 || k > max_stored_probes) return contains_block_wise(n, digest_at, results);
   constexpr std::size_t first_lag = 16;
   constexpr std::size_t second_lag = 8;
   constexpr std::size_t ring = 32;  // a power of two > first_lag + second_lag
@@ -196,12 +200,11 @@ std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::strin
     bool alive;
   };
   slot slots[ring];
-  const std::size_t n = keys.size();
   std::size_t present = 0;
   for (std::size_t i = 0; i < n + first_lag + second_lag; ++i) {
     if (i < n) {
       slot& s = slots[i % ring];
-      store_probes(Policy::hash(keys[i]), s.pos);
+      store_probes(digest_at(i), s.pos);
       bits_.prefetch(s.pos[0]);
       bits_.prefetch(s.pos[1]);
     }
@@ -231,8 +234,9 @@ std::size_t basic_bloom_filter<Policy>::contains_many(std::span<const std::strin
 // The block-wise lookup: hash a block of keys and prefetch their first two lines, test those,
 // prefetch the rest for the survivors, then test the rest. Serves k < 3 and k > 16.
 template <class Policy>
+template <class DigestAt>
 std::size_t basic_bloom_filter<Policy>::contains_block_wise(
-    std::span<const std::string_view> keys, std::span<bool> results) const noexcept {
+    std::size_t count, DigestAt digest_at, std::span<bool> results) const noexcept {
   const std::uint64_t m = config_.bits;
   const std::uint32_t k = config_.hashes;
   // Probes 0 and 1 decide most misses (in a filter at its target fill, half the bits are set),
@@ -241,10 +245,10 @@ std::size_t basic_bloom_filter<Policy>::contains_block_wise(
   std::size_t present = 0;
   typename Policy::sequence_type sequences[block_size];
   std::uint64_t first[block_size][2];
-  for (std::size_t base = 0; base < keys.size(); base += block_size) {
-    const std::size_t n = std::min(block_size, keys.size() - base);
+  for (std::size_t base = 0; base < count; base += block_size) {
+    const std::size_t n = std::min(block_size, count - base);
     for (std::size_t j = 0; j < n; ++j) {
-      sequences[j] = Policy::probes(Policy::hash(keys[base + j]), m);
+      sequences[j] = Policy::probes(digest_at(base + j), m);
       for (std::uint32_t i = 0; i < early; ++i) {
         first[j][i] = sequences[j].next();
         bits_.prefetch(first[j][i]);
