@@ -10,15 +10,10 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "exact_double.hpp"
 
 namespace bloomkit {
 namespace {
-
-std::string fmt_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 [[noreturn]] void invalid(const std::string& problem) {
   throw error(errc::invalid_argument, "scalable filter: " + problem);
@@ -26,7 +21,7 @@ std::string fmt_double(double v) {
 
 std::string describe(std::size_t index, const filter_config& c) {
   return "sub-filter " + std::to_string(index) + " (capacity " + std::to_string(c.capacity) +
-         " at fpp " + fmt_double(c.target_fpp) + ")";
+         " at fpp " + detail::exact_double(c.target_fpp) + ")";
 }
 
 // Removes from keys / origin the keys `f` reports present, marking found[origin] for them
@@ -55,14 +50,14 @@ void drop_present(const bloom_filter& f, std::vector<bloom_filter::digest_type>&
 void scalable_bloom_filter::validate(const scalable_params& p) {
   if (p.initial_capacity < 1) invalid("initial capacity must be at least 1 (got 0)");
   if (!std::isfinite(p.target_fpp) || !(p.target_fpp > 0) || !(p.target_fpp < 1)) {
-    invalid("target fpp must be in (0, 1), got " + fmt_double(p.target_fpp));
+    invalid("target fpp must be in (0, 1), got " + detail::exact_double(p.target_fpp));
   }
   if (p.growth < 1 || p.growth > max_growth) {
     invalid("growth factor must be in 1.." + std::to_string(max_growth) + ", got " +
             std::to_string(p.growth));
   }
   if (!std::isfinite(p.tightening) || !(p.tightening > 0) || !(p.tightening < 1)) {
-    invalid("tightening ratio must be in (0, 1), got " + fmt_double(p.tightening));
+    invalid("tightening ratio must be in (0, 1), got " + detail::exact_double(p.tightening));
   }
 }
 
@@ -85,7 +80,7 @@ filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& pa
                    std::pow(params.tightening, static_cast<double>(index));
   if (!(p >= std::numeric_limits<double>::min())) {
     too_large("would need a false-positive probability below " +
-              fmt_double(std::numeric_limits<double>::min()));
+              detail::exact_double(std::numeric_limits<double>::min()));
   }
   return {0, 0, n, p};
 }
@@ -105,7 +100,7 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
     const double needed =
         std::ceil(k * static_cast<double>(n) / -std::log1p(-std::pow(p, 1.0 / k)));
     if (!(needed <= static_cast<double>(max_bits))) {
-      throw error(errc::too_large, "needs " + fmt_double(needed) +
+      throw error(errc::too_large, "needs " + detail::exact_double(needed) +
                                        " bits, more than the maximum of " +
                                        std::to_string(max_bits));
     }
@@ -116,7 +111,7 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
   } catch (const error& e) {
     throw error(errc::too_large, "scalable filter: sub-filter " + std::to_string(index) +
                                      " (capacity " + std::to_string(n) + " at fpp " +
-                                     fmt_double(p) + "): " + e.what());
+                                     detail::exact_double(p) + "): " + e.what());
   }
   return config;
 }
@@ -147,7 +142,8 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
       mismatch("capacity", std::to_string(c.capacity), std::to_string(want.capacity));
     }
     if (!(std::fabs(c.target_fpp - want.target_fpp) <= 1e-9 * want.target_fpp)) {
-      mismatch("target fpp", fmt_double(c.target_fpp), fmt_double(want.target_fpp));
+      mismatch("target fpp", detail::exact_double(c.target_fpp),
+               detail::exact_double(want.target_fpp));
     }
     try {
       validate_params(c.bits, c.hashes);
@@ -157,8 +153,8 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
     const double fpp = expected_fpp(c.bits, c.hashes, c.capacity);
     if (!(fpp <= c.target_fpp * (1 + 1e-9))) {
       invalid(describe(i, c) + " has " + std::to_string(c.bits) + " bits and " +
-              std::to_string(c.hashes) + " hashes, an expected FPP of " + fmt_double(fpp) +
-              " at its capacity, above its target");
+              std::to_string(c.hashes) + " hashes, an expected FPP of " +
+              detail::exact_double(fpp) + " at its capacity, above its target");
     }
     const bool newest = i + 1 == configs.size();
     if (inserted[i] > c.capacity || (!newest && inserted[i] != c.capacity)) {

@@ -7,17 +7,12 @@
 #include <string>
 
 #include "bloomkit/error.hpp"
+#include "exact_double.hpp"
 
 namespace bloomkit {
 namespace {
 
 const double ln2 = std::log(2.0);
-
-std::string fmt_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -27,8 +22,8 @@ void validate_capacity(std::uint64_t n) {
 
 void validate_fpp(double p) {
   if (!std::isfinite(p) || !(p > 0.0) || !(p < 1.0)) {
-    throw error(errc::invalid_argument,
-                "fpp (false-positive probability) must be in (0, 1), got " + fmt_double(p));
+    throw error(errc::invalid_argument, "fpp (false-positive probability) must be in (0, 1), got " +
+                                            detail::exact_double(p));
   }
 }
 
@@ -50,8 +45,8 @@ std::uint64_t optimal_bits(std::uint64_t n, double p) {
   validate_fpp(p);
   const double m = std::ceil(-static_cast<double>(n) * std::log(p) / (ln2 * ln2));
   if (!(m <= static_cast<double>(max_bits))) {
-    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
-                                     " needs " + fmt_double(m) +
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " +
+                                     detail::exact_double(p) + " needs " + detail::exact_double(m) +
                                      " bits, more than the maximum of " + std::to_string(max_bits) +
                                      " (8 TiB)");
   }
@@ -63,10 +58,10 @@ std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n) {
   if (m < 1) throw error(errc::invalid_argument, "bits must be at least 1 (got 0)");
   const double k = std::round(static_cast<double>(m) / static_cast<double>(n) * ln2);
   if (k > max_hashes) {
-    throw error(errc::too_large, "bits per key " + fmt_double(static_cast<double>(m) / n) +
-                                     " call for " + fmt_double(k) +
-                                     " hashes, more than the maximum of " +
-                                     std::to_string(max_hashes));
+    throw error(errc::too_large,
+                "bits per key " + detail::exact_double(static_cast<double>(m) / n) + " call for " +
+                    detail::exact_double(k) + " hashes, more than the maximum of " +
+                    std::to_string(max_hashes));
   }
   return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k));
 }
@@ -153,7 +148,8 @@ std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p) {
   validate_capacity(n);
   validate_fpp(p);
   if (blocked_expected_fpp(max_blocks, n) > p) {
-    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " +
+                                     detail::exact_double(p) +
                                      " needs more blocks than the maximum of " +
                                      std::to_string(max_blocks) + " (8 TiB)");
   }

@@ -16,8 +16,8 @@ namespace bits_and_blooms {
 namespace {
 
 using compat::detail::byte_reader;
-using compat::detail::fail;
-using compat::detail::fmt_double;
+using compat::detail::exact_double;
+using compat::detail::fail_file;
 
 constexpr const char* format = "bits-and-blooms WriteTo stream";
 constexpr const char* json_format = "bits-and-blooms JSON";
@@ -34,17 +34,17 @@ stream_header read_header(byte_reader& in) {
   const std::uint64_t k = in.be64("k");
   const std::uint64_t length = in.be64("the bitset length");
   if (k > max_hashes) {
-    fail(errc::corrupt_file, in.source(),
-         "k " + std::to_string(k) + " exceeds the maximum of " + std::to_string(max_hashes));
+    fail_file(errc::corrupt_file, in.source(),
+              "k " + std::to_string(k) + " exceeds the maximum of " + std::to_string(max_hashes));
   }
   compat::detail::check_peer_params<policy>(m, static_cast<std::uint32_t>(k), in.source());
   const std::uint64_t words = length / 64 + (length % 64 != 0);
   if (words != bit_array::word_count_for(m)) {
-    fail(errc::unsupported, in.source(),
-         "the bitset holds " + std::to_string(length) + " bits in " + std::to_string(words) +
-             " words, but m = " + std::to_string(m) + " needs " +
-             std::to_string(bit_array::word_count_for(m)) +
-             " (a filter made by FromWithM over a longer slice is not supported)");
+    fail_file(errc::unsupported, in.source(),
+              "the bitset holds " + std::to_string(length) + " bits in " + std::to_string(words) +
+                  " words, but m = " + std::to_string(m) + " needs " +
+                  std::to_string(bit_array::word_count_for(m)) +
+                  " (a filter made by FromWithM over a longer slice is not supported)");
   }
   return {m, static_cast<std::uint32_t>(k), words};
 }
@@ -91,8 +91,8 @@ int base64_value(char c) {
 
 std::vector<unsigned char> base64_decode(std::string_view s, const std::string& source) {
   auto bad = [&](const std::string& why) {
-    fail(errc::corrupt_file, source,
-         std::string("invalid base64 in the \"b\" field of the ") + json_format + ": " + why);
+    fail_file(errc::corrupt_file, source,
+              std::string("invalid base64 in the \"b\" field of the ") + json_format + ": " + why);
   };
   if (s.size() % 4 != 0) bad("length " + std::to_string(s.size()) + " is not a multiple of 4");
   std::vector<unsigned char> out;
@@ -121,9 +121,9 @@ class json_reader {
   json_reader(std::string_view text, const std::string& source) : s_(text), source_(source) {}
 
   [[noreturn]] void bad(const std::string& why) const {
-    fail(errc::corrupt_file, source_,
-         std::string("not a ") + json_format + " object: " + why + " at offset " +
-             std::to_string(pos_));
+    fail_file(errc::corrupt_file, source_,
+              std::string("not a ") + json_format + " object: " + why + " at offset " +
+                  std::to_string(pos_));
   }
   void skip_space() {
     while (pos_ < s_.size() &&
@@ -183,14 +183,14 @@ filter_params optimal_params(std::uint64_t n, double p) {
   const double ln2 = std::log(2.0);
   const double m = std::ceil(-1 * static_cast<double>(n) * std::log(p) / (ln2 * ln2));
   if (!(m <= static_cast<double>(max_bits))) {
-    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + exact_double(p) +
                                      " needs more than the maximum of " + std::to_string(max_bits) +
                                      " bits");
   }
   const auto bits = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(m));
   const double k = std::ceil(ln2 * static_cast<double>(bits) / static_cast<double>(n));
   if (k > max_hashes) {
-    throw error(errc::too_large, "fpp " + fmt_double(p) + " calls for " + fmt_double(k) +
+    throw error(errc::too_large, "fpp " + exact_double(p) + " calls for " + exact_double(k) +
                                      " hashes, more than the maximum of " +
                                      std::to_string(max_hashes));
   }

@@ -15,9 +15,9 @@ void read_exactly(std::istream& in, std::vector<unsigned char>& out, std::uint64
     in.read(reinterpret_cast<char*>(out.data() + at), static_cast<std::streamsize>(step));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (got != step) {
-      fail(errc::corrupt_file, source,
-           "truncated: " + what + " needs " + std::to_string(n) +
-               " bytes, the stream ended after " + std::to_string(n - left + got));
+      fail_file(errc::corrupt_file, source,
+                "truncated: " + what + " needs " + std::to_string(n) +
+                    " bytes, the stream ended after " + std::to_string(n - left + got));
     }
     left -= step;
   }
@@ -30,7 +30,7 @@ std::vector<unsigned char> read_all(std::istream& in, const std::string& source)
     in.read(buffer, sizeof buffer);
     out.insert(out.end(), buffer, buffer + in.gcount());
   }
-  if (in.bad()) fail(errc::io_error, source, "cannot read");
+  if (in.bad()) fail_file(errc::io_error, source, "cannot read");
   return out;
 }
 
@@ -50,12 +50,12 @@ bit_array words_from_be(const unsigned char* data, std::size_t words, std::uint6
     if (w < out.size()) {
       out[w] = v;
     } else if (v != 0) {
-      fail(errc::corrupt_file, source, "bits set past the filter's " + std::to_string(bits));
+      fail_file(errc::corrupt_file, source, "bits set past the filter's " + std::to_string(bits));
     }
   }
   if (bits % 64 != 0 && !out.empty() && (out.back() >> (bits % 64)) != 0) {
-    fail(errc::corrupt_file, source,
-         "bits set past the filter's " + std::to_string(bits) + " (in its last word)");
+    fail_file(errc::corrupt_file, source,
+              "bits set past the filter's " + std::to_string(bits) + " (in its last word)");
   }
   return storage;
 }

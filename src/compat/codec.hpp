@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../exact_double.hpp"
+#include "../file_format.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"
@@ -17,17 +19,9 @@
 
 namespace bloomkit::compat::detail {
 
-// Throws bloomkit::error(code, "<source>: <problem>").
-[[noreturn]] inline void fail(errc code, const std::string& source, const std::string& problem) {
-  throw error(code, source + ": " + problem);
-}
-
-// A double in messages, exactly ("%.17g").
-inline std::string fmt_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// Errors name their input as the file layer's do: "<source>: <problem>".
+using bloomkit::detail::exact_double;
+using bloomkit::detail::fail_file;
 
 class byte_reader {
  public:
@@ -40,10 +34,10 @@ class byte_reader {
   // Throws errc::corrupt_file "truncated" naming `what` unless n more bytes are there.
   void need(std::uint64_t n, const std::string& what) const {
     if (n > remaining()) {
-      fail(errc::corrupt_file, source_,
-           std::string("truncated ") + format_ + ": " + what + " needs " + std::to_string(n) +
-               " bytes at offset " + std::to_string(pos_) + ", " + std::to_string(remaining()) +
-               " left");
+      fail_file(errc::corrupt_file, source_,
+                std::string("truncated ") + format_ + ": " + what + " needs " + std::to_string(n) +
+                    " bytes at offset " + std::to_string(pos_) + ", " +
+                    std::to_string(remaining()) + " left");
     }
   }
   std::uint64_t be(std::size_t size, const std::string& what) {
@@ -58,8 +52,8 @@ class byte_reader {
   // Throws errc::corrupt_file unless every byte was read.
   void expect_end() const {
     if (remaining() != 0) {
-      fail(errc::corrupt_file, source_,
-           std::to_string(remaining()) + " unexpected bytes after the " + format_);
+      fail_file(errc::corrupt_file, source_,
+                std::to_string(remaining()) + " unexpected bytes after the " + format_);
     }
   }
   const std::string& source() const noexcept { return source_; }
@@ -100,7 +94,7 @@ void check_peer_params(std::uint64_t bits, std::uint32_t hashes, const std::stri
     validate_params(bits, hashes);
     bloomkit::detail::check_policy_params<Policy>(bits, hashes);
   } catch (const error& e) {
-    fail(errc::corrupt_file, source, e.what());
+    fail_file(errc::corrupt_file, source, e.what());
   }
 }
 
@@ -118,7 +112,7 @@ Filter imported_filter(std::uint64_t bits, std::uint32_t hashes, bit_array stora
                                        : bits;
     return Filter({bits, hashes, n, expected_fpp(bits, hashes, n)}, std::move(storage), inserted);
   } catch (const error& e) {
-    fail(errc::corrupt_file, source, e.what());
+    fail_file(errc::corrupt_file, source, e.what());
   }
 }
 

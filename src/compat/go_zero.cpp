@@ -73,7 +73,7 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
   try {
     validate_params(bits, hashes);
   } catch (const error& e) {
-    compat::detail::fail(e.code(), source, e.what());
+    compat::detail::fail_file(e.code(), source, e.what());
   }
   bit_array storage(bits);
   auto words = storage.mutable_words();
@@ -81,9 +81,9 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
     for (unsigned v = bytes[i]; v != 0; v &= v - 1) {
       const std::uint64_t bit = 8 * i + (7 - static_cast<unsigned>(std::countr_zero(v)));
       if (bit >= bits) {
-        compat::detail::fail(errc::corrupt_file, source,
-                             "bit " + std::to_string(bit) + " is set, past the filter's " +
-                                 std::to_string(bits) + " bits (is the bit count right?)");
+        compat::detail::fail_file(errc::corrupt_file, source,
+                                  "bit " + std::to_string(bit) + " is set, past the filter's " +
+                                      std::to_string(bits) + " bits (is the bit count right?)");
       }
       words[bit / 64] |= std::uint64_t{1} << (bit % 64);
     }

@@ -15,8 +15,8 @@ namespace guava {
 namespace {
 
 using compat::detail::byte_reader;
-using compat::detail::fail;
-using compat::detail::fmt_double;
+using compat::detail::exact_double;
+using compat::detail::fail_file;
 
 constexpr const char* format = "Guava BloomFilter stream";
 constexpr std::size_t header_size = 6;  // ordinal, k, word count
@@ -33,14 +33,14 @@ stream_header read_header(byte_reader& in) {
   h.hashes = in.u8("the number of hash functions");
   const auto words = static_cast<std::int32_t>(in.be(4, "the word count"));
   if (h.ordinal > 1) {
-    fail(errc::unsupported, in.source(),
-         "Guava strategy ordinal " + std::to_string(h.ordinal) +
-             " is not known (0 is MURMUR128_MITZ_32, 1 is MURMUR128_MITZ_64)");
+    fail_file(errc::unsupported, in.source(),
+              "Guava strategy ordinal " + std::to_string(h.ordinal) +
+                  " is not known (0 is MURMUR128_MITZ_32, 1 is MURMUR128_MITZ_64)");
   }
   if (words <= 0) {
-    fail(errc::corrupt_file, in.source(),
-         "inconsistent " + std::string(format) + ": word count " + std::to_string(words) +
-             " (Guava writes at least 1)");
+    fail_file(errc::corrupt_file, in.source(),
+              "inconsistent " + std::string(format) + ": word count " + std::to_string(words) +
+                  " (Guava writes at least 1)");
   }
   h.words = static_cast<std::uint64_t>(words);
   compat::detail::check_peer_params<mitz_64_policy>(h.words * 64, h.hashes, in.source());
@@ -84,20 +84,20 @@ filter_params optimal_params(std::uint64_t n, double p) {
   // Java: (long) (-n * Math.log(p) / (Math.log(2) * Math.log(2))), truncated.
   const double raw = -static_cast<double>(n) * std::log(p) / (ln2 * ln2);
   if (!(raw < static_cast<double>(max_words * 64 + 1))) {
-    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + fmt_double(p) +
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + exact_double(p) +
                                      " needs more than Guava's maximum of " +
                                      std::to_string(max_words * 64) + " bits");
   }
   const auto bits = static_cast<std::uint64_t>(raw);
   if (bits == 0) {
     throw error(errc::invalid_argument, "capacity " + std::to_string(n) + " at fpp " +
-                                            fmt_double(p) +
+                                            exact_double(p) +
                                             " sizes a Guava filter of 0 bits (Guava refuses it)");
   }
   // Java: Math.max(1, (int) Math.round((double) m / n * Math.log(2))), from the unrounded m.
   const double k = std::round(static_cast<double>(bits) / static_cast<double>(n) * ln2);
   if (k > max_hashes) {
-    throw error(errc::too_large, "fpp " + fmt_double(p) + " calls for " + fmt_double(k) +
+    throw error(errc::too_large, "fpp " + exact_double(p) + " calls for " + exact_double(k) +
                                      " hashes, more than Guava's maximum of " +
                                      std::to_string(max_hashes));
   }

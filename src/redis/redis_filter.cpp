@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../exact_double.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/sizing.hpp"
@@ -40,12 +41,6 @@ constexpr const char* flip_script =
 constexpr const char* count_script =
     "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
     "redis.call('HINCRBY', KEYS[1], 'inserted', ARGV[1]) return 1";
-
-std::string format_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string meta_key(const std::string& name) {
   return name + ":meta";
@@ -125,7 +120,7 @@ struct redis_filter::meta {
             "shard_count",    std::to_string(layout.shard_count),
             "hashes",         std::to_string(layout.hashes),
             "capacity",       std::to_string(capacity),
-            "target_fpp",     format_double(target_fpp),
+            "target_fpp",     bloomkit::detail::exact_double(target_fpp),
             "generation",     std::to_string(generation),
             "created",        std::to_string(created),
             "inserted",       std::to_string(inserted)};
@@ -211,7 +206,8 @@ struct filter_ops {
       out += std::string(field) + " " + h + " (asked " + w + ")";
     };
     add("capacity", std::to_string(have.capacity), std::to_string(want.capacity));
-    add("target_fpp", format_double(have.target_fpp), format_double(want.target_fpp));
+    add("target_fpp", bloomkit::detail::exact_double(have.target_fpp),
+        bloomkit::detail::exact_double(want.target_fpp));
     add("bits_per_shard", std::to_string(have.layout.shard_bits),
         std::to_string(want.layout.shard_bits));
     add("shard_count", std::to_string(have.layout.shard_count),
