@@ -4,8 +4,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <charconv>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "bloomkit/error.hpp"
@@ -80,17 +82,26 @@ struct reply_deleter {
 };
 using reply_ptr = std::unique_ptr<void, reply_deleter>;
 
+// Appends a command to the context's output buffer, RESP-encoded here in one pass into one
+// reused buffer: hiredis's redisAppendCommandArgv builds an sds string argument by argument,
+// which was about 30% of the client's CPU on BITFIELD commands of a hundred arguments.
 bool append(redisContext* ctx, const command& c) {
-  thread_local std::vector<const char*> argv;
-  thread_local std::vector<std::size_t> lengths;
-  argv.clear();
-  lengths.clear();
+  thread_local std::string resp;
+  resp.clear();
+  char digits[24];
+  auto put_count = [&](char type, std::size_t n) {
+    resp += type;
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    resp.append(digits, end);
+    resp += "\r\n";
+  };
+  put_count('*', c.args.size());
   for (const auto& a : c.args) {
-    argv.push_back(a.data());
-    lengths.push_back(a.size());
+    put_count('$', a.size());
+    resp.append(a.data(), a.size());
+    resp += "\r\n";
   }
-  return redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lengths.data()) ==
-         REDIS_OK;
+  return redisAppendFormattedCommand(ctx, resp.data(), resp.size()) == REDIS_OK;
 }
 
 }  // namespace
