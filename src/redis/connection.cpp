@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
-#include <charconv>
 
 #include <cerrno>
 #include <charconv>
