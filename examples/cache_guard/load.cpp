@@ -136,6 +136,8 @@ int main(int argc, char** argv) {
       "then on, and prints the database load of each run.",
       "cache_guard_load"};
   options o;
+  // A repeated option overrides the earlier one (flood passes defaults before the user's).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--url", o.url, "the service")->capture_default_str();
   app.add_option("--threads", o.threads, "concurrent connections (at most the service's --threads)")
       ->capture_default_str()

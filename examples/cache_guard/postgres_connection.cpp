@@ -33,9 +33,17 @@ struct result_deleter {
 };
 using result_ptr = std::unique_ptr<PGresult, result_deleter>;
 
-std::string trimmed(const char* message) {
-  std::string s = message ? message : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+// libpq's messages end with a newline and may span lines: one line for our messages.
+std::string one_line(const char* message) {
+  std::string s;
+  for (const char* p = message ? message : ""; *p != '\0'; ++p) {
+    if (*p == '\n' || *p == '\t') {
+      if (!s.empty() && s.back() != ' ') s += ' ';
+    } else {
+      s += *p;
+    }
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
 
@@ -44,7 +52,7 @@ class postgres_connection final : public sql_connection {
   explicit postgres_connection(const db_location& where) : name_(where.describe()) {
     conn_ = PQconnectdb(where.target.c_str());
     if (PQstatus(conn_) != CONNECTION_OK) {
-      const std::string message = trimmed(PQerrorMessage(conn_));
+      const std::string message = one_line(PQerrorMessage(conn_));
       PQfinish(conn_);
       conn_ = nullptr;
       throw db_error("cannot connect to " + name_ + ": " + message);
@@ -101,7 +109,7 @@ class postgres_connection final : public sql_connection {
   void check(const result_ptr& r, const char* sql) {
     const auto status = PQresultStatus(r.get());
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-    throw db_error(name_ + ": " + trimmed(PQerrorMessage(conn_)) + " (in \"" + sql + "\")");
+    throw db_error(name_ + ": " + one_line(PQerrorMessage(conn_)) + " (in \"" + sql + "\")");
   }
 
   std::string name_;

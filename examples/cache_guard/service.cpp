@@ -71,9 +71,14 @@ class progress {
 }  // namespace
 
 worker::worker(const service_options& o)
-    : redis(bloomkit::redis::client::connect(o.redis_url)),
-      filter(redis_filter::open(redis, o.filter_name)),
-      db(item_store::open(o.db)) {}
+    : options(o),
+      redis(bloomkit::redis::client::connect(o.redis_url)),
+      filter(redis_filter::open(redis, o.filter_name)) {}
+
+item_store& worker::db() {
+  if (!db_) db_.emplace(item_store::open(options.db));
+  return *db_;
+}
 
 std::unique_ptr<worker> worker_pool::take() {
   {
@@ -249,7 +254,7 @@ void service::install_routes() {
             return;
           }
           counters_.db_queries.fetch_add(1, std::memory_order_relaxed);
-          const auto value = w.db.find(*id);
+          const auto value = w.db().find(*id);
           if (!value) {
             // Not cached: a flood of absent ids is what the filter stops, not the cache.
             counters_.db_not_found.fetch_add(1, std::memory_order_relaxed);
@@ -267,7 +272,7 @@ void service::install_routes() {
     counters_.requests.fetch_add(1, std::memory_order_relaxed);
     with_worker(req, res, [&](worker& w) {
       // The row first, then the filter: a committed row is never absent from the filter.
-      const std::int64_t id = w.db.insert(req.body);
+      const std::int64_t id = w.db().insert(req.body);
       const std::string key = std::to_string(id);
       try {
         w.filter.insert(key);
@@ -295,8 +300,8 @@ void service::install_routes() {
         with_worker(req, res, [&](worker& w) {
           scan s;
           w.filter.rebuild(
-              [&](const key_sink& sink) { s = stream_ids(w.db, 0, "rebuilding filter", sink); });
-          write_stamp(w.redis, w.filter, w.db, s.max_id);
+              [&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); });
+          write_stamp(w.redis, w.filter, w.db(), s.max_id);
           failures_covered_.store(failures_before);
           counters_.rebuilds.fetch_add(1, std::memory_order_relaxed);
           const double seconds =

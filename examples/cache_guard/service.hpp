@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,18 @@ struct service_options {
 };
 
 // What one request needs, used by one thread at a time: a Redis client with its filter handle,
-// and a database connection.
+// and a database connection, opened on first use (so ids the filter rejects are answered even
+// while the database is down).
 struct worker {
-  worker(const service_options& o);
+  explicit worker(const service_options& o);
+  item_store& db();
+
+  const service_options& options;
   bloomkit::redis::client redis;
   bloomkit::redis::redis_filter filter;  // refers to `redis`: a worker never moves
-  item_store db;
+
+ private:
+  std::optional<item_store> db_;
 };
 
 // Workers for the HTTP threads: taken for a request, given back after it (or dropped after an
