@@ -26,7 +26,7 @@ struct options {
   std::uint64_t requests = 0;  // per run; 0: run for `duration`
   double existing_share = 0.5;
   std::uint64_t items = 0;  // existing ids are 1..items
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0;   // 0: a random one (each run asks for other ids)
 };
 
 // Non-existent ids: far above any seeded or inserted id, random so every one is new.
@@ -152,9 +152,10 @@ int main(int argc, char** argv) {
   app.add_option("--items", o.items, "existing ids are 1..N (as seeded)")
       ->required()
       ->check(CLI::Range(std::uint64_t{1}, absent_base - 1));
-  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed (default: a random one)");
   CLI11_PARSE(app, argc, argv);
 
+  if (o.seed == 0) o.seed = std::random_device{}() | 1u;
   try {
     httplib::Client admin(o.url);
     admin.set_read_timeout(30, 0);
