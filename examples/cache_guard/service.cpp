@@ -231,12 +231,14 @@ void service::install_routes() {
   server_->Get(
       R"(/item/([^/]+))", [this, with_worker](const httplib::Request& req, httplib::Response& res) {
         counters_.requests.fetch_add(1, std::memory_order_relaxed);
-        const std::string key = req.matches[1];
-        const auto id = parse_id(key);
+        const std::string text = req.matches[1];
+        const auto id = parse_id(text);
         if (!id) {
-          reply_text(res, 400, "bad id \"" + key + "\": expected a positive integer\n");
+          reply_text(res, 400, "bad id \"" + text + "\": expected a positive integer\n");
           return;
         }
+        // The filter and cache key is the canonical form: /item/007 is item 7.
+        const std::string key = std::to_string(*id);
         with_worker(req, res, [&](worker& w) {
           const bool use_filter = guard_enabled_.load(std::memory_order_relaxed) &&
                                   insert_failures_.load() == failures_covered_.load();
