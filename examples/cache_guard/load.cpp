@@ -159,6 +159,8 @@ int main(int argc, char** argv) {
   try {
     httplib::Client admin(o.url);
     admin.set_read_timeout(30, 0);
+    // Also the first request of the process, from this thread, before the flood threads start
+    // (cpp-httplib's client initializes a static on its first response).
     const stats initial = read_stats(admin);
     failure_log failures;
     const run_result off = flood(o, admin, false, failures);
