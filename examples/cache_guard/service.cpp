@@ -278,13 +278,12 @@ void service::install_routes() {
       const std::string key = std::to_string(id);
       try {
         w.filter.insert(key);
-      } catch (...) {
+      } catch (const std::exception& e) {
+        // The row exists, so the filter must not be trusted until a rebuild has added it.
         insert_failures_.fetch_add(1);
-        std::fprintf(stderr,
-                     "cache_guard: row %s is committed but its filter insert failed: lookups "
-                     "bypass the filter until the next rebuild\n",
-                     key.c_str());
-        throw;
+        throw std::runtime_error("item " + key +
+                                 " is stored, but adding it to the filter failed (" + e.what() +
+                                 "): lookups bypass the filter until the next rebuild");
       }
       counters_.inserts.fetch_add(1, std::memory_order_relaxed);
       reply_text(res, 201, key + "\n");

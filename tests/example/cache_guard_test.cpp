@@ -387,6 +387,41 @@ TEST_F(CacheGuard, LoadToolComparesGuardOffAndOn) {
   stop_service();
 }
 
+// A row whose filter insert failed must still be found: lookups bypass the filter until a
+// rebuild has added it.
+TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilARebuild) {
+  start();
+  EXPECT_EQ(get(absent_base), 404);
+  const stats before = read_stats();
+  // Break shard 0 of generation 1: every BITFIELD on it now fails with WRONGTYPE.
+  redis_->raw({"DEL", "cache_guard:items:1:0"});
+  redis_->raw({"RPUSH", "cache_guard:items:1:0", "not a bitmap"});
+  auto res = http_->Post("/item", "unlucky", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 500);
+  const std::string id = std::to_string(seeded_items + 1);
+  EXPECT_NE(res->body.find("item " + id + " is stored, but adding it to the filter failed"),
+            std::string::npos)
+      << res->body;
+  std::string body;
+  EXPECT_EQ(get(id, &body), 200);  // not a false negative
+  EXPECT_EQ(body, "unlucky");
+  EXPECT_EQ(get(3, &body), 200);
+  EXPECT_EQ(get(absent_base + 1), 404);  // answered by the database now
+  stats now = read_stats();
+  EXPECT_EQ(now["db_not_found"] - before["db_not_found"], 1);
+  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"]);
+
+  res = http_->Post("/admin/rebuild", "", "text/plain");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(get(id), 200);
+  EXPECT_EQ(get(absent_base + 2), 404);  // the filter again
+  now = read_stats();
+  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"] + 1);
+  stop_service();
+}
+
 // Each bad setup ends with exit 1 and one clear message.
 TEST_F(CacheGuard, ClearErrorsForBadSetups) {
   const auto fails_with = [&](const std::vector<std::string>& args, const std::string& message) {
