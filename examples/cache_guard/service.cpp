@@ -13,7 +13,6 @@ namespace cache_guard {
 
 namespace {
 
-using bloomkit::redis::command;
 using bloomkit::redis::key_sink;
 using bloomkit::redis::redis_filter;
 
@@ -45,7 +44,7 @@ std::string stamp_key(const service_options& o) {
   return o.filter_name + ":cache_guard";
 }
 
-// The prints every 10% of a long scan ("loading filter: 400000/1000000 ids (40%)").
+// Progress lines at every 10% of a scan ("loading filter: 400000/1000000 ids (40%)").
 class progress {
  public:
   progress(const char* verb, std::uint64_t total) : verb_(verb), total_(total) {}
@@ -181,9 +180,11 @@ void service::load_filter() {
   };
   const bool same = field(0) == source && field(2) == std::to_string(info.created) &&
                     field(3) == std::to_string(info.generation);
+  const std::string loaded_up_to = field(1);
   std::int64_t max_id = 0;
-  if (same && std::from_chars(field(1).data(), field(1).data() + field(1).size(), max_id).ec ==
-                  std::errc()) {
+  if (same &&
+      std::from_chars(loaded_up_to.data(), loaded_up_to.data() + loaded_up_to.size(), max_id).ec ==
+          std::errc()) {
     const std::uint64_t newer = db.count(max_id);
     if (newer == 0) {
       std::fprintf(stderr, "filter %s already holds every id of %s: skipping the load\n", name,

@@ -353,6 +353,22 @@ TEST_F(CacheGuard, RestartSkipsTheLoadOrLoadsOnlyNewerIds) {
       << service_->err();
   EXPECT_EQ(get(seeded_items + 1), 200);
   stop_service();
+
+  // Another database: the filter is rebuilt from it (its ids only).
+  db_ = at("other.db").string();
+  process seed({CACHE_GUARD_EXE, "seed", "--db", db_, "--items", "100"}, at("seed2.out"),
+               at("seed2.err"));
+  ASSERT_EQ(seed.wait(), 0) << seed.err();
+  start("fourth.err");
+  EXPECT_NE(
+      service_->err().find("exists but was not loaded from sqlite:" + db_ + ": rebuilding it"),
+      std::string::npos)
+      << service_->err();
+  EXPECT_EQ(get(100), 200);
+  const stats before = read_stats();
+  EXPECT_EQ(get(seeded_items), 404);  // an id of the first database only
+  EXPECT_EQ(read_stats()["filter_rejections"] - before["filter_rejections"], 1);
+  stop_service();
 }
 
 TEST_F(CacheGuard, LoadToolComparesGuardOffAndOn) {
