@@ -281,6 +281,11 @@ TEST_F(CacheGuard, ServesExistingIdsAndStopsAbsentOnesAtTheFilter) {
   EXPECT_EQ(get(id, &body), 200);
   EXPECT_EQ(body, "a new item");
   const stats end = read_stats();
+  for (const char* name : {"requests", "filter_rejections", "cache_hits", "db_queries", "db_found",
+                           "db_not_found", "inserts", "rebuilds", "guard_enabled", "uptime"}) {
+    EXPECT_EQ(end.values.count(name), 1u) << name;
+  }
+  EXPECT_EQ(end["db_queries"], end["db_found"] + end["db_not_found"]);
   EXPECT_EQ(end["inserts"], 1);
   EXPECT_GT(end["uptime"], 0);
   stop_service();
