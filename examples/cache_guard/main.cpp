@@ -1,0 +1,131 @@
+// cache_guard: the cache-penetration guard example (README.md).
+//   cache_guard [--db sqlite:PATH | postgres://...] [--redis URL] [--listen HOST:PORT] ...
+//   cache_guard seed --db ... --items N [--replace]
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "item_store.hpp"
+#include "service.hpp"
+
+namespace {
+
+using namespace cache_guard;
+
+// "HOST:PORT" (port 0: any free port).
+std::pair<std::string, int> parse_listen(const std::string& text) {
+  const auto colon = text.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos && colon > 0) {
+    try {
+      std::size_t used = 0;
+      port = std::stoi(text.substr(colon + 1), &used);
+      if (used != text.size() - colon - 1) port = -1;
+    } catch (const std::exception&) {
+    }
+  }
+  if (port < 0 || port > 65535) {
+    throw std::runtime_error("--listen \"" + text + "\": expected HOST:PORT (port 0-65535)");
+  }
+  return {text.substr(0, colon), port};
+}
+
+int serve(service_options options, const std::string& listen) {
+  const auto [host, port] = parse_listen(listen);
+  // SIGINT / SIGTERM go to one thread that stops the server, so the process exits cleanly.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  service svc(std::move(options));
+  const int bound = svc.bind(host, port);
+  std::fprintf(stderr, "listening on http://%s:%d\n", host.c_str(), bound);
+  std::thread stopper([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    svc.stop();
+  });
+  svc.run();
+  ::kill(::getpid(), SIGTERM);  // wakes the stopper if the server ended by itself
+  stopper.join();
+  std::fprintf(stderr, "stopped\n");
+  return 0;
+}
+
+int seed(const std::string& db, std::uint64_t items, bool replace) {
+  const auto started = std::chrono::steady_clock::now();
+  auto store = item_store::open(parse_db_location(db), /*create=*/true);
+  store.seed(items, replace);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("seeded %llu items into %s in %.3f s\n", static_cast<unsigned long long>(items),
+              store.location().describe().c_str(), seconds);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the service
+  CLI::App app{
+      "HTTP service of items in SQLite or PostgreSQL, cached in Redis, with a bloomkit Redis "
+      "filter of every existing id in front of both (the cache-penetration guard).",
+      "cache_guard"};
+  std::string db = "sqlite:cache_guard.db";
+  std::string listen = "127.0.0.1:8080";
+  service_options o;
+  std::uint64_t ttl = 300;
+  app.add_option("--db", db, "sqlite:PATH or PATH (SQLite), or postgres://... (PostgreSQL)")
+      ->capture_default_str();
+  app.add_option("--redis", o.redis_url, "Redis URL (redis:// or redis-cluster://)")
+      ->capture_default_str();
+  app.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--filter", o.filter_name, "name of the Redis filter")->capture_default_str();
+  app.add_option("--capacity", o.capacity,
+                 "filter capacity when creating it (default: 2 x the database's rows)");
+  app.add_option("--p", o.fpp, "target false-positive probability when creating the filter")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 0.5));
+  app.add_option("--cache-ttl", ttl, "seconds an item stays in the Redis cache")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000'000));
+  app.add_option("--threads", o.threads, "HTTP worker threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+
+  auto* seed_cmd = app.add_subcommand("seed", "create the items table with rows 1..N");
+  std::string seed_db;
+  std::uint64_t items = 0;
+  bool replace = false;
+  seed_cmd->add_option("--db", seed_db, "sqlite:PATH or PATH, or postgres://...")->required();
+  seed_cmd->add_option("--items", items, "rows to create (values item-<id>)")->required();
+  seed_cmd->add_flag("--replace", replace, "drop an existing items table first");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "cache_guard: error: %s\nRun 'cache_guard --help' for usage.\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (seed_cmd->parsed()) return seed(seed_db, items, replace);
+    o.db = parse_db_location(db);
+    o.cache_ttl = std::chrono::seconds(ttl);
+    return serve(std::move(o), listen);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cache_guard: error: %s\n", e.what());
+    return 1;
+  }
+}

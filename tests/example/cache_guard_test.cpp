@@ -1,0 +1,473 @@
+// examples/cache_guard end to end: cache_guard seeds a SQLite database, serves it with a real
+// redis-server as cache and filter store, and cache_guard_load floods it. Every process is
+// started here and stopped by its PID.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/redis_server.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using bloomkit::test::redis_server;
+
+// Under sanitizers every request costs several times more: fewer ids, same checks.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr std::int64_t seeded_items = 5000;
+#else
+constexpr std::int64_t seeded_items = 20000;
+#endif
+constexpr std::int64_t absent_base = 1'000'000'000'000;  // far above every seeded id
+constexpr double target_fpp = 0.01;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A child process with stdout and stderr in files; killed with the test process (PDEATHSIG).
+class process {
+ public:
+  process(const std::vector<std::string>& args, const fs::path& out, const fs::path& err)
+      : out_(out), err_(err) {
+    std::vector<std::string> storage = args;
+    std::vector<char*> argv;
+    for (auto& s : storage) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::dup2(out_fd, 1);
+      ::dup2(err_fd, 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out_fd);
+    ::close(err_fd);
+  }
+  ~process() {
+    if (pid_ > 0) stop();
+  }
+  process(const process&) = delete;
+  process& operator=(const process&) = delete;
+
+  // Waits for the exit (SIGKILL after `limit`); returns the exit code or 128 + signal.
+  int wait(std::chrono::seconds limit = 120s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (true) {
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        ADD_FAILURE() << "process " << pid_ << " did not end within " << limit.count() << " s";
+        break;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  // SIGTERM (the service shuts down cleanly), then waits.
+  int stop() {
+    ::kill(pid_, SIGTERM);
+    return wait(30s);
+  }
+  // Whether it ended (without reaping it, so wait() still gets its status).
+  bool exited() {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid_;
+  }
+  std::string out() const { return read_text(out_); }
+  std::string err() const { return read_text(err_); }
+
+ private:
+  fs::path out_, err_;
+  pid_t pid_ = -1;
+};
+
+struct stats {
+  std::map<std::string, double> values;
+  double operator[](const std::string& name) const { return values.at(name); }
+};
+
+stats parse_stats(const std::string& json) {
+  stats s;
+  // {"name": value, ...}: numbers and booleans (the string fields are skipped).
+  std::size_t at = 0;
+  while ((at = json.find('"', at)) != std::string::npos) {
+    const std::size_t end = json.find('"', at + 1);
+    if (end == std::string::npos || json.compare(end + 1, 2, ": ") != 0) break;
+    const std::string name = json.substr(at + 1, end - at - 1);
+    const std::size_t value_start = end + 3;
+    const std::size_t value_end = json.find_first_of(",}", value_start);
+    const std::string v = json.substr(value_start, value_end - value_start);
+    if (v == "true" || v == "false") {
+      s.values[name] = v == "true";
+    } else if (!v.empty() && v[0] != '"') {
+      s.values[name] = std::stod(v);
+    }
+    at = value_end;
+  }
+  return s;
+}
+
+class CacheGuard : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BLOOMKIT_REQUIRE_REDIS();
+    redis_ = std::make_unique<redis_server>();
+    db_ = (dir_.path() / "items.db").string();
+    process seed(
+        {CACHE_GUARD_EXE, "seed", "--db", "sqlite:" + db_, "--items", std::to_string(seeded_items)},
+        at("seed.out"), at("seed.err"));
+    ASSERT_EQ(seed.wait(), 0) << seed.err();
+    EXPECT_NE(seed.out().find("seeded " + std::to_string(seeded_items) + " items"),
+              std::string::npos)
+        << seed.out();
+  }
+
+  fs::path at(const std::string& name) const { return dir_.path() / name; }
+
+  // Starts the service on a free port; waits until it listens.
+  void start(const std::string& log = "service.err") {
+    service_ = std::make_unique<process>(
+        std::vector<std::string>{CACHE_GUARD_EXE, "--db", db_, "--redis", redis_->url(), "--listen",
+                                 "127.0.0.1:0", "--capacity", std::to_string(seeded_items), "--p",
+                                 "0.01", "--threads", "6"},
+        at("service.out"), at(log));
+    const std::string listening = "listening on http://127.0.0.1:";
+    const auto deadline = std::chrono::steady_clock::now() + 120s;
+    while (true) {
+      const std::string err = service_->err();
+      const auto at = err.find(listening);
+      if (at != std::string::npos && err.find('\n', at) != std::string::npos) {
+        port_ = std::stoi(err.substr(at + listening.size()));
+        break;
+      }
+      ASSERT_FALSE(service_->exited()) << "cache_guard ended:\n" << err;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << err;
+      std::this_thread::sleep_for(20ms);
+    }
+    http_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    http_->set_read_timeout(60, 0);
+  }
+  void stop_service() {
+    EXPECT_EQ(service_->stop(), 0) << service_->err();
+    EXPECT_NE(service_->err().find("stopped"), std::string::npos) << service_->err();
+  }
+
+  int get(std::int64_t id, std::string* body = nullptr) { return get(std::to_string(id), body); }
+  int get(const std::string& id, std::string* body = nullptr) {
+    const auto res = http_->Get("/item/" + id);
+    if (!res) return -1;
+    if (body) *body = res->body;
+    return res->status;
+  }
+  stats read_stats() {
+    const auto res = http_->Get("/stats");
+    EXPECT_TRUE(res && res->status == 200);
+    return res ? parse_stats(res->body) : stats{};
+  }
+
+  bloomkit::test::temp_dir dir_;
+  std::unique_ptr<redis_server> redis_;
+  std::string db_;
+  std::unique_ptr<process> service_;
+  int port_ = 0;
+  std::unique_ptr<httplib::Client> http_;
+};
+
+TEST_F(CacheGuard, ServesExistingIdsAndStopsAbsentOnesAtTheFilter) {
+  start();
+  const std::string log = service_->err();
+  EXPECT_NE(log.find("loading filter: " + std::to_string(seeded_items) + "/" +
+                     std::to_string(seeded_items) + " ids (100%)"),
+            std::string::npos)
+      << log;
+
+  std::string body;
+  EXPECT_EQ(get(7, &body), 200);
+  EXPECT_EQ(body, "item-7");
+  EXPECT_EQ(get(7, &body), 200);  // now from the cache
+  EXPECT_EQ(body, "item-7");
+  EXPECT_EQ(get("0007", &body), 200);  // the same item: keys are canonical
+  EXPECT_EQ(body, "item-7");
+  EXPECT_EQ(get("abc"), 400);
+  EXPECT_EQ(get("-3"), 400);
+  EXPECT_EQ(get("0"), 400);
+  EXPECT_EQ(get("99999999999999999999999"), 400);
+
+  // No false negatives: every seeded id is served with its value (4 connections at once).
+  std::atomic<std::int64_t> wrong{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 4; ++t) {
+    clients.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port_);
+      for (std::int64_t id = 1 + t; id <= seeded_items; id += 4) {
+        const auto res = c.Get("/item/" + std::to_string(id));
+        if (!res || res->status != 200 || res->body != "item-" + std::to_string(id)) ++wrong;
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(wrong.load(), 0);
+
+  // Absent ids: all 404, and only about p of them reach the database.
+  const stats before = read_stats();
+  constexpr int absent = 3000;
+  int not_404 = 0;
+  for (int i = 0; i < absent; ++i) {
+    if (get(absent_base + i * 7919) != 404) ++not_404;
+  }
+  EXPECT_EQ(not_404, 0);
+  const stats after = read_stats();
+  const double reached = after["db_not_found"] - before["db_not_found"];
+  const double rejected = after["filter_rejections"] - before["filter_rejections"];
+  EXPECT_EQ(reached + rejected, absent);
+  // The filter holds `capacity` ids, so its false-positive rate is p; 5 p is far out of reach
+  // (mean 30, standard deviation about 5.5).
+  EXPECT_LT(reached, 5 * target_fpp * absent) << "reached " << reached;
+  EXPECT_EQ(after["cache_hits"] - before["cache_hits"], 0);
+  EXPECT_EQ(after["guard_enabled"], 1);
+  EXPECT_EQ(after["target_fpp"], target_fpp);
+
+  // With the guard off, every absent id reaches the database.
+  auto res = http_->Post("/admin/guard?enabled=0", "", "text/plain");
+  ASSERT_TRUE(res && res->status == 200);
+  const stats off_before = read_stats();
+  EXPECT_EQ(off_before["guard_enabled"], 0);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(get(absent_base + 1 + i * 7919), 404);
+  EXPECT_EQ(read_stats()["db_not_found"] - off_before["db_not_found"], 50);
+  res = http_->Post("/admin/guard?enabled=1", "", "text/plain");
+  ASSERT_TRUE(res && res->status == 200);
+  res = http_->Post("/admin/guard?enabled=2", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+
+  // An insert is in the database and the filter at once.
+  res = http_->Post("/item", "a new item", "text/plain");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 201) << res->body;
+  const std::string id = res->body.substr(0, res->body.find('\n'));
+  EXPECT_EQ(id, std::to_string(seeded_items + 1));
+  EXPECT_EQ(get(id, &body), 200);
+  EXPECT_EQ(body, "a new item");
+  const stats end = read_stats();
+  for (const char* name : {"requests", "filter_rejections", "cache_hits", "db_queries", "db_found",
+                           "db_not_found", "inserts", "rebuilds", "guard_enabled", "uptime"}) {
+    EXPECT_EQ(end.values.count(name), 1u) << name;
+  }
+  EXPECT_EQ(end["db_queries"], end["db_found"] + end["db_not_found"]);
+  EXPECT_EQ(end["inserts"], 1);
+  EXPECT_GT(end["uptime"], 0);
+  stop_service();
+}
+
+TEST_F(CacheGuard, RebuildsWithoutDowntime) {
+  start();
+  // A first request from this thread: cpp-httplib's client initializes a function-local static
+  // regex in its (uninstrumented) library, which TSan would otherwise report as a race between
+  // the first two client threads.
+  EXPECT_EQ(get(1), 200);
+  std::atomic<bool> done{false};
+  std::atomic<std::int64_t> served{0}, failures{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port_);
+      std::int64_t id = 1 + t;
+      while (!done.load()) {
+        const auto res = c.Get("/item/" + std::to_string(id));
+        if (!res || res->status != 200) failures.fetch_add(1);
+        served.fetch_add(1);
+        id = id % seeded_items + 1 + t;
+        const auto absent = c.Get("/item/" + std::to_string(absent_base + id));
+        if (!absent || absent->status != 404) failures.fetch_add(1);
+      }
+    });
+  }
+  while (served.load() < 50) std::this_thread::sleep_for(5ms);
+  const auto res = http_->Post("/admin/rebuild", "", "text/plain");
+  // An insert right after the rebuild, while lookups go on.
+  const auto inserted = http_->Post("/item", "after rebuild", "text/plain");
+  const std::int64_t served_during = served.load();
+  done = true;
+  for (auto& r : readers) r.join();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_NE(res->body.find("\"ids\": " + std::to_string(seeded_items)), std::string::npos)
+      << res->body;
+  EXPECT_NE(res->body.find("\"generation\": 2"), std::string::npos) << res->body;
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GT(served_during, 50);
+  ASSERT_TRUE(inserted && inserted->status == 201);
+  EXPECT_EQ(get(inserted->body.substr(0, inserted->body.find('\n'))), 200);
+  // Every seeded id is still in the rebuilt filter.
+  std::int64_t wrong = 0;
+  for (std::int64_t id = 1; id <= seeded_items; id += 7) wrong += get(id) != 200;
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(read_stats()["rebuilds"], 1);
+  const std::string log = service_->err();
+  EXPECT_NE(log.find("rebuilding filter: " + std::to_string(seeded_items) + "/"), std::string::npos)
+      << log;
+  stop_service();
+}
+
+TEST_F(CacheGuard, RestartSkipsTheLoadOrLoadsOnlyNewerIds) {
+  start();
+  stop_service();
+  start("second.err");
+  EXPECT_NE(service_->err().find("already holds every id of sqlite:"), std::string::npos)
+      << service_->err();
+  const auto res = http_->Post("/item", "x", "text/plain");
+  ASSERT_TRUE(res && res->status == 201);
+  stop_service();
+  // Rows added behind the service's back (or while it was down) are loaded at the next start.
+  start("third.err");
+  EXPECT_NE(
+      service_->err().find("up to " + std::to_string(seeded_items) + ": loading the 1 newer ones"),
+      std::string::npos)
+      << service_->err();
+  EXPECT_EQ(get(seeded_items + 1), 200);
+  stop_service();
+
+  // Another database: the filter is rebuilt from it (its ids only).
+  db_ = at("other.db").string();
+  process seed({CACHE_GUARD_EXE, "seed", "--db", db_, "--items", "100"}, at("seed2.out"),
+               at("seed2.err"));
+  ASSERT_EQ(seed.wait(), 0) << seed.err();
+  start("fourth.err");
+  EXPECT_NE(
+      service_->err().find("exists but was not loaded from sqlite:" + db_ + ": rebuilding it"),
+      std::string::npos)
+      << service_->err();
+  EXPECT_EQ(get(100), 200);
+  const stats before = read_stats();
+  EXPECT_EQ(get(seeded_items), 404);  // an id of the first database only
+  EXPECT_EQ(read_stats()["filter_rejections"] - before["filter_rejections"], 1);
+  stop_service();
+}
+
+TEST_F(CacheGuard, LoadToolComparesGuardOffAndOn) {
+  start();
+  process load({CACHE_GUARD_LOAD_EXE, "--url", "http://127.0.0.1:" + std::to_string(port_),
+                "--items", std::to_string(seeded_items), "--requests", "1500", "--threads", "3"},
+               at("load.out"), at("load.err"));
+  ASSERT_EQ(load.wait(), 0) << load.out() << load.err();
+  const std::string out = load.out();
+  EXPECT_NE(out.find("guard   requests  requests/s  DB queries/s  non-existent sent  reached DB"),
+            std::string::npos)
+      << out;
+  // Rows: guard requests requests/s queries/s sent reached share%.
+  std::map<std::string, std::pair<double, double>> rows;  // guard -> (sent, reached)
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string guard, share;
+    double requests = 0, rate = 0, queries = 0, sent = 0, reached = 0;
+    if (!(fields >> guard >> requests >> rate >> queries >> sent >> reached >> share)) continue;
+    if (guard != "off" && guard != "on") continue;
+    EXPECT_EQ(requests, 1500) << line;
+    EXPECT_EQ(share.back(), '%') << line;
+    rows[guard] = {sent, reached};
+  }
+  ASSERT_EQ(rows.size(), 2u) << out;
+  EXPECT_GT(rows["off"].first, 500);                        // about half of 1500
+  EXPECT_EQ(rows["off"].second, rows["off"].first) << out;  // without the guard: all reach the DB
+  EXPECT_LT(rows["on"].second, 5 * target_fpp * rows["on"].first + 5) << out;
+  EXPECT_EQ(read_stats()["guard_enabled"], 1);  // left as it was
+  stop_service();
+}
+
+// A row whose filter insert failed must still be found: lookups bypass the filter until a
+// rebuild has added it.
+TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilARebuild) {
+  start();
+  EXPECT_EQ(get(absent_base), 404);
+  const stats before = read_stats();
+  // Break shard 0 of generation 1: every BITFIELD on it now fails with WRONGTYPE.
+  redis_->raw({"DEL", "cache_guard:items:1:0"});
+  redis_->raw({"RPUSH", "cache_guard:items:1:0", "not a bitmap"});
+  auto res = http_->Post("/item", "unlucky", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 500);
+  const std::string id = std::to_string(seeded_items + 1);
+  EXPECT_NE(res->body.find("item " + id + " is stored, but adding it to the filter failed"),
+            std::string::npos)
+      << res->body;
+  std::string body;
+  EXPECT_EQ(get(id, &body), 200);  // not a false negative
+  EXPECT_EQ(body, "unlucky");
+  EXPECT_EQ(get(3, &body), 200);
+  EXPECT_EQ(get(absent_base + 1), 404);  // answered by the database now
+  stats now = read_stats();
+  EXPECT_EQ(now["db_not_found"] - before["db_not_found"], 1);
+  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"]);
+
+  res = http_->Post("/admin/rebuild", "", "text/plain");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(get(id), 200);
+  EXPECT_EQ(get(absent_base + 2), 404);  // the filter again
+  now = read_stats();
+  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"] + 1);
+  stop_service();
+}
+
+// Each bad setup ends with exit 1 and one clear message.
+TEST_F(CacheGuard, ClearErrorsForBadSetups) {
+  const auto fails_with = [&](const std::vector<std::string>& args, const std::string& message) {
+    std::vector<std::string> argv{CACHE_GUARD_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    process p(argv, at("bad.out"), at("bad.err"));
+    EXPECT_EQ(p.wait(), 1) << p.err();
+    const std::string err = p.err();
+    EXPECT_EQ(err.rfind("cache_guard: error: ", 0), 0u) << err;
+    EXPECT_NE(err.find(message), std::string::npos) << err;
+  };
+  // Nothing listens on the port of a stopped server.
+  redis_server gone;
+  const std::string gone_url = gone.url();
+  const std::string gone_address = gone.address();
+  gone.stop();
+  fails_with({"--db", db_, "--redis", gone_url, "--listen", "127.0.0.1:0"}, gone_address);
+  fails_with({"--db", at("missing.db").string(), "--redis", redis_->url()}, "cannot open sqlite:");
+  std::ofstream(at("empty.db")).close();
+  fails_with({"--db", "sqlite:" + at("empty.db").string(), "--redis", redis_->url()},
+             "has no table items (create it with: cache_guard seed");
+  fails_with({"--db", "postgres://cache_guard@127.0.0.1:1/items", "--redis", redis_->url()},
+             "cannot connect to postgres://cache_guard@127.0.0.1:1/items");
+  fails_with({"--redis", "redis://127.0.0.1:99999", "--db", db_}, "99999");
+  fails_with({"seed", "--db", db_, "--items", "10"}, "has a table items already");
+}
+
+}  // namespace
