@@ -1,4 +1,4 @@
-/* The peer benchmark protocol (/work/wt/PEERS_PROTOCOL.md, docs/PERFORMANCE.md "Peers") for
+/* The peer benchmark protocol (bench/peers/README.md, docs/PERFORMANCE.md "Peers") for
  * the C and C++ harnesses: argument parsing, warm-up, the timed insert / hit / miss passes over
  * chunks of the key files, the checks and the one line of JSON. An implementation supplies
  * callbacks; only `insert` and `contains` calls are timed, one call per chunk, so the per-key

@@ -1,5 +1,5 @@
 /* Chunked reading of a key file (one key per '\n'-terminated line), for the C and C++ peer
- * harnesses (bench/peers/PROTOCOL: keys are read in chunks of up to 65536 lines; reading is not
+ * harnesses (bench/peers/README.md: keys are read in chunks of up to 65536 lines; reading is not
  * timed). C99 and C++ compatible; header-only (static functions).
  *
  *   key_file kf;
