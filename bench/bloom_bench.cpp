@@ -60,6 +60,7 @@
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
+#include "memory_probe.hpp"
 
 namespace {
 
@@ -252,18 +253,9 @@ class dataset {
       splitmix64 rng(0x6d656d + n_);
       auto words = m.buffer.mutable_words();
       for (auto& w : words) w = rng();
-      const std::size_t lines = words.size() / 8;  // whole lines only
-      std::vector<std::uint32_t> next(lines);
-      for (std::size_t i = 0; i < lines; ++i) next[i] = static_cast<std::uint32_t>(i);
-      for (std::size_t i = lines - 1; i > 0; --i) std::swap(next[i], next[rng.below(i)]);
-      for (std::size_t i = 0; i < lines; ++i) words[i * 8] = next[i];
-      m.indices.resize(read_indices + prefetch_distance);
-      for (std::size_t i = 0; i < read_indices; ++i) {
-        m.indices[i] = static_cast<std::uint32_t>(rng.below(lines));
-      }
-      for (std::size_t i = 0; i < prefetch_distance; ++i) {
-        m.indices[read_indices + i] = m.indices[i];
-      }
+      bloomkit::bench::link_random_cycle(words, rng);
+      m.indices = bloomkit::bench::random_line_indices(words.size() / bloomkit::bench::line_words,
+                                                       read_indices, prefetch_distance, rng);
       membound_ = std::move(m);
     }
     return *membound_;
@@ -519,8 +511,7 @@ void bm_random_read(benchmark::State& state, std::size_t n) {
   std::size_t& pos = d.cursor("mem/random_read");
   std::uint64_t sum = 0;
   for (auto _ : state) {
-    const std::uint32_t* ix = indices + pos;
-    for (std::size_t j = 0; j < batch; ++j) sum += words[std::size_t{ix[j]} * 8];
+    sum += bloomkit::bench::read_lines(words, indices + pos, batch);
     pos = (pos + batch) & (read_indices - 1);
   }
   benchmark::DoNotOptimize(sum);
@@ -539,11 +530,7 @@ void bm_random_read_prefetch(benchmark::State& state, std::size_t n, const char*
   std::size_t& pos = d.cursor(cursor);
   std::uint64_t sum = 0;
   for (auto _ : state) {
-    const std::uint32_t* ix = indices + pos;
-    for (std::size_t j = 0; j < batch; ++j) {
-      __builtin_prefetch(words + std::size_t{ix[j + prefetch_distance]} * 8, 0, Locality);
-      sum += words[std::size_t{ix[j]} * 8];
-    }
+    sum += bloomkit::bench::read_lines<Locality>(words, indices + pos, batch, prefetch_distance);
     pos = (pos + batch) & (read_indices - 1);
   }
   benchmark::DoNotOptimize(sum);
@@ -557,9 +544,7 @@ void bm_chase_filter_size(benchmark::State& state, std::size_t n) {
   const std::uint64_t* words = d.membound().buffer.data();
   std::size_t& pos = d.cursor("mem/chase");
   std::uint64_t p = pos;
-  for (auto _ : state) {
-    for (std::size_t j = 0; j < batch; ++j) p = words[p * 8];
-  }
+  for (auto _ : state) p = bloomkit::bench::chase_lines(words, p, batch);
   pos = p;
   benchmark::DoNotOptimize(p);
   finish(state);
@@ -572,15 +557,8 @@ struct chase_buffer {
   std::uint64_t position = 0;
   chase_buffer() {
     stopwatch t;
-    const std::size_t lines = chase_bytes / 64;
-    std::vector<std::uint32_t> next(lines);
-    for (std::size_t i = 0; i < lines; ++i) next[i] = static_cast<std::uint32_t>(i);
     splitmix64 rng(0x6368617365);
-    for (std::size_t i = lines - 1; i > 0; --i) {  // Sattolo: one cycle through every line
-      std::swap(next[i], next[rng.below(i)]);
-    }
-    auto words = buffer.mutable_words();
-    for (std::size_t i = 0; i < lines; ++i) words[i * 8] = next[i];
+    bloomkit::bench::link_random_cycle(buffer.mutable_words(), rng);
     note("built the 1 GiB pointer-chase cycle in " + fmt_seconds(t.seconds()));
   }
 };
@@ -589,9 +567,7 @@ void bm_chase(benchmark::State& state) {
   static chase_buffer chase;
   const std::uint64_t* words = chase.buffer.data();
   std::uint64_t p = chase.position;
-  for (auto _ : state) {
-    for (std::size_t j = 0; j < batch; ++j) p = words[p * 8];
-  }
+  for (auto _ : state) p = bloomkit::bench::chase_lines(words, p, batch);
   chase.position = p;
   benchmark::DoNotOptimize(p);
   finish(state);

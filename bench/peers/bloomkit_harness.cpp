@@ -1,0 +1,132 @@
+// bench_harness_bloomkit: bloomkit's filter kinds under the peer protocol (harness.h).
+//
+//   bloomkit-classic, bloomkit-blocked              insert / contains, one key at a time
+//   bloomkit-classic-batch, bloomkit-blocked-batch  insert_many / contains_many over each chunk
+//   bloomkit-counting                               counting_bloom_filter, one key at a time
+//   bloomkit-scalable                               scalable_bloom_filter(n / 8, p) with the
+//                                                   defaults s = 2, r = 0.5, one key at a time
+//
+// Every filter comes from its "expected n keys at FPP p" constructor.
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/blocked_bloom_filter.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/version.hpp"
+#include "harness.h"
+
+namespace {
+
+// A filter plus the current chunk as string_views (built untimed, in prepare).
+template <class Filter>
+struct subject {
+  Filter filter;
+  std::vector<std::string_view> keys;
+  std::unique_ptr<bool[]> results{new bool[KEY_FILE_CHUNK]};
+};
+
+struct classic_kind {
+  using filter = bloomkit::bloom_filter;
+  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
+  static unsigned hashes(const filter& f) { return f.hashes(); }
+};
+struct blocked_kind {
+  using filter = bloomkit::blocked_bloom_filter;
+  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
+  static unsigned hashes(const filter& f) { return f.hashes(); }
+};
+struct counting_kind {
+  using filter = bloomkit::counting_bloom_filter;
+  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
+  static unsigned hashes(const filter& f) { return f.hashes(); }
+};
+struct scalable_kind {
+  using filter = bloomkit::scalable_bloom_filter;
+  // Starts at an eighth of n, so n keys take four sub-filters (n/8, n/4, n/2, n).
+  static filter make(std::uint64_t n, double p) { return filter(n / 8 > 0 ? n / 8 : 1, p); }
+  // The newest sub-filter's k (each sub-filter has its own; a miss probes all of them).
+  static unsigned hashes(const filter& f) { return f.sub_filters().back().hashes(); }
+};
+
+template <class Kind, bool Batch>
+struct ops {
+  using state = subject<typename Kind::filter>;
+
+  static void* create(std::uint64_t n, double p, char* err, std::size_t err_size) {
+    try {
+      return new state{Kind::make(n, p), {}};
+    } catch (const std::exception& e) {
+      std::snprintf(err, err_size, "%s", e.what());
+      return nullptr;
+    }
+  }
+  static void destroy(void* s) { delete static_cast<state*>(s); }
+  static void prepare(void* s, const key_file* chunk, long count) {
+    auto& keys = static_cast<state*>(s)->keys;
+    keys.resize(static_cast<std::size_t>(count));
+    for (long i = 0; i < count; ++i) {
+      keys[static_cast<std::size_t>(i)] =
+          std::string_view(key_file_key(chunk, i), chunk->lengths[i]);
+    }
+  }
+  static void insert(void* s, const key_file*, long) {
+    auto& st = *static_cast<state*>(s);
+    if constexpr (Batch) {
+      st.filter.insert_many(st.keys);
+    } else {
+      for (const auto key : st.keys) st.filter.insert(key);
+    }
+  }
+  static long contains(void* s, const key_file*, long) {
+    auto& st = *static_cast<state*>(s);
+    if constexpr (Batch) {
+      return static_cast<long>(
+          st.filter.contains_many(st.keys, std::span<bool>(st.results.get(), st.keys.size())));
+    } else {
+      long present = 0;
+      for (const auto key : st.keys) present += st.filter.contains(key);
+      return present;
+    }
+  }
+  static std::uint64_t filter_bytes(const void* s) {
+    return static_cast<const state*>(s)->filter.byte_size();
+  }
+  static unsigned hashes(const void* s) {
+    return Kind::hashes(static_cast<const state*>(s)->filter);
+  }
+
+  static harness_impl impl(const char* name, const char* library) {
+    return {name, "C++", library, create, destroy, prepare, insert, contains, filter_bytes, hashes};
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static char library[64];
+  std::snprintf(library, sizeof library, "bloomkit %s", bloomkit::version_string);
+  static const harness_impl impls[] = {
+      ops<classic_kind, false>::impl("bloomkit-classic", library),
+      ops<classic_kind, true>::impl("bloomkit-classic-batch", library),
+      ops<blocked_kind, false>::impl("bloomkit-blocked", library),
+      ops<blocked_kind, true>::impl("bloomkit-blocked-batch", library),
+      ops<counting_kind, false>::impl("bloomkit-counting", library),
+      ops<scalable_kind, false>::impl("bloomkit-scalable", library),
+  };
+  const harness_impl* list[std::size(impls)];
+  for (std::size_t i = 0; i < std::size(impls); ++i) list[i] = &impls[i];
+  try {
+    return harness_main(argc, argv, list, std::size(impls));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argc > 1 ? argv[1] : "bench_harness_bloomkit", e.what());
+    return 1;
+  }
+}
