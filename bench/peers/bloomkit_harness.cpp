@@ -33,21 +33,16 @@ struct subject {
   std::unique_ptr<bool[]> results{new bool[KEY_FILE_CHUNK]};
 };
 
-struct classic_kind {
-  using filter = bloomkit::bloom_filter;
+// The kinds sized by for_capacity(n, p).
+template <class Filter>
+struct sized_kind {
+  using filter = Filter;
   static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
   static unsigned hashes(const filter& f) { return f.hashes(); }
 };
-struct blocked_kind {
-  using filter = bloomkit::blocked_bloom_filter;
-  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
-  static unsigned hashes(const filter& f) { return f.hashes(); }
-};
-struct counting_kind {
-  using filter = bloomkit::counting_bloom_filter;
-  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
-  static unsigned hashes(const filter& f) { return f.hashes(); }
-};
+using classic_kind = sized_kind<bloomkit::bloom_filter>;
+using blocked_kind = sized_kind<bloomkit::blocked_bloom_filter>;
+using counting_kind = sized_kind<bloomkit::counting_bloom_filter>;
 struct scalable_kind {
   using filter = bloomkit::scalable_bloom_filter;
   // Starts at an eighth of n, so n keys take four sub-filters (n/8, n/4, n/2, n).
