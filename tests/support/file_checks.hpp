@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomkit/file.hpp"
@@ -32,6 +34,22 @@ inline errc expect_error_naming(const std::filesystem::path& path, const std::st
 inline errc expect_error_naming(const std::filesystem::path& path,
                                 const std::function<void()>& fn) {
   return expect_error_naming(path, "", fn);
+}
+
+// a and b (e.g. a filter and its loaded or mapped copy) answer alike for every key, batched and
+// one at a time.
+template <class Filter>
+void expect_same_answers(const Filter& a, const Filter& b, const std::vector<std::string>& keys) {
+  const std::size_t n = keys.size();
+  auto ra = std::make_unique<bool[]>(n);
+  auto rb = std::make_unique<bool[]>(n);
+  // The views after the allocations: GCC 12 -Walloc-size-larger-than otherwise.
+  std::vector<std::string_view> v(keys.begin(), keys.end());
+  EXPECT_EQ(a.contains_many(v, {ra.get(), n}), b.contains_many(v, {rb.get(), n}));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    ASSERT_EQ(ra[i], rb[i]);
+    ASSERT_EQ(a.contains(v[i]), ra[i]);
+  }
 }
 
 // One way of opening a filter file (load, map with some verify level, ...).

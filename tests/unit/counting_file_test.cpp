@@ -18,6 +18,8 @@
 namespace bloomkit {
 namespace {
 
+using test::expect_same_answers;
+
 using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
@@ -36,19 +38,6 @@ counting_bloom_filter sample_filter(std::uint64_t n = 2000, double p = 0.01,
   for (std::size_t i = 0; i < keys.size(); i += 5) f.remove(keys[i]);
   for (int i = 0; i < 20; ++i) f.insert("hot");
   return f;
-}
-
-void expect_same_answers(const counting_bloom_filter& a, const counting_bloom_filter& b,
-                         const std::vector<std::string>& keys) {
-  const std::size_t n = keys.size();
-  auto ra = std::make_unique<bool[]>(n);
-  auto rb = std::make_unique<bool[]>(n);
-  const auto v = views(keys);  // after the allocations: GCC 12 -Walloc-size-larger-than otherwise
-  EXPECT_EQ(a.contains_many(v, {ra.get(), n}), b.contains_many(v, {rb.get(), n}));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    ASSERT_EQ(ra[i], rb[i]);
-    ASSERT_EQ(a.contains(v[i]), ra[i]);
-  }
 }
 
 TEST(CountingFile, SaveLoadAndMapAreBitIdentical) {

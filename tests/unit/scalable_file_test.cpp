@@ -20,6 +20,8 @@
 namespace bloomkit {
 namespace {
 
+using test::expect_same_answers;
+
 using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
@@ -47,19 +49,6 @@ T get(const std::vector<unsigned char>& bytes, std::size_t off) {
 template <class T>
 void put(std::vector<unsigned char>& bytes, std::size_t off, T v) {
   std::memcpy(bytes.data() + off, &v, sizeof v);
-}
-
-void expect_same_answers(const scalable_bloom_filter& a, const scalable_bloom_filter& b,
-                         const std::vector<std::string>& keys) {
-  const std::size_t n = keys.size();
-  auto ra = std::make_unique<bool[]>(n);
-  auto rb = std::make_unique<bool[]>(n);
-  const auto v = views(keys);  // after the allocations: GCC 12 -Walloc-size-larger-than otherwise
-  EXPECT_EQ(a.contains_many(v, {ra.get(), n}), b.contains_many(v, {rb.get(), n}));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    ASSERT_EQ(ra[i], rb[i]);
-    ASSERT_EQ(a.contains(v[i]), ra[i]);
-  }
 }
 
 TEST(ScalableFile, SaveLoadAndMapAreBitIdentical) {
