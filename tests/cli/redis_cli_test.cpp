@@ -18,6 +18,7 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "support/interop_vectors.hpp"
+#include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -81,22 +82,13 @@ std::string lines(int from, int to) {
   return s;
 }
 
-class RedisCli : public ::testing::Test {
+class RedisCli : public bloomkit::test::single_server_test {
  protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    server_->raw({"FLUSHALL"});
-  }
   // bloomkit redis --url <server> args...
   result redis(std::vector<std::string> args, const std::string& input = "") {
     args.insert(args.begin(), {"redis", "--url", server_->url()});
     return run(dir_.path(), args, input);
   }
-  static inline std::unique_ptr<redis_server> server_;
   bloomkit::test::temp_dir dir_;
 };
 

@@ -20,11 +20,14 @@
 #include "bloomkit/redis/key_slot.hpp"
 #include "bloomkit/redis/url.hpp"
 #include "support/errors.hpp"
+#include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 
 namespace {
 
+using bloomkit::test::cluster_test;
 using bloomkit::test::error_of;
+using bloomkit::test::single_server_test;
 
 using namespace std::chrono_literals;
 using bloomkit::errc;
@@ -211,18 +214,7 @@ TEST(RedisKeySlot, AgreesWithClusterKeyslotOnRandomKeys) {
 
 // --- a single server -----------------------------------------------------------------------
 
-class RedisSingleNode : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    server_->raw({"FLUSHALL"});
-  }
-  static inline std::unique_ptr<redis_server> server_;
-};
+class RedisSingleNode : public single_server_test {};
 
 TEST_F(RedisSingleNode, ExecutesCommandsOfEveryReplyType) {
   auto c = client::connect(server_->url());
@@ -539,16 +531,8 @@ TEST(RedisFaults, RecoversAfterARestartWithoutANewClient) {
 
 // --- a Redis Cluster -----------------------------------------------------------------------
 
-class RedisCluster : public ::testing::Test {
+class RedisCluster : public cluster_test {
  protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) cluster_ = std::make_unique<redis_cluster>();
-  }
-  static void TearDownTestSuite() { cluster_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    for (const auto m : cluster_->masters()) cluster_->node(m).raw({"FLUSHALL"});
-  }
   // `count` keys in `slot`: "{tag}:i" where tag hashes to the slot.
   static std::vector<std::string> keys_in_slot(int slot, int count) {
     std::string tag;
@@ -566,7 +550,6 @@ class RedisCluster : public ::testing::Test {
     const auto at = std::find(masters.begin(), masters.end(), from) - masters.begin();
     return masters[static_cast<std::size_t>(at + 1) % masters.size()];
   }
-  static inline std::unique_ptr<redis_cluster> cluster_;
 };
 
 TEST_F(RedisCluster, DiscoversTheMasters) {

@@ -13,12 +13,15 @@
 #include "bloomkit/redis/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/interop_vectors.hpp"
+#include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
+using bloomkit::test::cluster_test;
 using bloomkit::test::error_of;
+using bloomkit::test::single_server_client_test;
 
 using bloomkit::errc;
 using bloomkit::error;
@@ -66,21 +69,7 @@ void expect_go_zeros_answers(client& c, const std::string& key, const interop_ve
   EXPECT_LT(positives, v.probes.size());
 }
 
-class RedisGoZero : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    server_->raw({"FLUSHALL"});
-    client_ = std::make_unique<client>(client::connect(server_->url()));
-  }
-  void TearDown() override { client_.reset(); }
-  static inline std::unique_ptr<redis_server> server_;
-  std::unique_ptr<client> client_;
-};
+class RedisGoZero : public single_server_client_test {};
 
 TEST_F(RedisGoZero, AnswersAsGoZeroOnGoZerosBytes) {
   for (const auto& v : vectors()) {
@@ -157,15 +146,7 @@ TEST_F(RedisGoZero, BitsOutOfRangeAndShortAnswerSpansAreInvalid) {
   EXPECT_EQ(server_->raw({"EXISTS", "users"}).integer(), 0);
 }
 
-class RedisGoZeroCluster : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) cluster_ = std::make_unique<redis_cluster>();
-  }
-  static void TearDownTestSuite() { cluster_.reset(); }
-  void SetUp() override { BLOOMKIT_REQUIRE_REDIS(); }
-  static inline std::unique_ptr<redis_cluster> cluster_;
-};
+class RedisGoZeroCluster : public cluster_test {};
 
 TEST_F(RedisGoZeroCluster, KeysOnEveryMasterAreReadAndWritten) {
   client c = client::connect(cluster_->url());

@@ -20,12 +20,15 @@
 #include "bloomkit/redis/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/keys.hpp"
+#include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
+using bloomkit::test::cluster_test;
 using bloomkit::test::error_of;
+using bloomkit::test::single_server_client_test;
 
 using namespace std::chrono_literals;
 using bloomkit::errc;
@@ -176,21 +179,7 @@ TEST(RedisShardLayout, ShardedFilesRoundTripAndBadShardCountsAreRefused) {
 
 // --- a single server -----------------------------------------------------------------------
 
-class RedisFilterSingle : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    server_->raw({"FLUSHALL"});
-    client_ = std::make_unique<client>(client::connect(server_->url()));
-  }
-  void TearDown() override { client_.reset(); }
-  static inline std::unique_ptr<redis_server> server_;
-  std::unique_ptr<client> client_;
-};
+class RedisFilterSingle : public single_server_client_test {};
 
 TEST_F(RedisFilterSingle, InsertSaysWhetherNewAndLookupsHaveNoFalseNegatives) {
   auto f = redis_filter::create(*client_, "urls", 10000, 0.01);
@@ -502,18 +491,7 @@ TEST(RedisFilterRestart, ClearErrorWhileDownAndRecoveryWithoutANewClient) {
 
 // --- a Redis Cluster -----------------------------------------------------------------------
 
-class RedisFilterCluster : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (redis_server::available()) cluster_ = std::make_unique<redis_cluster>();
-  }
-  static void TearDownTestSuite() { cluster_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    for (const auto m : cluster_->masters()) cluster_->node(m).raw({"FLUSHALL"});
-  }
-  static inline std::unique_ptr<redis_cluster> cluster_;
-};
+class RedisFilterCluster : public cluster_test {};
 
 TEST_F(RedisFilterCluster, MoreThanTwoToThe32BitsOverThreeMasters) {
   // The smallest sizing past 2^32 bits at p = 0.01: 4.3e9 bits (about 513 MiB) in 33 shards of
