@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "blocked_kernels.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit {
@@ -160,11 +161,7 @@ std::size_t blocked_bloom_filter::insert_many_concurrent(std::span<const std::st
 
 std::size_t blocked_bloom_filter::contains_many(std::span<const std::string_view> keys,
                                                 std::span<bool> results) const {
-  if (results.size() != keys.size()) {
-    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
-                                            " keys but room for " + std::to_string(results.size()) +
-                                            " results");
-  }
+  detail::require_result_slots(keys.size(), results.size());
   return kernels_->contains_many(bits_.data(), blocks(), keys, results.data());
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit {
@@ -164,11 +165,7 @@ std::size_t counting_bloom_filter::insert_many(std::span<const std::string_view>
 
 std::size_t counting_bloom_filter::contains_many(std::span<const std::string_view> keys,
                                                  std::span<bool> results) const {
-  if (results.size() != keys.size()) {
-    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
-                                            " keys but room for " + std::to_string(results.size()) +
-                                            " results");
-  }
+  detail::require_result_slots(keys.size(), results.size());
   const std::uint64_t m = bits();
   const std::uint32_t k = hashes();
   std::size_t present = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "exact_double.hpp"
@@ -275,11 +276,7 @@ std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view>
 
 std::size_t scalable_bloom_filter::contains_many(std::span<const std::string_view> keys,
                                                  std::span<bool> results) const {
-  if (results.size() != keys.size()) {
-    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys.size()) +
-                                            " keys but room for " + std::to_string(results.size()) +
-                                            " results");
-  }
+  detail::require_result_slots(keys.size(), results.size());
   std::fill(results.begin(), results.end(), false);
   auto pending = digests_of(keys);
   std::vector<std::size_t> origin(keys.size());

@@ -29,6 +29,7 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/key_bytes.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
@@ -109,11 +110,11 @@ class basic_bloom_filter {
   }
   // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const {
-    check_results(keys.size(), results);
+    detail::require_result_slots(keys.size(), results.size());
     return lookup_batch(keys.size(), hashing(keys), results);
   }
   std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const {
-    check_results(digests.size(), results);
+    detail::require_result_slots(digests.size(), results.size());
     return lookup_batch(digests.size(), reading(digests), results);
   }
 
@@ -163,8 +164,6 @@ class basic_bloom_filter {
   // Up to this many probes, the positions of a key are computed once into a fixed array and
   // reused by prefetch and test (the pipelined paths); more probes take the block-wise paths.
   static constexpr std::uint32_t max_stored_probes = 16;
-
-  static void check_results(std::size_t keys, std::span<bool> results);
 
   template <bool Atomic>
   bool add_digest(const digest_type& d);

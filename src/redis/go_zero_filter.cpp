@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "reply_errors.hpp"
@@ -96,21 +97,12 @@ bool go_zero_filter::contains(std::string_view key) {
   return run({&key, 1}, false, {&present, 1}) == 1;
 }
 
-namespace {
-
-void require_room(std::size_t keys, std::size_t answers, const char* what) {
-  if (answers != keys) {
-    throw error(errc::invalid_argument, std::string("go_zero_filter::") + what + ": " +
-                                            std::to_string(answers) + " answers for " +
-                                            std::to_string(keys) + " keys");
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::size_t go_zero_filter::insert_many(std::span<const std::string_view> keys,
                                         std::span<bool> fresh) {
-  if (!fresh.empty()) require_room(keys.size(), fresh.size(), "insert_many");
+  if (!fresh.empty())
+    bloomkit::detail::require_result_slots(keys.size(), fresh.size(), "insert_many");
   std::unique_ptr<bool[]> scratch;
   if (fresh.empty()) scratch = std::make_unique<bool[]>(max_keys_per_round_trip);
   std::size_t n = 0;
@@ -125,7 +117,7 @@ std::size_t go_zero_filter::insert_many(std::span<const std::string_view> keys,
 
 std::size_t go_zero_filter::contains_many(std::span<const std::string_view> keys,
                                           std::span<bool> results) {
-  require_room(keys.size(), results.size(), "contains_many");
+  bloomkit::detail::require_result_slots(keys.size(), results.size());
   std::size_t n = 0;
   for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
     const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);

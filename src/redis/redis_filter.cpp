@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../exact_double.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/sizing.hpp"
@@ -506,14 +507,6 @@ struct filter_ops {
     for (char x : out) present += x;
     return present;
   }
-
-  static void require_room(std::size_t keys, std::size_t room, const char* what) {
-    if (room != keys) {
-      throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(keys) +
-                                              " keys but room for " + std::to_string(room) +
-                                              " results");
-    }
-  }
 };
 
 redis_filter::redis_filter(client& c, std::string name, const meta& m, filter_options options)
@@ -582,7 +575,8 @@ constexpr std::size_t max_keys_per_round_trip = 8192;
 
 std::size_t redis_filter::insert_many(std::span<const std::string_view> keys,
                                       std::span<bool> fresh) {
-  if (!fresh.empty()) filter_ops::require_room(keys.size(), fresh.size(), "insert_many");
+  if (!fresh.empty())
+    bloomkit::detail::require_result_slots(keys.size(), fresh.size(), "insert_many");
   std::size_t n = 0;
   std::vector<char> out;
   for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
@@ -597,7 +591,7 @@ std::size_t redis_filter::insert_many(std::span<const std::string_view> keys,
 
 std::size_t redis_filter::contains_many(std::span<const std::string_view> keys,
                                         std::span<bool> results) {
-  filter_ops::require_room(keys.size(), results.size(), "contains_many");
+  bloomkit::detail::require_result_slots(keys.size(), results.size());
   std::size_t n = 0;
   std::vector<char> out;
   for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {

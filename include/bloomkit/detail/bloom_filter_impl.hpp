@@ -169,15 +169,6 @@ std::size_t basic_bloom_filter<Policy>::insert_block_wise(std::size_t count, Dig
   return fresh;
 }
 
-template <class Policy>
-void basic_bloom_filter<Policy>::check_results(std::size_t keys, std::span<bool> results) {
-  if (results.size() != keys) {
-    throw error(errc::invalid_argument, "contains_many: " + std::to_string(keys) +
-                                            " keys but room for " + std::to_string(results.size()) +
-                                            " results");
-  }
-}
-
 // Batched lookups: a software pipeline over keys, three stages apart.
 //   step i:        hash key i, store its positions, prefetch its first two lines;
 //   key i - 16:    test the first two bits (at the designed load they decide 3/4 of misses)
