@@ -132,6 +132,15 @@ struct redis_filter::meta {
 struct filter_ops {
   using meta = redis_filter::meta;
 
+  // The meta a filter of these parameters has (created left 0).
+  static meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits) {
+    meta m;
+    m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
+    m.capacity = capacity;
+    m.target_fpp = fpp;
+    return m;
+  }
+
   // Reads N:meta: nullopt when it does not exist. Throws wrong_type, unsupported, incompatible.
   static std::optional<meta> read_meta(client& c, const std::string& name) {
     const std::string key = meta_key(name);
@@ -530,10 +539,7 @@ void validate_name(const std::string& name) {
 redis_filter redis_filter::create(client& c, std::string name, std::uint64_t capacity, double fpp,
                                   unsigned shard_bits, filter_options options) {
   validate_name(name);
-  meta want;
-  want.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
-  want.capacity = capacity;
-  want.target_fpp = fpp;
+  meta want = filter_ops::meta_for(capacity, fpp, shard_bits);
   want.created = static_cast<std::int64_t>(std::time(nullptr));
   const meta m = filter_ops::create_with(c, name, want, nullptr);
   return redis_filter(c, std::move(name), m, options);
@@ -548,10 +554,7 @@ redis_filter redis_filter::open(client& c, std::string name, filter_options opti
 redis_filter redis_filter::open(client& c, std::string name, std::uint64_t capacity, double fpp,
                                 unsigned shard_bits, filter_options options) {
   validate_name(name);
-  meta want;
-  want.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
-  want.capacity = capacity;
-  want.target_fpp = fpp;
+  const meta want = filter_ops::meta_for(capacity, fpp, shard_bits);
   const meta m = filter_ops::require_meta(c, name);
   if (const std::string diff = filter_ops::differences(m, want); !diff.empty()) {
     throw error(errc::incompatible, "filter '" + name + "' has other parameters: " + diff);

@@ -38,15 +38,7 @@ void add_keys(Filter& filter, const redis_add_options& o) {
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  const auto go_zero_bits = context.go_zero_bits("add");
-  redis::client client = context.connect();
-  if (go_zero_bits) {
-    redis::go_zero_filter filter(client, o.name, *go_zero_bits);
-    add_keys(filter, o);
-  } else {
-    auto filter = redis::redis_filter::open(client, o.name);
-    add_keys(filter, o);
-  }
+  context.with_filter("add", o.name, [&](auto& filter) { add_keys(filter, o); });
 }
 
 }  // namespace

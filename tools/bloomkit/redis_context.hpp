@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/go_zero_filter.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::cli {
@@ -32,6 +34,20 @@ struct redis_context {
   // For subcommands of native filters only: throws usage_error naming `command` if --layout
   // go-zero or --bits was given.
   void require_native(std::string_view command) const;
+  // For subcommands that work on both layouts: checks the layout options (go_zero_bits), connects,
+  // opens NAME in the chosen layout and calls fn(filter) with it.
+  template <class Fn>
+  void with_filter(std::string_view command, const std::string& name, Fn&& fn) const {
+    const auto bits = go_zero_bits(command);
+    redis::client client = connect();
+    if (bits) {
+      redis::go_zero_filter filter(client, name, *bits);
+      fn(filter);
+    } else {
+      auto filter = redis::redis_filter::open(client, name);
+      fn(filter);
+    }
+  }
 };
 using redis_context_ptr = std::shared_ptr<const redis_context>;
 

@@ -40,15 +40,7 @@ void query_keys(Filter& filter, const redis_query_options& o) {
 }
 
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  const auto go_zero_bits = context.go_zero_bits("query");
-  redis::client client = context.connect();
-  if (go_zero_bits) {
-    redis::go_zero_filter filter(client, o.name, *go_zero_bits);
-    query_keys(filter, o);
-  } else {
-    auto filter = redis::redis_filter::open(client, o.name);
-    query_keys(filter, o);
-  }
+  context.with_filter("query", o.name, [&](auto& filter) { query_keys(filter, o); });
 }
 
 }  // namespace
