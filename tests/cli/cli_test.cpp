@@ -41,20 +41,20 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   expect_usage_error(run({"create", "--capacity", "10", "--fpp", "0.1"}), "FILE is required",
                      "create");
   expect_usage_error(run({"create", at("f.bf"), "--capacity", "10", "--fpp", "abc"}),
-                     "Could not convert: --fpp = abc", "create");
+                     "--fpp: 'abc' is not a number", "create");
   expect_usage_error(run({"size", "--capacity", "ten", "--fpp", "0.1"}),
-                     "--capacity: expected a whole number such as 1000000 or 1e6, got 'ten'",
-                     "size");
+                     "--capacity: 'ten' is not a number", "size");
   expect_usage_error(run({"size", "--capacity", "1.5", "--fpp", "0.1"}),
-                     "--capacity: expected a whole number such as 1000000 or 1e6, got '1.5'",
-                     "size");
+                     "--capacity: '1.5' is not a whole number", "size");
   expect_usage_error(run({"size", "--capacity", "99999999999999999999", "--fpp", "0.1"}),
-                     "--capacity: 99999999999999999999 is too large", "size");
+                     "--capacity: '99999999999999999999' is out of range (0 to "
+                     "18446744073709551615)",
+                     "size");
   expect_usage_error(run({"merge", at("out.bf")}), "IN is required", "merge");
   expect_usage_error(run({"query", at("f.bf"), "--present", "--count"}),
                      "--present excludes --count", "query");
   expect_usage_error(run({"build", at("f.bf"), "--fpp", "0.1", "--threads", "0", at("x")}),
-                     "--threads: Value 0 not in range 1 to 1024", "build");
+                     "--threads: '0' is out of range (1 to 1024)", "build");
   EXPECT_FALSE(exists("f.bf"));
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/file.hpp"
+#include "json_check.hpp"
 #include "support/interop_vectors.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
@@ -225,6 +227,60 @@ TEST_F(RedisCli, ErrorsAreExitOneWithAClearMessage) {
   r = run(dir_.path(), {"redis", "--url", "redis://127.0.0.1:1", "info", "f"});
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r;
+}
+
+// Filter names are bytes: `info --json` is valid JSON for any of them and gives the name back
+// exactly (python3's json module checks it); a name with a control byte is shown escaped
+// ($'...') in every one-line output and error, an ordinary name exactly as before
+// (docs/CLI.md, "Names in output").
+TEST_F(RedisCli, AnyFilterNameKeepsJsonValidAndLinesWhole) {
+  const std::vector<std::string> names = {"caf\xc3\xa9", "caf\xe9",   "\xed\xa0\x80", "\xe2\x82",
+                                          "\x80\xff",    "new\nline", "t\tab"};
+  std::vector<std::string> documents;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    auto r = redis({"create", name, "--capacity", "100", "--fpp", "0.01"});
+    ASSERT_EQ(r.status, 0) << r;
+    r = redis({"info", name, "--json"});
+    ASSERT_EQ(r.status, 0) << r;
+    documents.push_back(r.out);
+    const std::string text = redis({"info", name}).out;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
+              std::count(r.out.begin(), r.out.end(), '\n') - 2)
+        << text;
+  }
+  // Valid JSON (python3's json module), each name given back byte for byte.
+  const auto parsed = bloomkit::cli_test::python_json_strings(documents, "name");
+  ASSERT_EQ(parsed.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(parsed[i], names[i]) << documents[i];
+  // An ordinary name (no control byte, not starting with $') prints as it always did.
+  auto r = redis({"create", "caf\xe9", "--capacity", "100", "--fpp", "0.01"});
+  EXPECT_EQ(r.out.rfind("created caf\xe9: ", 0), 0u) << r;
+
+  r = redis({"create", "a\nb", "--capacity", "100", "--fpp", "0.01"});
+  EXPECT_EQ(r.out.rfind("created $'a\\nb': ", 0), 0u) << r;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r;
+  EXPECT_EQ(redis({"info", "a\nb"}).out.rfind("name: $'a\\nb'\n", 0), 0u);
+  const fs::path file = dir_.path() / "f\n.bf";
+  r = redis({"pull", "a\nb", file.string()});
+  EXPECT_EQ(r.out.rfind("pulled $'a\\nb' to $'" + dir_.path().string() + "/f\\n.bf': ", 0), 0u)
+      << r;
+  r = redis({"push", file.string(), "c\rd"});
+  EXPECT_EQ(r.out.rfind("pushed $'" + dir_.path().string() + "/f\\n.bf' to $'c\\rd': ", 0), 0u)
+      << r;
+  r = redis({"rebuild", "a\nb"}, "k\n");
+  EXPECT_EQ(r.out.rfind("rebuilt $'a\\nb': 1 keys read, 1 new, generation 2, in ", 0), 0u) << r;
+  r = redis({"expire", "a\nb", "100"});
+  EXPECT_EQ(r.out, "expire $'a\\nb': 2 keys expire in 100 s\n") << r;
+  r = redis({"drop", "a\nb"});
+  EXPECT_EQ(r.out, "dropped $'a\\nb'\n") << r;
+  // A name that starts like the escaped form is escaped too, so the two never look alike.
+  r = redis({"create", "$'x'", "--capacity", "100", "--fpp", "0.01"});
+  EXPECT_EQ(r.out.rfind("created $'$\\'x\\'': ", 0), 0u) << r;
+  // Errors the library words: control bytes escaped, one line.
+  r = redis({"query", "x\ny", "k"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "bloomkit: error: filter 'x\\ny' does not exist (no key 'x\\ny:meta')\n");
 }
 
 TEST(RedisCliCluster, CreateAddQueryOnThreeMasters) {

@@ -1,8 +1,6 @@
 #include "arguments.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <thread>
 
 #include <fmt/core.h>
@@ -12,48 +10,57 @@
 
 namespace bloomkit::cli {
 
+namespace {
+
+// Runs a parse of numbers.hpp inside CLI11's parse: its usage_error becomes a CLI11 error with
+// the same message, which main() reports as a usage error.
+template <class Parse>
+auto parsing(Parse&& parse) {
+  try {
+    return parse();
+  } catch (const usage_error& e) {
+    throw CLI::ValidationError(e.what());
+  }
+}
+
+}  // namespace
+
+CLI::Option* add_whole_number_option(CLI::App& command, const std::string& name, std::uint64_t min,
+                                     std::uint64_t max, std::function<void(std::uint64_t)> store,
+                                     const std::string& description) {
+  return command.add_option_function<std::string>(
+      name,
+      [name, min, max, store = std::move(store)](const std::string& text) {
+        store(parsing([&] { return parse_count(text, name, min, max); }));
+      },
+      description);
+}
+
+CLI::Option* add_real_option(CLI::App& command, const std::string& name, double& value,
+                             const std::string& description) {
+  return command.add_option_function<std::string>(
+      name,
+      [name, &value](const std::string& text) {
+        value = parsing([&] { return parse_real(text, name); });
+      },
+      description);
+}
+
 CLI::Option* add_capacity_option(CLI::App& command, std::string& text) {
   return command.add_option("--capacity", text, "Number of keys the filter is sized for")
       ->type_name("N");
 }
 
 CLI::Option* add_fpp_option(CLI::App& command, double& fpp) {
-  return command
-      .add_option("--fpp", fpp, "Target false-positive probability at capacity (0 < P < 1)")
+  return add_real_option(command, "--fpp", fpp,
+                         "Target false-positive probability at capacity (0 < P < 1)")
       ->type_name("P");
 }
 
 CLI::Option* add_threads_option(CLI::App& command, unsigned& threads) {
-  return command.add_option("--threads", threads, "Worker threads (default: every core)")
-      ->type_name("T")
-      ->check(CLI::Range(1u, 1024u));
-}
-
-std::uint64_t parse_count(std::string_view text, std::string_view option) {
-  const auto bad = [&] {
-    return usage_error(
-        fmt::format("{}: expected a whole number such as 1000000 or 1e6, got '{}'", option, text));
-  };
-  if (text.empty() || !(text.front() >= '0' && text.front() <= '9')) throw bad();
-  const char* const first = text.data();
-  const char* const last = first + text.size();
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(first, last, value);
-  if (ec == std::errc() && end == last) return value;
-  if (ec == std::errc::result_out_of_range) {
-    throw usage_error(fmt::format("{}: {} is too large", option, text));
-  }
-  // Scientific notation: accept it when it denotes a whole number that fits.
-  double real = 0;
-  const auto [real_end, real_ec] = std::from_chars(first, last, real);
-  if (real_ec != std::errc() || real_end != last || !std::isfinite(real) ||
-      real != std::floor(real)) {
-    throw bad();
-  }
-  if (real >= 18446744073709551616.0) {  // 2^64
-    throw usage_error(fmt::format("{}: {} is too large", option, text));
-  }
-  return static_cast<std::uint64_t>(real);
+  return add_whole_number_option(command, "--threads", threads, 1u, 1024u,
+                                 "Worker threads, 1 to 1024 (default: every core)")
+      ->type_name("T");
 }
 
 namespace {

@@ -282,8 +282,8 @@ void run_build(const build_options& o) {
   save(filter, o.file);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("built {}: {} keys read, {} new, in {:.3f} s\n", o.file, result.keys, result.fresh,
-             seconds);
+  fmt::print("built {}: {} keys read, {} new, in {:.3f} s\n", printable(o.file), result.keys,
+             result.fresh, seconds);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
+#include "names.hpp"
 
 namespace bloomkit::cli {
 
@@ -32,8 +33,8 @@ void run_create(const create_options& o) {
   save(filter, o.file);
   std::visit(
       [&](const auto& f) {
-        fmt::print("created {}: {} bits, {} bytes, {} hashes\n", o.file, f.bits(), f.byte_size(),
-                   hashes_of(filter));
+        fmt::print("created {}: {} bits, {} bytes, {} hashes\n", printable(o.file), f.bits(),
+                   f.byte_size(), hashes_of(filter));
       },
       filter);
 }

@@ -13,7 +13,12 @@ namespace bloomkit::cli {
 
 void print_error(std::string_view message) {
   std::fflush(stdout);  // keep whatever was printed before the error in order
-  fmt::print(stderr, "bloomkit: error: {}\n", message);
+  fmt::print(stderr, "bloomkit: error: {}\n", one_line(message));
+}
+
+void print_warning(std::string_view message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "bloomkit: warning: {}\n", one_line(message));
 }
 
 void print_usage_error(std::string_view message, std::string_view command) {
@@ -45,11 +50,6 @@ int run_guarded(std::string_view command, const std::function<void()>& body) {
     print_error(e.what());
     return exit_failure;
   }
-}
-
-std::string quoted_name(std::string_view name) {
-  if (name == "-") return "stdin";
-  return fmt::format("'{}'", name);
 }
 
 }  // namespace bloomkit::cli

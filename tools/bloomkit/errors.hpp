@@ -7,12 +7,16 @@
 //      option, an out-of-range --capacity / --fpp / --threads, ...)
 //
 // Every error is one line on stderr: "bloomkit: error: <message>"; usage errors add a second
-// line pointing at --help.
+// line pointing at --help. A warning is one line "bloomkit: warning: <message>". Control bytes in
+// a message (a name given with a newline) are escaped so that the line stays one line
+// (names.hpp).
 
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "names.hpp"  // quoted_name() and the other name helpers, for every message
 
 namespace bloomkit::cli {
 
@@ -29,6 +33,8 @@ class usage_error : public std::runtime_error {
 
 // "bloomkit: error: <message>" on stderr.
 void print_error(std::string_view message);
+// "bloomkit: warning: <message>" on stderr; the command goes on.
+void print_warning(std::string_view message);
 // print_error() plus "Run 'bloomkit <command> --help' for usage."
 void print_usage_error(std::string_view message, std::string_view command);
 
@@ -36,8 +42,5 @@ void print_usage_error(std::string_view message, std::string_view command);
 // bloomkit::error and any other std::exception -> 1. Flushes stdout and reports a failure to
 // write it (a full disk, a closed pipe with SIGPIPE ignored) as an error too.
 int run_guarded(std::string_view command, const std::function<void()>& body);
-
-// The name of a file in messages: 'name', or "stdin" for "-".
-std::string quoted_name(std::string_view name);
 
 }  // namespace bloomkit::cli

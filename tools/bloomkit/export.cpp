@@ -80,7 +80,7 @@ std::string_view as_text(const std::vector<unsigned char>& bytes) {
   throw error(errc::unsupported,
               fmt::format("{}: cannot export to {}: the filter uses hash scheme {}, which {} does "
                           "not compute (it needs {})",
-                          o.in, target, to_string(scheme), target, needs));
+                          printable(o.in), target, to_string(scheme), target, needs));
 }
 
 void run_export(const export_options& o) {
@@ -113,7 +113,7 @@ void run_export(const export_options& o) {
     }
   }
   write_atomically(o.out, bytes);
-  fmt::print("exported {}: {} bits, {} hashes, {}\n", o.in, h.bits, h.hashes, format);
+  fmt::print("exported {}: {} bits, {} hashes, {}\n", printable(o.in), h.bits, h.hashes, format);
 }
 
 }  // namespace

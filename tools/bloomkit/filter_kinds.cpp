@@ -1,5 +1,6 @@
 #include "filter_kinds.hpp"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,21 +35,19 @@ void add_kind_options(CLI::App& command, kind_options& o) {
       ->type_name("KIND")
       ->check(CLI::IsMember(kind_names));
   o.growth_option =
-      command
-          .add_option(
-              "--growth", o.growth,
-              "Scalable: each new sub-filter holds S times the keys of the last (default 2)")
+      add_whole_number_option(
+          command, "--growth", o.growth, std::uint32_t{1}, scalable_bloom_filter::max_growth,
+          "Scalable: each new sub-filter holds S times the keys of the last (default 2)")
           ->type_name("S");
-  o.tightening_option = command
-                            .add_option("--tightening", o.tightening,
+  o.tightening_option = add_real_option(command, "--tightening", o.tightening,
                                         "Scalable: each new sub-filter's FPP is R times the last's "
                                         "(default 0.5)")
                             ->type_name("R");
-  o.max_memory_option =
-      command
-          .add_option("--max-memory", o.max_memory,
-                      "Scalable: never grow past this many bytes of bits (default: no limit)")
-          ->type_name("BYTES");
+  o.max_memory_option = add_whole_number_option(
+                            command, "--max-memory", o.max_memory, std::uint64_t{0},
+                            std::numeric_limits<std::uint64_t>::max(),
+                            "Scalable: never grow past this many bytes of bits (default: no limit)")
+                            ->type_name("BYTES");
 }
 
 any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
@@ -63,9 +62,7 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
     if (o.kind == "blocked") return blocked_bloom_filter::for_capacity(capacity, fpp);
     if (o.kind == "counting") return counting_bloom_filter::for_capacity(capacity, fpp);
     if (o.kind == "scalable") {
-      const std::uint64_t ceiling =
-          o.max_memory.empty() ? 0 : parse_count(o.max_memory, "--max-memory");
-      return scalable_bloom_filter(capacity, fpp, o.growth, o.tightening, ceiling);
+      return scalable_bloom_filter(capacity, fpp, o.growth, o.tightening, o.max_memory);
     }
     return bloom_filter::for_capacity(capacity, fpp);
   });

@@ -38,7 +38,7 @@ struct kind_options {
   std::string kind = "classic";
   std::uint32_t growth = 2;
   double tightening = 0.5;
-  std::string max_memory;  // bytes, parsed by parse_count; empty = no ceiling
+  std::uint64_t max_memory = 0;  // bytes; 0 = no ceiling
   CLI::Option* growth_option = nullptr;
   CLI::Option* tightening_option = nullptr;
   CLI::Option* max_memory_option = nullptr;

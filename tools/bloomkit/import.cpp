@@ -59,8 +59,8 @@ std::string read_input(const std::string& name) {
 template <class Filter>
 void save_imported(const import_options& o, const Filter& filter) {
   save(filter, o.out, o.key_type == "long" ? key_type::int64 : key_type::string);
-  fmt::print("imported {}: {} bits, {} hashes, {}\n", o.in, filter.bits(), filter.hashes(),
-             to_string(filter.scheme()));
+  fmt::print("imported {}: {} bits, {} hashes, {}\n", printable(o.in), filter.bits(),
+             filter.hashes(), to_string(filter.scheme()));
 }
 
 void run_import(const import_options& o) {

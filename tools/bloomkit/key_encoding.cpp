@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include "names.hpp"
+
 namespace bloomkit::cli {
 
 std::int64_t parse_int64_key(std::string_view key, const std::string& file) {
@@ -15,9 +17,9 @@ std::int64_t parse_int64_key(std::string_view key, const std::string& file) {
   if (digits.empty() || digits.starts_with("+") || (digits.starts_with('-') && key != digits) ||
       ec != std::errc{} || ptr != end) {
     throw error(errc::invalid_argument,
-                fmt::format("key '{}' is not a signed 64-bit decimal integer ({} holds 64-bit "
+                fmt::format("key {} is not a signed 64-bit decimal integer ({} holds 64-bit "
                             "integer keys)",
-                            key, file));
+                            quoted(key), file));
   }
   return value;
 }

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     const std::string path = selected_path(app);
     if (path.empty() && argc > 1 && argv[1][0] != '-') {
-      print_usage_error(fmt::format("unknown command '{}'", argv[1]), "");
+      print_usage_error(fmt::format("unknown command {}", quoted(argv[1])), "");
       return exit_usage;
     }
     print_usage_error(e.what(), path);

@@ -39,7 +39,7 @@ void run_merge(const merge_options& o) {
     combine(result, o.inputs.front(), map_any(o.inputs[i]), o.inputs[i], o.intersect);
   }
   save(result, o.out, keys);
-  fmt::print("merged {} filters into {} ({})\n", o.inputs.size(), o.out,
+  fmt::print("merged {} filters into {} ({})\n", o.inputs.size(), printable(o.out),
              o.intersect ? "intersection" : "union");
 }
 

@@ -20,22 +20,17 @@ namespace bloomkit::cli {
 
 std::optional<std::uint64_t> redis_context::go_zero_bits(std::string_view command) const {
   if (layout != "go-zero") {
-    if (!bits.empty()) {
+    if (bits) {
       throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
     }
     return std::nullopt;
   }
-  if (bits.empty()) {
+  if (!bits) {
     throw usage_error(fmt::format(
         "redis {}: --layout go-zero needs --bits M (the bits of go-zero's New(store, key, bits))",
         command));
   }
-  const std::uint64_t m = parse_count(bits, "--bits");
-  if (m < 1 || m > redis::go_zero_filter::max_bits) {
-    throw usage_error(
-        fmt::format("--bits must be 1 to {} (got {})", redis::go_zero_filter::max_bits, bits));
-  }
-  return m;
+  return bits;
 }
 
 void redis_context::require_native(std::string_view command) const {
@@ -45,7 +40,7 @@ void redis_context::require_native(std::string_view command) const {
         "and info",
         command));
   }
-  if (!bits.empty()) {
+  if (bits) {
     throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
   }
 }
@@ -70,7 +65,10 @@ std::vector<command> add_redis_commands(CLI::App& app) {
                    "native (bloomkit's sharded filters) or go-zero (go-zero core/bloom keys)")
       ->check(CLI::IsMember({"native", "go-zero"}))
       ->capture_default_str();
-  group->add_option("--bits", context->bits, "With --layout go-zero: the key's bits (required)")
+  add_whole_number_option(
+      *group, "--bits", 1, redis::go_zero_filter::max_bits,
+      [context](std::uint64_t m) { context->bits = m; },
+      "With --layout go-zero: the key's bits, 1 to 2^32 (required)")
       ->type_name("M");
   std::vector<command> commands = {
       add_redis_create_command(*group, context),  add_redis_add_command(*group, context),

@@ -23,13 +23,13 @@ struct redis_context {
   std::string url = default_redis_url;
   // --layout native|go-zero and --bits M (go-zero keys record no size: docs/CLI.md, "Redis").
   std::string layout = "native";
-  std::string bits;  // empty: not given
+  std::optional<std::uint64_t> bits;  // nullopt: not given; parsed and checked: 1 to 2^32
 
   // Connects to --url (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
   redis::client connect() const { return redis::client::connect(url); }
-  // For subcommands that work on both layouts: --bits (validated: 1 to 2^32) with --layout
-  // go-zero, nullopt with native. Throws usage_error naming `command` for go-zero without --bits,
-  // --bits without go-zero, or --bits out of range.
+  // For subcommands that work on both layouts: --bits with --layout go-zero, nullopt with
+  // native. Throws usage_error naming `command` for go-zero without --bits, or --bits without
+  // go-zero.
   std::optional<std::uint64_t> go_zero_bits(std::string_view command) const;
   // For subcommands of native filters only: throws usage_error naming `command` if --layout
   // go-zero or --bits was given.

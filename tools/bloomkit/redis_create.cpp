@@ -30,16 +30,11 @@ void run_redis_create(const redis_context& context, const redis_create_options& 
   context.require_native("create");
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
-  if (o.shard_bits < redis::min_shard_bits_log2 || o.shard_bits > redis::max_shard_bits_log2) {
-    throw usage_error(fmt::format("--shard-bits must be in [{}, {}], got {}",
-                                  redis::min_shard_bits_log2, redis::max_shard_bits_log2,
-                                  o.shard_bits));
-  }
   redis::client client = context.connect();
   const auto filter = redis::redis_filter::create(client, o.name, capacity, o.fpp, o.shard_bits);
   const redis::shard_layout& l = filter.layout();
-  fmt::print("created {}: {} bits, {} bytes, {} hashes, {} shards\n", o.name, l.total_bits(),
-             l.shard_bytes() * l.shard_count, l.hashes, l.shard_count);
+  fmt::print("created {}: {} bits, {} bytes, {} hashes, {} shards\n", printable(o.name),
+             l.total_bits(), l.shard_bytes() * l.shard_count, l.hashes, l.shard_count);
 }
 
 }  // namespace
@@ -52,8 +47,9 @@ command add_redis_create_command(CLI::App& group, redis_context_ptr context) {
       ->required();
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
-  sub->add_option("--shard-bits", o->shard_bits,
-                  "Shards of at most 2^B bits (10..32, default 27 = 16 MiB)")
+  add_whole_number_option(*sub, "--shard-bits", o->shard_bits, redis::min_shard_bits_log2,
+                          redis::max_shard_bits_log2,
+                          "Shards of at most 2^B bits (10..32, default 27 = 16 MiB)")
       ->type_name("B");
   return {sub, "create", [context, o] { run_redis_create(*context, *o); }};
 }

@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/redis/redis_filter.hpp"
+#include "names.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -21,7 +22,7 @@ void run_redis_drop(const redis_context& context, const std::string& name) {
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, name);
   filter.drop();
-  fmt::print("dropped {}\n", name);
+  fmt::print("dropped {}\n", printable(name));
 }
 
 }  // namespace

@@ -25,15 +25,12 @@ struct redis_expire_options {
 
 void run_redis_expire(const redis_context& context, const redis_expire_options& o) {
   context.require_native("expire");
-  const std::uint64_t seconds = parse_count(o.seconds, "SECONDS");
-  if (seconds < 1 || seconds > (std::uint64_t{1} << 40)) {
-    throw usage_error(fmt::format("SECONDS must be in [1, 2^40], got {}", o.seconds));
-  }
+  const std::uint64_t seconds = parse_count(o.seconds, "SECONDS", 1, std::uint64_t{1} << 40);
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, o.name);
   filter.expire(std::chrono::seconds(static_cast<std::chrono::seconds::rep>(seconds)));
-  fmt::print("expire {}: {} keys expire in {} s\n", o.name, filter.layout().shard_count + 1,
-             seconds);
+  fmt::print("expire {}: {} keys expire in {} s\n", printable(o.name),
+             filter.layout().shard_count + 1, seconds);
 }
 
 }  // namespace

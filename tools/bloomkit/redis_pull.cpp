@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/redis/redis_filter.hpp"
+#include "names.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -28,8 +29,8 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   auto filter = redis::redis_filter::open(client, o.name);
   filter.pull(o.file);
   const redis::shard_layout& l = filter.layout();
-  fmt::print("pulled {} to {}: {} bits, {} hashes, {} shards\n", o.name, o.file, l.total_bits(),
-             l.hashes, l.shard_count);
+  fmt::print("pulled {} to {}: {} bits, {} hashes, {} shards\n", printable(o.name),
+             printable(o.file), l.total_bits(), l.hashes, l.shard_count);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/redis/redis_filter.hpp"
+#include "names.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -27,8 +28,8 @@ void run_redis_push(const redis_context& context, const redis_push_options& o) {
   redis::client client = context.connect();
   const auto filter = redis::redis_filter::push(client, o.file, o.name);
   const redis::shard_layout& l = filter.layout();
-  fmt::print("pushed {} to {}: {} bits, {} hashes, {} shards\n", o.file, o.name, l.total_bits(),
-             l.hashes, l.shard_count);
+  fmt::print("pushed {} to {}: {} bits, {} hashes, {} shards\n", printable(o.file),
+             printable(o.name), l.total_bits(), l.hashes, l.shard_count);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "bloomkit/redis/redis_filter.hpp"
 #include "input.hpp"
 #include "key_input.hpp"
+#include "names.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -52,8 +53,8 @@ void run_redis_rebuild(const redis_context& context, const redis_rebuild_options
   const auto info = filter.info();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("rebuilt {}: {} keys read, {} new, generation {}, in {:.3f} s\n", o.name, keys,
-             info.inserted, info.generation, seconds);
+  fmt::print("rebuilt {}: {} keys read, {} new, generation {}, in {:.3f} s\n", printable(o.name),
+             keys, info.inserted, info.generation, seconds);
 }
 
 }  // namespace
