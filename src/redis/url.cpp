@@ -41,36 +41,22 @@ std::size_t scheme_length(std::string_view text) {
   return 0;
 }
 
-// Where the port of one "host:port" starts (past the ':'), npos without one.
-std::size_t port_start(std::string_view node) {
-  if (node.starts_with('[')) {
-    const auto close = node.find(']');
-    return close != std::string_view::npos && close + 1 < node.size() && node[close + 1] == ':'
-               ? close + 2
-               : std::string_view::npos;
-  }
-  const auto colon = node.rfind(':');
-  return colon == std::string_view::npos ? colon : colon + 1;
-}
-
-// "host:port,host:port/db": a port that is not a number may be a password whose "@host" is
-// missing ("redis://user:password"); it and everything after it is hidden.
-std::string redacted_hosts(std::string_view hosts_and_path) {
-  std::string out;
-  std::size_t start = 0;
-  const auto hosts_end = std::min(hosts_and_path.find('/'), hosts_and_path.size());
-  while (start <= hosts_end) {
-    const auto comma = std::min(hosts_and_path.find(',', start), hosts_end);
-    const auto node = hosts_and_path.substr(start, comma - start);
-    const auto port = port_start(node);
-    if (port != std::string_view::npos && !is_digits(node.substr(port))) {
-      return out + std::string(node.substr(0, port)) + std::string(hidden);
+// In "host:port,host:port/db": the position just past the first ':' that a number does not
+// follow, npos if none. What follows it may be a password whose "@host" is missing (as in
+// "redis://user:password"), so it is hidden. Bracketed IPv6 addresses are skipped; an
+// unbracketed one is hidden too.
+std::size_t hidden_from(std::string_view hosts) {
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i] == '[') {
+      const auto close = hosts.find(']', i);
+      if (close == std::string_view::npos) return close;
+      i = close;
+    } else if (hosts[i] == ':') {
+      const auto end = std::min(hosts.find_first_of(",/", i + 1), hosts.size());
+      if (!is_digits(hosts.substr(i + 1, end - i - 1))) return i + 1;
     }
-    out += node;
-    if (comma < hosts_end) out += ',';
-    start = comma + 1;
   }
-  return out + std::string(hosts_and_path.substr(hosts_end));
+  return std::string_view::npos;
 }
 
 // "?a=1&b#frag" -> "?a=***&***#***": any value may be a password (?password=).
@@ -109,8 +95,11 @@ std::string redacted(std::string_view text) {
     rest = rest.substr(at + 1);
   }
   const auto query_start = std::min(rest.find_first_of("?#"), rest.size());
-  return out + redacted_hosts(rest.substr(0, query_start)) +
-         redacted_query(rest.substr(query_start));
+  const auto hosts = rest.substr(0, query_start);
+  if (const auto from = hidden_from(hosts); from != std::string_view::npos) {
+    return out + std::string(hosts.substr(0, from)) + std::string(hidden);
+  }
+  return out + std::string(hosts) + redacted_query(rest.substr(query_start));
 }
 
 [[noreturn]] void fail(std::string_view text, const std::string& problem) {

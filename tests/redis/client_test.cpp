@@ -139,8 +139,9 @@ TEST(RedisUrl, RejectsBadUrlsNamingTheProblem) {
       {"redis://:@h:1", R"(invalid Redis URL "redis://***@h:1": empty password)"},
       {"redis://u:p%4@h:1",
        R"(invalid Redis URL "redis://u:***@h:1": bad %-escape in the password)"},
+      // Hidden: ":1:6379" could as well be ":password" without its "@host".
       {"redis://::1:6379",
-       R"(invalid Redis URL "redis://::1:6379": IPv6 hosts must be written in brackets)"},
+       R"(invalid Redis URL "redis://:***": IPv6 hosts must be written in brackets)"},
       {"redis://[::1:6379", R"(invalid Redis URL "redis://[::1:6379": unterminated '[' in host)"},
       {"redis://h:1?timeout=3",
        R"(invalid Redis URL "redis://h:1?timeout=***": query strings and fragments are not supported)"},
@@ -194,6 +195,14 @@ TEST(RedisUrl, NoMalformedUrlShowsItsPassword) {
       {"redis://user:Alpha7/0", {"Alpha7"}, "is not a number in 1-65535"},
       {"redis://user:Alpha7/Bravo9", {"Alpha7", "Bravo9"}, "is not a number in 1-65535"},
       {"redis-cluster://h:1,user:Alpha7", {"Alpha7"}, "is not a number in 1-65535"},
+      {"redis://:Alpha7:Bravo9", {"Alpha7", "Bravo9"}, "IPv6 hosts must be written"},
+      {"redis://:Alpha7&:Bravo9?a=1", {"Alpha7", "Bravo9"}, "query strings"},
+      {"redis://user:Alpha7:Bravo9", {"Alpha7", "Bravo9"}, "IPv6 hosts must be written"},
+      {"redis//:Alpha7/x", {"Alpha7"}, expected_scheme},
+      {"redis//alice:Alpha7", {"Alpha7"}, expected_scheme},
+      {"redis//alice:Alpha7#Bravo9/0", {"Alpha7", "Bravo9"}, expected_scheme},
+      {"REDIS://alice:Alpha7:Bravo9/0", {"Alpha7", "Bravo9"}, expected_scheme},
+      {"alice:Alpha7:Bravo9/", {"Alpha7", "Bravo9"}, expected_scheme},
       // Passwords holding reserved characters, raw and %-encoded, in otherwise bad URLs.
       {"redis://u:Alpha7@Bravo9@h:99999", {"Alpha7", "Bravo9"}, R"(port "99999")"},
       {"redis://u:Alpha7:Bravo9@h:0", {"Alpha7", "Bravo9"}, R"(port "0")"},
@@ -224,6 +233,51 @@ TEST(RedisUrl, NoMalformedUrlShowsItsPassword) {
       error_of([] { parse_url("redis://alice:Alpha7@h:1?password=x"); }, errc::invalid_argument),
       "invalid Redis URL \"redis://alice:***@h:1?password=***\": a password in the query "
       "string is not supported: write redis://[user]:password@host or set REDISCLI_AUTH");
+}
+
+// The same over generated URLs: passwords "Qz...Wy" with reserved characters inside, in the user
+// info, where the port goes ("@host" missing) or in a query, behind good and bad schemes and hosts.
+// (A password with an '@' whose "@host" is missing reads as password@host: not generated.)
+TEST(RedisUrl, NoGeneratedBadUrlShowsItsPassword) {
+  std::mt19937 rng(11);
+  const auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  const std::vector<std::string> schemes = {
+      "redis://", "redis-cluster://", "redis:/", "redis:", "", "http://", "redis//", "REDIS://"};
+  const std::vector<std::string> users = {"", "alice"};
+  const std::vector<std::string> hosts = {"",         "h",       "h:1",    "h:0",  "[::1]:6379",
+                                          "::1:6379", "h:1,h:2", "h:1,,h", "[::1", "h:x",
+                                          ":6379",    "h:1/0",   "h:1/x"};
+  const std::vector<std::string> tails = {"", "/", "/0", "/x", "?a=1", "#f", "?password="};
+  const std::string reserved = "@:/?#,%[]=&";
+  int errors = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string password = "Qz";
+    for (int n = rng() % 4; n > 0; --n) password += reserved[rng() % reserved.size()];
+    password += "Wy";
+    const auto scheme = pick(schemes);
+    const auto user = pick(users);
+    std::string text;
+    switch (rng() % 3) {
+      case 0:
+        text = scheme + user + ":" + password + "@" + pick(hosts) + pick(tails);
+        break;
+      case 1:
+        if (password.find('@') != std::string::npos) continue;
+        text = scheme + user + ":" + password + pick(tails);
+        break;
+      default:
+        text = scheme + user + (user.empty() ? "" : "@") + pick(hosts) + "?password=" + password;
+    }
+    try {
+      parse_url(text);
+    } catch (const error& e) {
+      ++errors;
+      const std::string message = e.what();
+      ASSERT_EQ(message.find("Qz"), std::string::npos) << text << "\n" << message;
+      ASSERT_EQ(message.find("Wy"), std::string::npos) << text << "\n" << message;
+    }
+  }
+  EXPECT_GT(errors, 4000);
 }
 
 TEST(RedisUrl, PasswordsMayHoldReservedCharacters) {
