@@ -44,7 +44,7 @@ std::size_t scheme_length(std::string_view text) {
 // In "host:port,host:port/db": the position just past the first ':' that a number does not
 // follow, npos if none. What follows it may be a password whose "@host" is missing (as in
 // "redis://user:password"), so it is hidden. Bracketed IPv6 addresses are skipped; an
-// unbracketed one is hidden too.
+// unbracketed one is hidden too; after an unterminated '[' (which the parser reports), nothing.
 std::size_t hidden_from(std::string_view hosts) {
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     if (hosts[i] == '[') {
