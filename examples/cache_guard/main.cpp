@@ -1,5 +1,7 @@
 // cache_guard: the cache-penetration guard example (README.md).
 //   cache_guard [--db sqlite:PATH | postgres://...] [--redis URL] [--listen HOST:PORT] ...
+//   (without --redis: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; the password of a URL
+//   without one: $REDISCLI_AUTH)
 //   cache_guard seed --db ... --items N [--replace]
 
 #include <pthread.h>
@@ -7,11 +9,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 
+#include "bloomkit/redis/url.hpp"
 #include "item_store.hpp"
 #include "service.hpp"
 
@@ -86,8 +90,10 @@ int main(int argc, char** argv) {
   std::uint64_t ttl = 300;
   app.add_option("--db", db, "sqlite:PATH or PATH (SQLite), or postgres://... (PostgreSQL)")
       ->capture_default_str();
-  app.add_option("--redis", o.redis_url, "Redis URL (redis:// or redis-cluster://)")
-      ->capture_default_str();
+  std::optional<std::string> redis_url;
+  app.add_option("--redis", redis_url,
+                 "Redis URL, redis:// or redis-cluster:// (default: $BLOOMKIT_REDIS_URL, else "
+                 "redis://127.0.0.1:6379); a URL without a password takes $REDISCLI_AUTH");
   app.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--filter", o.filter_name, "name of the Redis filter")->capture_default_str();
@@ -121,6 +127,7 @@ int main(int argc, char** argv) {
 
   try {
     if (seed_cmd->parsed()) return seed(seed_db, items, replace);
+    o.redis_url = bloomkit::redis::settings_from_environment(redis_url).url;
     o.db = parse_db_location(db);
     o.cache_ttl = std::chrono::seconds(ttl);
     return serve(std::move(o), listen);

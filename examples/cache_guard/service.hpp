@@ -13,6 +13,7 @@
 
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/url.hpp"
 #include "item_store.hpp"
 
 namespace httplib {
@@ -23,7 +24,8 @@ namespace cache_guard {
 
 struct service_options {
   db_location db;
-  std::string redis_url = "redis://127.0.0.1:6379";
+  // Parsed, password included (main.cpp: --redis, BLOOMKIT_REDIS_URL, REDISCLI_AUTH).
+  bloomkit::redis::url redis_url = bloomkit::redis::parse_url(bloomkit::redis::default_url);
   std::string filter_name = "cache_guard:items";
   std::uint64_t capacity = 0;  // 0: twice the database's row count (at least 1000)
   double fpp = 0.01;

@@ -54,6 +54,12 @@ std::optional<endpoint> redirect_target(const std::string& text, const endpoint&
   return target;
 }
 
+// " (gave up after 3 retries)": the end of every errc::unreachable message (docs/REDIS.md quotes
+// it).
+std::string gave_up_after(int retries) {
+  return " (gave up after " + std::to_string(retries) + (retries == 1 ? " retry)" : " retries)");
+}
+
 std::string describe_key(const command& c) {
   if (c.key_index == 0 || c.key_index >= c.args.size()) return "(no key)";
   return reply::make_string(c.args[c.key_index]).to_string();
@@ -277,8 +283,8 @@ struct client::impl {
           w.ask = nullptr;
           if (i >= g.replies.size()) {  // no reply: the connection broke
             if (++w.retries > options.max_retries) {
-              throw error(errc::unreachable, g.outcome.message + " (gave up after " +
-                                                 std::to_string(options.max_retries) + " retries)");
+              throw error(errc::unreachable,
+                          g.outcome.message + gave_up_after(options.max_retries));
             }
             ++stats.retries;
             if (target.cluster) slot_map_stale = true;  // maybe a failover
@@ -361,8 +367,17 @@ client& client::operator=(client&&) noexcept = default;
 client::~client() = default;
 
 client client::connect(std::string_view text, client_options options) {
+  return connect(parse_url(text), options);
+}
+
+client client::connect(const url& target, client_options options) {
+  if (!target.user.empty() && target.password.empty()) {
+    throw error(errc::invalid_argument,
+                "Redis URL \"" + target.to_string() + "\" names user \"" + target.user +
+                    "\" but no password: add it to the URL or set " + password_variable);
+  }
   auto p = std::make_unique<impl>();
-  p->target = parse_url(text);
+  p->target = target;
   if (options.max_retries < 0 || options.max_redirects < 0 ||
       options.connect_timeout.count() <= 0 || options.command_timeout.count() <= 0 ||
       options.retry_delay.count() < 0) {
@@ -403,7 +418,7 @@ client client::connect(std::string_view text, client_options options) {
       throw error(errc::unreachable,
                   (p->target.cluster ? "cannot load the slot map of " + p->target.to_string() + ": "
                                      : std::string()) +
-                      problems);
+                      problems + gave_up_after(options.max_retries));
     }
     std::this_thread::sleep_for(p->delay_before_retry(attempt + 1));
   }

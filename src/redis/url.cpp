@@ -1,6 +1,8 @@
 #include "bloomkit/redis/url.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include "bloomkit/error.hpp"
 
@@ -9,25 +11,102 @@ namespace {
 
 constexpr std::string_view single_scheme = "redis://";
 constexpr std::string_view cluster_scheme = "redis-cluster://";
+constexpr std::string_view hidden = "***";
 
-// The URL as it may appear in a message: the password replaced by "***".
-std::string redacted(std::string_view text) {
-  const auto scheme_end = text.find("://");
-  const auto at = text.rfind('@');
-  if (scheme_end == std::string_view::npos || at == std::string_view::npos || at < scheme_end) {
-    return std::string(text);
+bool is_digits(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// --- redaction: the URL as a message may show it ----------------------------------------------
+// It works on any text, well-formed or not, and hides everything that could be a password under
+// any reading of it.
+
+// The scheme at the start of `text` as far as redaction is concerned: "any-scheme://", or a typo
+// of ours ("redis:", "redis:/", "redis-cluster:/"); 0 if none.
+std::size_t scheme_length(std::string_view text) {
+  if (const auto end = text.find("://"); end != std::string_view::npos && end > 0) {
+    const auto name = text.substr(0, end);
+    const bool is_scheme = std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '+' || c == '-' || c == '.';
+    });
+    if (is_scheme) return end + 3;
   }
-  const auto userinfo = text.substr(scheme_end + 3, at - scheme_end - 3);
-  const auto colon = userinfo.find(':');
-  const std::string user =
-      colon == std::string_view::npos ? "" : std::string(userinfo.substr(0, colon));
-  return std::string(text.substr(0, scheme_end + 3)) + user + (user.empty() ? "***" : ":***") +
-         std::string(text.substr(at));
+  for (const std::string_view name : {"redis-cluster:", "redis:"}) {
+    if (text.starts_with(name)) {
+      const auto end = text.find_first_not_of('/', name.size());
+      return end == std::string_view::npos ? text.size() : end;
+    }
+  }
+  return 0;
+}
+
+// In "host:port,host:port/db": the position just past the first ':' that a number does not
+// follow, npos if none. What follows it may be a password whose "@host" is missing (as in
+// "redis://user:password"), so it is hidden. Bracketed IPv6 addresses are skipped; an
+// unbracketed one is hidden too; after an unterminated '[' (which the parser reports), nothing.
+std::size_t hidden_from(std::string_view hosts) {
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i] == '[') {
+      const auto close = hosts.find(']', i);
+      if (close == std::string_view::npos) return close;
+      i = close;
+    } else if (hosts[i] == ':') {
+      const auto end = std::min(hosts.find_first_of(",/", i + 1), hosts.size());
+      if (!is_digits(hosts.substr(i + 1, end - i - 1))) return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// "?a=1&b#frag" -> "?a=***&***#***": any value may be a password (?password=).
+std::string redacted_query(std::string_view query) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < query.size()) {
+    out += query[start];  // '?', '&' or '#'
+    const auto end = std::min(query.find_first_of("?&#", start + 1), query.size());
+    const auto item = query.substr(start + 1, end - start - 1);
+    if (const auto equals = item.find('='); equals != std::string_view::npos) {
+      out += std::string(item.substr(0, equals + 1)) + std::string(hidden);
+    } else if (!item.empty()) {
+      out += hidden;
+    }
+    start = end;
+  }
+  return out;
+}
+
+std::string redacted(std::string_view text) {
+  const auto scheme = scheme_length(text);
+  std::string out(text.substr(0, scheme));
+  auto rest = text.substr(scheme);
+  const auto at = rest.rfind('@');
+  const auto query = rest.find_first_of("?#");
+  if (at != std::string_view::npos) {
+    // User info: the user name stays ("alice:***@"), the rest is hidden.
+    const auto colon = rest.find(':');
+    if (colon > 0 && colon < at && colon < query) out += std::string(rest.substr(0, colon + 1));
+    out += hidden;
+    // A '?' or '#' before the '@' may be in the password, or the '@' in a query value: the
+    // text after the '@' may be either, so it is hidden too.
+    if (query < at) return out;
+    out += '@';
+    rest = rest.substr(at + 1);
+  }
+  const auto query_start = std::min(rest.find_first_of("?#"), rest.size());
+  const auto hosts = rest.substr(0, query_start);
+  if (const auto from = hidden_from(hosts); from != std::string_view::npos) {
+    return out + std::string(hosts.substr(0, from)) + std::string(hidden);
+  }
+  return out + std::string(hosts) + redacted_query(rest.substr(query_start));
 }
 
 [[noreturn]] void fail(std::string_view text, const std::string& problem) {
   throw error(errc::invalid_argument, "invalid Redis URL \"" + redacted(text) + "\": " + problem);
 }
+
+// --- parsing -------------------------------------------------------------------------------
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -89,9 +168,30 @@ endpoint parse_endpoint(std::string_view hostport, std::string_view url) {
   }
   if (ep.host.empty()) fail(url, "missing host");
   if (has_port && !parse_number(port_text, 1, 65535, ep.port)) {
-    fail(url, "port \"" + std::string(port_text) + "\" is not a number in 1-65535");
+    // Not a number: maybe "redis://user:password" without its "@host"; never echo it.
+    fail(url, is_digits(port_text)
+                  ? "port \"" + std::string(port_text) + "\" is not a number in 1-65535"
+                  : "port (hidden: it may be a password) is not a number in 1-65535");
   }
   return ep;
+}
+
+// A query string or fragment, which this parser does not accept: why, without its values.
+[[noreturn]] void fail_on_query(std::string_view text, std::string_view query, bool before_at) {
+  if (query.find("password=") != std::string_view::npos) {
+    fail(text,
+         "a password in the query string is not supported: write "
+         "redis://[user]:password@host or set REDISCLI_AUTH");
+  }
+  if (before_at) {
+    fail(text, "'?' or '#' before the '@': %-encode them in a password (%3F, %23)");
+  }
+  fail(text, "query strings and fragments are not supported");
+}
+
+const char* non_empty_variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : nullptr;
 }
 
 }  // namespace
@@ -127,25 +227,13 @@ url parse_url(std::string_view text) {
     fail(text, "expected redis://host:port or redis-cluster://host:port,...");
   }
 
-  // Path: "/db" (single server only).
-  if (const auto slash = rest.find('/'); slash != std::string_view::npos) {
-    const auto path = rest.substr(slash + 1);
-    rest = rest.substr(0, slash);
-    if (!path.empty()) {
-      if (result.cluster)
-        fail(text, "a cluster has no databases; remove \"/" + std::string(path) + "\"");
-      if (!parse_number(path, 0, 1 << 30, result.db)) {
-        fail(text, "database \"" + std::string(path) + "\" is not a non-negative number");
-      }
-    }
-  }
-  if (rest.find_first_of("?#") != std::string_view::npos) {
-    fail(text, "query strings and fragments are not supported");
+  const auto at = rest.rfind('@');
+  if (const auto query = rest.find_first_of("?#"); query != std::string_view::npos) {
+    fail_on_query(text, rest.substr(query), at != std::string_view::npos && query < at);
   }
 
-  // Userinfo: everything up to the last '@' (a password may contain '@' only %-encoded, but be
-  // lenient and split at the last one).
-  if (const auto at = rest.rfind('@'); at != std::string_view::npos) {
+  // User info: everything up to the last '@', so that a password may hold '@', ':' and '/'.
+  if (at != std::string_view::npos) {
     const auto userinfo = rest.substr(0, at);
     rest = rest.substr(at + 1);
     if (const auto colon = userinfo.find(':'); colon != std::string_view::npos) {
@@ -154,15 +242,19 @@ url parse_url(std::string_view text) {
     } else {
       result.password = percent_decode("password", userinfo, text);
     }
-    if (result.password.empty()) fail(text, "empty password");
+    // "user:@host" leaves the password to REDISCLI_AUTH; "@host" and ":@host" are mistakes.
+    if (result.user.empty() && result.password.empty()) fail(text, "empty password");
   }
 
-  if (rest.empty()) fail(text, "missing host");
+  // Hosts, then "/db" (single server only): a bad port is reported before what follows it.
+  const auto slash = rest.find('/');
+  const auto hosts = rest.substr(0, slash);
+  if (hosts.empty()) fail(text, "missing host");
   std::size_t start = 0;
   while (true) {
-    const auto comma = rest.find(',', start);
+    const auto comma = hosts.find(',', start);
     const auto part =
-        rest.substr(start, comma == std::string_view::npos ? rest.npos : comma - start);
+        hosts.substr(start, comma == std::string_view::npos ? hosts.npos : comma - start);
     if (part.empty()) fail(text, "empty host in the node list");
     result.nodes.push_back(parse_endpoint(part, text));
     if (comma == std::string_view::npos) break;
@@ -171,7 +263,38 @@ url parse_url(std::string_view text) {
   if (!result.cluster && result.nodes.size() > 1) {
     fail(text, "several hosts need redis-cluster://");
   }
+  if (slash != std::string_view::npos) {
+    const auto path = rest.substr(slash + 1);
+    if (!path.empty()) {
+      if (result.cluster)
+        fail(text, "a cluster has no databases; remove \"/" + std::string(path) + "\"");
+      if (!parse_number(path, 0, 1 << 30, result.db)) {
+        fail(text, "database \"" + std::string(path) + "\" is not a non-negative number");
+      }
+    }
+  }
   return result;
+}
+
+connection_settings settings_from_environment(std::optional<std::string_view> url) {
+  connection_settings settings;
+  if (url) {
+    settings.url = parse_url(*url);
+  } else if (const char* from_environment = non_empty_variable(url_variable)) {
+    try {
+      settings.url = parse_url(from_environment);
+    } catch (const error& e) {
+      throw error(e.code(), std::string(url_variable) + ": " + e.what());
+    }
+  } else {
+    settings.url = parse_url(default_url);
+  }
+  if (settings.url.password.empty()) {
+    if (const char* password = non_empty_variable(password_variable)) {
+      settings.url.password = password;
+    }
+  }
+  return settings;
 }
 
 }  // namespace bloomkit::redis

@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include "support/redis_server.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -156,13 +157,22 @@ class CacheGuard : public ::testing::Test {
 
   fs::path at(const std::string& name) const { return dir_.path() / name; }
 
-  // Starts the service on a free port; waits until it listens.
-  void start(const std::string& log = "service.err") {
-    service_ = std::make_unique<process>(
-        std::vector<std::string>{CACHE_GUARD_EXE, "--db", db_, "--redis", redis_->url(), "--listen",
-                                 "127.0.0.1:0", "--capacity", std::to_string(seeded_items), "--p",
-                                 "0.01", "--threads", "6"},
-        at("service.out"), at(log));
+  // Starts the service on a free port; waits until it listens. Without --redis (redis_from_env),
+  // the service finds its server in BLOOMKIT_REDIS_URL and REDISCLI_AUTH.
+  void start(const std::string& log = "service.err", bool redis_from_env = false) {
+    std::vector<std::string> args{CACHE_GUARD_EXE,
+                                  "--db",
+                                  db_,
+                                  "--listen",
+                                  "127.0.0.1:0",
+                                  "--capacity",
+                                  std::to_string(seeded_items),
+                                  "--p",
+                                  "0.01",
+                                  "--threads",
+                                  "6"};
+    if (!redis_from_env) args.insert(args.end(), {"--redis", redis_->url()});
+    service_ = std::make_unique<process>(args, at("service.out"), at(log));
     const std::string listening = "listening on http://127.0.0.1:";
     const auto deadline = std::chrono::steady_clock::now() + 120s;
     while (true) {
@@ -441,6 +451,43 @@ TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilARebuild) {
   now = read_stats();
   EXPECT_EQ(now["filter_rejections"], before["filter_rejections"] + 1);
   stop_service();
+}
+
+// Credentials off the command line, where `ps` shows them: BLOOMKIT_REDIS_URL names the server,
+// REDISCLI_AUTH gives the password; no message shows it.
+TEST_F(CacheGuard, StartsWithCredentialsFromTheEnvironment) {
+  using bloomkit::test::scoped_env;
+  bloomkit::test::redis_server_options o;
+  o.requirepass = "Guard7-pass";
+  redis_ = std::make_unique<redis_server>(o);  // instead of the fixture's password-less server
+  const std::string url = "redis://" + redis_->address();
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", url}, {"REDISCLI_AUTH", "Guard7-pass"}});
+    start("service.err", /*redis_from_env=*/true);
+  }
+  EXPECT_EQ(get(1), 200);
+  EXPECT_EQ(get(absent_base + 1), 404);
+  EXPECT_EQ(redis_->raw({"EXISTS", "cache_guard:items:meta"}).integer(), 1);
+  stop_service();
+  EXPECT_EQ(service_->err().find("Guard7"), std::string::npos) << service_->err();
+
+  // A wrong password, from the environment or --redis: exit 1 naming the server, not the password.
+  const auto refused = [&](const std::vector<std::string>& redis_args) {
+    std::vector<std::string> args{CACHE_GUARD_EXE, "--db", db_, "--listen", "127.0.0.1:0"};
+    args.insert(args.end(), redis_args.begin(), redis_args.end());
+    process p(args, at("bad.out"), at("bad.err"));
+    EXPECT_EQ(p.wait(), 1) << p.err();
+    const std::string err = p.err();
+    EXPECT_EQ(err.rfind("cache_guard: error: Redis at " + redis_->address() + " refused AUTH", 0),
+              0u)
+        << err;
+    EXPECT_EQ(err.find("Wrong7"), std::string::npos) << err;
+  };
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", url}, {"REDISCLI_AUTH", "Wrong7-pass"}});
+    refused({});
+  }
+  refused({"--redis", "redis://:Wrong7-pass@" + redis_->address()});
 }
 
 // Each bad setup ends with exit 1 and one clear message.

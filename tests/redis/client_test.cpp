@@ -22,6 +22,7 @@
 #include "support/errors.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
+#include "support/scoped_env.hpp"
 
 namespace {
 
@@ -123,7 +124,7 @@ TEST(RedisUrl, RejectsBadUrlsNamingTheProblem) {
       {"redis://h:65536",
        R"(invalid Redis URL "redis://h:65536": port "65536" is not a number in 1-65535)"},
       {"redis://h:port",
-       R"(invalid Redis URL "redis://h:port": port "port" is not a number in 1-65535)"},
+       R"(invalid Redis URL "redis://h:***": port (hidden: it may be a password) is not a number in 1-65535)"},
       {"redis://h:", R"(invalid Redis URL "redis://h:": port "" is not a number in 1-65535)"},
       {"redis://h:1/x",
        R"(invalid Redis URL "redis://h:1/x": database "x" is not a non-negative number)"},
@@ -138,11 +139,12 @@ TEST(RedisUrl, RejectsBadUrlsNamingTheProblem) {
       {"redis://:@h:1", R"(invalid Redis URL "redis://***@h:1": empty password)"},
       {"redis://u:p%4@h:1",
        R"(invalid Redis URL "redis://u:***@h:1": bad %-escape in the password)"},
+      // Hidden: ":1:6379" could as well be ":password" without its "@host".
       {"redis://::1:6379",
-       R"(invalid Redis URL "redis://::1:6379": IPv6 hosts must be written in brackets)"},
+       R"(invalid Redis URL "redis://:***": IPv6 hosts must be written in brackets)"},
       {"redis://[::1:6379", R"(invalid Redis URL "redis://[::1:6379": unterminated '[' in host)"},
       {"redis://h:1?timeout=3",
-       R"(invalid Redis URL "redis://h:1?timeout=3": query strings and fragments are not supported)"},
+       R"(invalid Redis URL "redis://h:1?timeout=***": query strings and fragments are not supported)"},
   };
   for (const auto& [text, message] : cases) {
     EXPECT_EQ(error_of([&] { parse_url(text); }, errc::invalid_argument), message) << text;
@@ -154,6 +156,212 @@ TEST(RedisUrl, MessagesNeverShowThePassword) {
       error_of([] { parse_url("redis://admin:hunter2@h:99999"); }, errc::invalid_argument);
   EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
   EXPECT_NE(message.find("admin:***@h:99999"), std::string::npos) << message;
+}
+
+// Every malformed shape a password may come in: the message names the problem, never the
+// password (neither as written nor %-decoded, nor any piece of it).
+TEST(RedisUrl, NoMalformedUrlShowsItsPassword) {
+  struct bad_url {
+    std::string text;
+    std::vector<std::string> secrets;  // none may appear in the message
+    std::string problem;               // must appear in the message
+  };
+  const std::string expected_scheme = "expected redis://host:port or redis-cluster://host:port";
+  const std::string in_query = "a password in the query string is not supported";
+  const std::vector<bad_url> cases = {
+      // The six shapes of issue 11 (item 12).
+      {"redis:/user:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"redis:user:Alpha7@h", {"Alpha7"}, expected_scheme},
+      {"redis://:Alpha7@", {"Alpha7"}, "missing host"},
+      {"redis://user:Alpha7@", {"Alpha7"}, "missing host"},
+      {"redis://h:1?password=Alpha7", {"Alpha7"}, in_query},
+      {"redis://Charlie3@h:1?password=Alpha7", {"Alpha7", "Charlie3"}, in_query},
+      // More of the same family.
+      {"redis://user:x@h:1?password=Alpha7", {"Alpha7"}, in_query},
+      {"redis://h:1?user=u&password=Alpha7", {"Alpha7"}, in_query},
+      {"redis://h:1#Alpha7", {"Alpha7"}, "query strings and fragments are not supported"},
+      {"redis-cluster:/:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"redis//user:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"http://user:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"user:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {" redis://user:Alpha7@h:1", {"Alpha7"}, expected_scheme},
+      {"redis://Alpha7@", {"Alpha7"}, "missing host"},
+      {"redis-cluster://:Alpha7@", {"Alpha7"}, "missing host"},
+      {"redis://user:Alpha7@:6379", {"Alpha7"}, "missing host"},
+      // "@host" forgotten: the password sits where the port goes.
+      {"redis://user:Alpha7", {"Alpha7"}, "is not a number in 1-65535"},
+      {"redis://:Alpha7", {"Alpha7"}, "missing host"},
+      {"redis://user:Alpha7/0", {"Alpha7"}, "is not a number in 1-65535"},
+      {"redis://user:Alpha7/Bravo9", {"Alpha7", "Bravo9"}, "is not a number in 1-65535"},
+      {"redis-cluster://h:1,user:Alpha7", {"Alpha7"}, "is not a number in 1-65535"},
+      {"redis://:Alpha7:Bravo9", {"Alpha7", "Bravo9"}, "IPv6 hosts must be written"},
+      {"redis://:Alpha7&:Bravo9?a=1", {"Alpha7", "Bravo9"}, "query strings"},
+      {"redis://user:Alpha7:Bravo9", {"Alpha7", "Bravo9"}, "IPv6 hosts must be written"},
+      {"redis//:Alpha7/x", {"Alpha7"}, expected_scheme},
+      {"redis//alice:Alpha7", {"Alpha7"}, expected_scheme},
+      {"redis//alice:Alpha7#Bravo9/0", {"Alpha7", "Bravo9"}, expected_scheme},
+      {"REDIS://alice:Alpha7:Bravo9/0", {"Alpha7", "Bravo9"}, expected_scheme},
+      {"alice:Alpha7:Bravo9/", {"Alpha7", "Bravo9"}, expected_scheme},
+      // Passwords holding reserved characters, raw and %-encoded, in otherwise bad URLs.
+      {"redis://u:Alpha7@Bravo9@h:99999", {"Alpha7", "Bravo9"}, R"(port "99999")"},
+      {"redis://u:Alpha7:Bravo9@h:0", {"Alpha7", "Bravo9"}, R"(port "0")"},
+      {"redis://u:Alpha7/Bravo9@h:1/x", {"Alpha7", "Bravo9"}, R"(database "x")"},
+      {"redis://u:Alpha7/Bravo9@h:1,h:2", {"Alpha7", "Bravo9"}, "several hosts"},
+      {"redis://u:Alpha7%2FBravo9@h:0", {"Alpha7", "Bravo9"}, R"(port "0")"},
+      {"redis://u:Alpha7%40Bravo9@", {"Alpha7", "Bravo9"}, "missing host"},
+      {"redis://u:Alpha7%zz@h:1", {"Alpha7"}, "bad %-escape in the password"},
+      {"redis://u:Alpha7?Bravo9@h:1", {"Alpha7", "Bravo9"}, "%-encode"},
+      {"redis://u:Alpha7#Bravo9@h:1", {"Alpha7", "Bravo9"}, "%-encode"},
+      {"redis://h:1?password=Alpha7@Bravo9", {"Alpha7", "Bravo9"}, in_query},
+      {"redis-cluster://u:Alpha7@h:1/0", {"Alpha7"}, "a cluster has no databases"},
+      {"redis-cluster://u:Alpha7@a:1,,b:2", {"Alpha7"}, "empty host in the node list"},
+      {"redis://u:Alpha7@[::1", {"Alpha7"}, "unterminated '['"},
+      {"redis://u:Alpha7@::1:6379", {"Alpha7"}, "IPv6 hosts must be written in brackets"},
+      {"redis://:@h:1", {}, "empty password"},
+  };
+  for (const auto& c : cases) {
+    const auto message = error_of([&] { parse_url(c.text); }, errc::invalid_argument);
+    EXPECT_EQ(message.rfind("invalid Redis URL \"", 0), 0u) << c.text << "\n" << message;
+    EXPECT_NE(message.find(c.problem), std::string::npos) << c.text << "\n" << message;
+    for (const auto& secret : c.secrets) {
+      EXPECT_EQ(message.find(secret), std::string::npos) << c.text << "\n" << message;
+    }
+  }
+  // The user name stays (it names who failed); the redacted URL still shows where.
+  EXPECT_EQ(
+      error_of([] { parse_url("redis://alice:Alpha7@h:1?password=x"); }, errc::invalid_argument),
+      "invalid Redis URL \"redis://alice:***@h:1?password=***\": a password in the query "
+      "string is not supported: write redis://[user]:password@host or set REDISCLI_AUTH");
+}
+
+// The same over generated URLs: passwords "Qz...Wy" with reserved characters inside, in the user
+// info, where the port goes ("@host" missing) or in a query, behind good and bad schemes and hosts.
+// (A password with an '@' whose "@host" is missing reads as password@host: not generated.)
+TEST(RedisUrl, NoGeneratedBadUrlShowsItsPassword) {
+  std::mt19937 rng(11);
+  const auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  const std::vector<std::string> schemes = {
+      "redis://", "redis-cluster://", "redis:/", "redis:", "", "http://", "redis//", "REDIS://"};
+  const std::vector<std::string> users = {"", "alice"};
+  const std::vector<std::string> hosts = {"",         "h",       "h:1",    "h:0",  "[::1]:6379",
+                                          "::1:6379", "h:1,h:2", "h:1,,h", "[::1", "h:x",
+                                          ":6379",    "h:1/0",   "h:1/x"};
+  const std::vector<std::string> tails = {"", "/", "/0", "/x", "?a=1", "#f", "?password="};
+  const std::string reserved = "@:/?#,%[]=&";
+  int errors = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string password = "Qz";
+    for (int n = rng() % 4; n > 0; --n) password += reserved[rng() % reserved.size()];
+    password += "Wy";
+    const auto scheme = pick(schemes);
+    const auto user = pick(users);
+    std::string text;
+    switch (rng() % 3) {
+      case 0:
+        text = scheme + user + ":" + password + "@" + pick(hosts) + pick(tails);
+        break;
+      case 1:
+        if (password.find('@') != std::string::npos) continue;
+        text = scheme + user + ":" + password + pick(tails);
+        break;
+      default:
+        text = scheme + user + (user.empty() ? "" : "@") + pick(hosts) + "?password=" + password;
+    }
+    try {
+      parse_url(text);
+    } catch (const error& e) {
+      ++errors;
+      const std::string message = e.what();
+      ASSERT_EQ(message.find("Qz"), std::string::npos) << text << "\n" << message;
+      ASSERT_EQ(message.find("Wy"), std::string::npos) << text << "\n" << message;
+    }
+  }
+  EXPECT_GT(errors, 4000);
+}
+
+TEST(RedisUrl, PasswordsMayHoldReservedCharacters) {
+  auto u = parse_url("redis://u:pa@ss@h:1");
+  EXPECT_EQ(u.password, "pa@ss");
+  EXPECT_EQ(u.nodes[0], (bloomkit::redis::endpoint{"h", 1}));
+  u = parse_url("redis://u:pa/ss@h:1/2");
+  EXPECT_EQ(u.user, "u");
+  EXPECT_EQ(u.password, "pa/ss");
+  EXPECT_EQ(u.db, 2);
+  u = parse_url("redis://:pa:ss@h");
+  EXPECT_EQ(u.user, "");
+  EXPECT_EQ(u.password, "pa:ss");
+  u = parse_url("redis://u:%3F%23%2F%40%3A%25@h");
+  EXPECT_EQ(u.password, "?#/@:%");
+  u = parse_url("redis-cluster://u:a,b/c@h:1,h:2");
+  EXPECT_EQ(u.password, "a,b/c");
+  EXPECT_EQ(u.nodes.size(), 2u);
+}
+
+// "redis://user:@host": an ACL user whose password comes from elsewhere (REDISCLI_AUTH); connecting
+// without one is an error before any AUTH, never a silent connection as the default user.
+TEST(RedisUrl, AUserWithoutAPasswordNeedsOne) {
+  const auto u = parse_url("redis://alice:@h:1/2");
+  EXPECT_EQ(u.user, "alice");
+  EXPECT_EQ(u.password, "");
+  EXPECT_EQ(u.db, 2);
+  EXPECT_EQ(error_of([] { client::connect("redis://alice:@127.0.0.1:1"); }, errc::invalid_argument),
+            "Redis URL \"redis://alice@127.0.0.1:1\" names user \"alice\" but no password: add it "
+            "to the URL or set REDISCLI_AUTH");
+}
+
+// settings_from_environment: the URL given, else BLOOMKIT_REDIS_URL, else the default; the password
+// from REDISCLI_AUTH when the URL has none. (setenv is safe here: one thread per test process.)
+TEST(RedisUrl, SettingsFromTheEnvironment) {
+  using bloomkit::redis::settings_from_environment;
+  using bloomkit::test::scoped_env;
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", std::nullopt}, {"REDISCLI_AUTH", std::nullopt}});
+    const auto s = settings_from_environment(std::nullopt);
+    EXPECT_EQ(s.url.to_string(), "redis://127.0.0.1:6379");
+    EXPECT_EQ(s.url.password, "");
+    EXPECT_EQ(settings_from_environment("redis://h:1/3").url.to_string(), "redis://h:1/3");
+  }
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", "redis://u:from-env-url@10.0.0.1:7000/2"},
+                    {"REDISCLI_AUTH", std::nullopt}});
+    auto s = settings_from_environment(std::nullopt);
+    EXPECT_EQ(s.url.to_string(), "redis://u@10.0.0.1:7000/2");
+    EXPECT_EQ(s.url.password, "from-env-url");
+    s = settings_from_environment("redis://h:1");  // the URL given wins
+    EXPECT_EQ(s.url.to_string(), "redis://h:1");
+    EXPECT_EQ(s.url.password, "");
+  }
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", ""}, {"REDISCLI_AUTH", ""}});  // empty: unset
+    const auto s = settings_from_environment(std::nullopt);
+    EXPECT_EQ(s.url.to_string(), "redis://127.0.0.1:6379");
+    EXPECT_EQ(s.url.password, "");
+  }
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", "redis-cluster://h:1,h:2"}, {"REDISCLI_AUTH", "envpw"}});
+    EXPECT_EQ(settings_from_environment(std::nullopt).url.password, "envpw");
+    EXPECT_TRUE(settings_from_environment(std::nullopt).url.cluster);
+    EXPECT_EQ(settings_from_environment("redis://h:1").url.password, "envpw");
+    EXPECT_EQ(settings_from_environment("redis://:in-url@h:1").url.password, "in-url");
+    const auto alice = settings_from_environment("redis://alice:@h:1").url;
+    EXPECT_EQ(alice.user, "alice");
+    EXPECT_EQ(alice.password, "envpw");
+  }
+  {
+    // A bad URL from the environment: the message names the variable, never the password.
+    scoped_env env(
+        {{"BLOOMKIT_REDIS_URL", "redis://u:Alpha7@h:99999"}, {"REDISCLI_AUTH", "Bravo9"}});
+    const auto message =
+        error_of([] { settings_from_environment(std::nullopt); }, errc::invalid_argument);
+    EXPECT_EQ(message,
+              R"(BLOOMKIT_REDIS_URL: invalid Redis URL "redis://u:***@h:99999": port "99999" is )"
+              "not a number in 1-65535");
+    EXPECT_EQ(
+        error_of([] { settings_from_environment("redis://u:Alpha7@h:0"); }, errc::invalid_argument)
+            .find("Alpha7"),
+        std::string::npos);
+  }
 }
 
 TEST(RedisUrl, ConnectRejectsBadUrlsAndOptionsBeforeConnecting) {
@@ -419,6 +627,43 @@ TEST(RedisAuth, PasswordAndAclUsers) {
   EXPECT_EQ(message.rfind("Redis at " + base + " requires a password: NOAUTH", 0), 0u) << message;
 }
 
+// REDISCLI_AUTH gives the password of a URL that has none, for the default user and for an ACL
+// user ("redis://alice:@host"); a wrong one fails naming the user, never the password.
+TEST(RedisAuth, PasswordFromTheEnvironment) {
+  BLOOMKIT_REQUIRE_REDIS();
+  using bloomkit::redis::settings_from_environment;
+  using bloomkit::test::scoped_env;
+  redis_server_options o;
+  o.requirepass = "right-pass";
+  o.users = {{"alice", "alice-pass"}};
+  redis_server server(o);
+  const auto base = "127.0.0.1:" + std::to_string(server.port());
+  {
+    scoped_env env({{"BLOOMKIT_REDIS_URL", "redis://" + base}, {"REDISCLI_AUTH", "right-pass"}});
+    auto c = client::connect(settings_from_environment(std::nullopt).url);
+    EXPECT_EQ(c.execute(cmd({"PING"}, 0)).str(), "PONG");
+    EXPECT_EQ(c.describe(), "redis://" + base);
+  }
+  {
+    scoped_env env({{"REDISCLI_AUTH", "alice-pass"}});
+    auto alice = client::connect(settings_from_environment("redis://alice:@" + base).url);
+    EXPECT_EQ(alice.execute(cmd({"ACL", "WHOAMI"}, 0)).str(), "alice");
+  }
+  {
+    scoped_env env({{"REDISCLI_AUTH", "Wrong7-pass"}});
+    auto message =
+        error_of([&] { client::connect(settings_from_environment("redis://alice:@" + base).url); },
+                 errc::auth_failed);
+    EXPECT_EQ(message.rfind("Redis at " + base + " refused AUTH of user \"alice\": WRONGPASS", 0),
+              0u)
+        << message;
+    EXPECT_EQ(message.find("Wrong7"), std::string::npos) << message;
+    message = error_of([&] { client::connect(settings_from_environment("redis://" + base).url); },
+                       errc::auth_failed);
+    EXPECT_EQ(message.find("Wrong7"), std::string::npos) << message;
+  }
+}
+
 TEST(RedisAuth, ClusterWithPassword) {
   BLOOMKIT_REQUIRE_REDIS();
   bloomkit::test::redis_cluster_options o;
@@ -431,6 +676,13 @@ TEST(RedisAuth, ClusterWithPassword) {
   for (int i = 0; i < 100; ++i) sets.push_back(cmd({"SET", "key:" + std::to_string(i), "v"}));
   for (const auto& r : c.execute_many(sets)) EXPECT_EQ(r.str(), "OK");
   EXPECT_EQ(c.describe().find("cluster-pass"), std::string::npos);
+  {
+    bloomkit::test::scoped_env env({{"REDISCLI_AUTH", "cluster-pass"}});
+    auto from_env = client::connect(
+        bloomkit::redis::settings_from_environment("redis-cluster://" + cluster.node(0).address())
+            .url);
+    EXPECT_EQ(from_env.master_count(), 3u);
+  }
   const auto seed = cluster.node(0).address();
   auto message =
       error_of([&] { client::connect("redis-cluster://:bad@" + seed); }, errc::auth_failed);
@@ -452,7 +704,7 @@ TEST(RedisFaults, UnreachablePortFailsFastNamingTheAddress) {
                errc::unreachable);
   EXPECT_LT(elapsed_ms(start), 1000);
   EXPECT_EQ(message, "cannot connect to Redis at 127.0.0.1:" + std::to_string(port) +
-                         ": Connection refused");
+                         ": Connection refused (gave up after 1 retry)");
   const auto cluster_message = error_of(
       [&] {
         client::connect("redis-cluster://127.0.0.1:" + std::to_string(port) +
@@ -462,6 +714,17 @@ TEST(RedisFaults, UnreachablePortFailsFastNamingTheAddress) {
       errc::unreachable);
   EXPECT_EQ(cluster_message.rfind("cannot load the slot map of redis-cluster://127.0.0.1:", 0), 0u)
       << cluster_message;
+  EXPECT_TRUE(cluster_message.ends_with(": Connection refused (gave up after 1 retry)"))
+      << cluster_message;
+}
+
+// The message docs/REDIS.md and docs/CLI.md quote, with the default options.
+TEST(RedisFaults, ConnectFailureMessageIsTheDocumentedOne) {
+  const int port = closed_port();
+  const auto message = error_of(
+      [&] { client::connect("redis://127.0.0.1:" + std::to_string(port)); }, errc::unreachable);
+  EXPECT_EQ(message, "cannot connect to Redis at 127.0.0.1:" + std::to_string(port) +
+                         ": Connection refused (gave up after 3 retries)");
 }
 
 TEST(RedisFaults, ConnectTimeoutIsHonored) {
@@ -650,11 +913,12 @@ TEST_F(RedisCluster, ASingleServerUrlOnAClusterNodeIsAClearError) {
   const auto node = cluster_->masters().front();
   auto c = client::connect(cluster_->node(node).url());
   // A key whose slot another master owns.
-  std::string key;
-  for (int i = 0;; ++i) {
-    key = std::string("k") + std::to_string(i);
-    if (cluster_->owner_of_slot(bloomkit::redis::key_slot(key)) != node) break;
-  }
+  const std::string key = [&] {
+    for (int i = 0;; ++i) {
+      std::string candidate = std::to_string(i);
+      if (cluster_->owner_of_slot(bloomkit::redis::key_slot(candidate)) != node) return candidate;
+    }
+  }();
   const auto message = error_of([&] { c.execute(cmd({"GET", key})); }, errc::server_error);
   EXPECT_NE(message.find("is a cluster node"), std::string::npos) << message;
   EXPECT_NE(message.find("connect with redis-cluster://"), std::string::npos) << message;

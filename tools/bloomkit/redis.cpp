@@ -1,7 +1,8 @@
 // bloomkit redis [--url URL] [--layout native|go-zero] [--bits M] COMMAND ...
 //
 // Filters that live in Redis (a server or a Cluster), shared by every client that names them;
-// see docs/CLI.md ("Redis") and docs/REDIS.md. --url defaults to redis://127.0.0.1:6379.
+// see docs/CLI.md ("Redis") and docs/REDIS.md. Without --url: $BLOOMKIT_REDIS_URL, else
+// redis://127.0.0.1:6379; a URL without a password takes it from $REDISCLI_AUTH.
 // --layout go-zero --bits M works on go-zero's core/bloom keys (add, query, info only).
 
 #include <memory>
@@ -56,10 +57,10 @@ std::vector<command> add_redis_commands(CLI::App& app) {
   auto context = std::make_shared<redis_context>();
   CLI::App* group = app.add_subcommand("redis", "Filters in Redis or a Redis Cluster");
   group->require_subcommand(1);
-  group
-      ->add_option("--url", context->url,
-                   "redis://[user:password@]host:port[/db] or redis-cluster://host:port[,...]")
-      ->capture_default_str();
+  group->add_option("--url", context->url,
+                    "redis://[user:password@]host:port[/db] or redis-cluster://host:port[,...] "
+                    "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; a password "
+                    "here shows in `ps`: prefer $REDISCLI_AUTH)");
   group
       ->add_option("--layout", context->layout,
                    "native (bloomkit's sharded filters) or go-zero (go-zero core/bloom keys)")

@@ -13,20 +13,23 @@
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/url.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::cli {
 
-inline constexpr const char* default_redis_url = "redis://127.0.0.1:6379";
-
 struct redis_context {
-  std::string url = default_redis_url;
+  // --url; without it, BLOOMKIT_REDIS_URL or the default (redis::settings_from_environment).
+  std::optional<std::string> url;
   // --layout native|go-zero and --bits M (go-zero keys record no size: docs/CLI.md, "Redis").
   std::string layout = "native";
   std::optional<std::uint64_t> bits;  // nullopt: not given; parsed and checked: 1 to 2^32
 
-  // Connects to --url (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
-  redis::client connect() const { return redis::client::connect(url); }
+  // Connects to --url, BLOOMKIT_REDIS_URL or the default, with the password of the URL or of
+  // REDISCLI_AUTH (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
+  redis::client connect() const {
+    return redis::client::connect(redis::settings_from_environment(url).url);
+  }
   // For subcommands that work on both layouts: --bits with --layout go-zero, nullopt with
   // native. Throws usage_error naming `command` for go-zero without --bits, or --bits without
   // go-zero.

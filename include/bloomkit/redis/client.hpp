@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/redis/url.hpp"
+
 namespace bloomkit::redis {
 
 struct client_options {
@@ -85,6 +87,9 @@ class client {
   // Connects now (and, for a cluster, loads the slot map), so a bad address, password or URL
   // fails here. Throws bloomkit::error: invalid_argument, unreachable, auth_failed, timeout.
   static client connect(std::string_view url, client_options options = {});
+  // The same with a parsed URL (e.g. settings_from_environment(...).url, whose password may come
+  // from REDISCLI_AUTH). A URL naming a user without a password: errc::invalid_argument.
+  static client connect(const url& target, client_options options = {});
 
   client(client&&) noexcept;
   client& operator=(client&&) noexcept;
