@@ -190,7 +190,7 @@ void http_server::refuse(socket_t sock) {
   static constexpr char reply[] =
       "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
       "Connection: close\r\n\r\ntoo many connections\n";
-  (void)!::send(sock, reply, sizeof reply - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+  (void)::send(sock, reply, sizeof reply - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
   // Read what already arrived: closing with unread bytes would reset the connection and could
   // discard the reply before the client reads it.
   char discard[4096];
