@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -108,6 +109,20 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "HTTP worker threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  // Limits against slow clients (slowloris) and too many connections (http_server.hpp).
+  double read_timeout = 5, keep_alive_timeout = 5;
+  app.add_option("--read-timeout", read_timeout,
+                 "seconds within which a whole request must arrive (and a reply be sent)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--keep-alive-timeout", keep_alive_timeout,
+                 "seconds an idle keep-alive connection waits for its next request")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--max-connections", o.max_connections,
+                 "connections open at once (served or waiting for a thread); more get 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
 
   auto* seed_cmd = app.add_subcommand("seed", "create the items table with rows 1..N");
   std::string seed_db;
@@ -130,6 +145,9 @@ int main(int argc, char** argv) {
     o.redis_url = bloomkit::redis::settings_from_environment(redis_url).url;
     o.db = parse_db_location(db);
     o.cache_ttl = std::chrono::seconds(ttl);
+    const auto to_ms = [](double s) { return std::chrono::milliseconds(std::llround(s * 1000)); };
+    o.read_timeout = to_ms(read_timeout);
+    o.keep_alive_timeout = to_ms(keep_alive_timeout);
     return serve(std::move(o), listen);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cache_guard: error: %s\n", e.what());

@@ -1,20 +1,28 @@
 #include "service.hpp"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <optional>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/redis/shard_layout.hpp"
+#include "http_server.hpp"
 
 namespace cache_guard {
 
 namespace {
 
+using bloomkit::errc;
+using bloomkit::redis::client;
+using bloomkit::redis::command;
 using bloomkit::redis::key_sink;
 using bloomkit::redis::redis_filter;
+using clock = std::chrono::steady_clock;
+
+// How long requests skip Redis after finding it unreachable (instead of each paying the
+// client's connect retries).
+constexpr auto redis_retry_after = std::chrono::seconds(1);
 
 // The id of /item/{id}: a positive decimal integer that fits int64.
 std::optional<std::int64_t> parse_id(const std::string& text) {
@@ -67,16 +75,60 @@ class progress {
   int last_tenth_ = -1;
 };
 
+// Errors that say the filter is missing or broken (rather than Redis being unreachable or
+// busy): a reload recreates it.
+bool filter_is_broken(errc code) {
+  return code == errc::not_found || code == errc::wrong_type || code == errc::incompatible;
+}
+
+// Removes what is left of the service's filter so that a create starts clean: its stamp; the
+// filter through drop() when its meta opens; the meta key itself when it does not (not a hash,
+// fields missing); and the generation-1 shards a create of `layout` needs, which a write through
+// a stale handle or an interrupted create can leave without a meta (create refuses to start
+// over them). Key names: redis_filter.hpp. A meta of a format this build does not know
+// (errc::unsupported) is not touched: the error goes up.
+void discard_filter(client& c, const service_options& o,
+                    const bloomkit::redis::shard_layout& layout) {
+  try {
+    redis_filter::open(c, o.filter_name).drop();
+  } catch (const bloomkit::error& e) {
+    if (!filter_is_broken(e.code())) throw;
+  }
+  std::vector<command> unlink{{{"UNLINK", stamp_key(o)}}, {{"UNLINK", o.filter_name + ":meta"}}};
+  for (std::uint64_t shard = 0; shard < layout.shard_count; ++shard) {
+    unlink.push_back({{"UNLINK", o.filter_name + ":1:" + std::to_string(shard)}});
+  }
+  for (const auto& r : c.execute_many(unlink)) {
+    if (r.is_error()) {
+      throw bloomkit::error(errc::server_error,
+                            "removing what is left of filter " + o.filter_name + ": " + r.str());
+    }
+  }
+}
+
+double seconds_since(clock::time_point start) {
+  return std::chrono::duration<double>(clock::now() - start).count();
+}
+
 }  // namespace
 
-worker::worker(const service_options& o)
-    : options(o),
-      redis(bloomkit::redis::client::connect(o.redis_url)),
-      filter(redis_filter::open(redis, o.filter_name)) {}
-
 item_store& worker::db() {
-  if (!db_) db_.emplace(item_store::open(options.db));
+  if (!db_) db_.emplace(item_store::open(options_.db));
   return *db_;
+}
+
+client& worker::redis() {
+  if (!redis_) redis_.emplace(client::connect(options_.redis_url));
+  return *redis_;
+}
+
+redis_filter& worker::filter(std::uint64_t epoch) {
+  if (!filter_ || filter_epoch_ != epoch) {
+    filter_.reset();
+    filter_.emplace(redis_filter::open(redis(), options_.filter_name));
+    filter_epoch_ = epoch;
+  }
+  return *filter_;
 }
 
 std::unique_ptr<worker> worker_pool::take() {
@@ -102,7 +154,15 @@ service::service(service_options options)
   install_routes();
 }
 
-service::~service() = default;
+service::~service() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    stopping_.store(true);
+  }
+  stop_signal_.notify_all();
+  std::lock_guard lock(reloader_mutex_);
+  if (reloader_.joinable()) reloader_.join();
+}
 
 service::scan service::stream_ids(item_store& db, std::int64_t above, const char* verb,
                                   const key_sink& sink) {
@@ -132,37 +192,42 @@ void service::write_stamp(bloomkit::redis::client& c, redis_filter& f, const ite
 }
 
 void service::load_filter() {
-  using bloomkit::errc;
-  auto redis = bloomkit::redis::client::connect(options_.redis_url);
+  auto redis = client::connect(options_.redis_url);
   auto db = item_store::open(options_.db);
   db.require_table();
-  const std::string source = db.location().describe();
-  const std::uint64_t rows = db.count();
   const char* name = options_.filter_name.c_str();
 
+  // Whatever is wrong with an existing filter (a meta of other parameters or broken, a missing
+  // shard, orphan shards without a meta): start over rather than refuse to start.
+  const auto recreate_because = [&](const bloomkit::error& e) {
+    if (!filter_is_broken(e.code()) && e.code() != errc::already_exists) throw;
+    std::fprintf(stderr, "filter %s cannot be used (%s): recreating it\n", name, e.what());
+    recreate_filter(redis, db, "loading filter");
+  };
   std::optional<redis_filter> existing;
   try {
     existing.emplace(options_.capacity != 0 ? redis_filter::open(redis, options_.filter_name,
                                                                  options_.capacity, options_.fpp)
                                             : redis_filter::open(redis, options_.filter_name));
   } catch (const bloomkit::error& e) {
-    if (e.code() != errc::not_found) throw;
-  }
-
-  if (!existing) {
-    const std::uint64_t capacity =
-        options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * rows, 1000);
-    auto f = redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
-    std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n", name,
-                 static_cast<unsigned long long>(capacity), options_.fpp,
-                 static_cast<unsigned long long>(f.layout().total_bits()), f.layout().hashes);
-    const scan s = stream_ids(db, 0, "loading filter",
-                              [&](std::span<const std::string_view> keys) { f.insert_many(keys); });
-    write_stamp(redis, f, db, s.max_id);
+    if (e.code() == errc::not_found) {
+      recreate_filter(redis, db, "loading filter");
+    } else {
+      recreate_because(e);
+    }
     return;
   }
+  try {
+    load_existing(redis, db, *existing);
+  } catch (const bloomkit::error& e) {
+    recreate_because(e);
+  }
+}
 
-  redis_filter& f = *existing;
+void service::load_existing(client& redis, item_store& db, redis_filter& f) {
+  const std::string source = db.location().describe();
+  const std::uint64_t rows = db.count();
+  const char* name = options_.filter_name.c_str();
   if (rows > f.capacity()) {
     std::fprintf(stderr,
                  "warning: filter %s has capacity %llu but the database has %llu rows: its false "
@@ -206,13 +271,151 @@ void service::load_filter() {
   write_stamp(redis, f, db, s.max_id);
 }
 
+service::scan service::recreate_filter(client& redis, item_store& db, const char* verb) {
+  const std::uint64_t capacity =
+      options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
+  discard_filter(redis, options_,
+                 bloomkit::redis::shard_layout::for_capacity(
+                     capacity, options_.fpp, bloomkit::redis::default_shard_bits_log2));
+  auto f = redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
+  std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n",
+               options_.filter_name.c_str(), static_cast<unsigned long long>(capacity),
+               options_.fpp, static_cast<unsigned long long>(f.layout().total_bits()),
+               f.layout().hashes);
+  // Every row committed from here on is added by its POST /item through a handle of this filter
+  // (it reads the epoch after its commit, and a new epoch makes workers reopen their handles);
+  // every row committed before is in the scan below. Requests for a reload until now are served
+  // by this one.
+  epoch_.fetch_add(1);
+  {
+    std::lock_guard lock(reload_mutex_);
+    reload_wanted_.store(false);
+  }
+  const std::uint64_t failures = insert_failures_.load();
+  const scan s = stream_ids(db, 0, verb, [&](std::span<const std::string_view> keys) {
+    if (stopping_.load()) throw std::runtime_error("stopping");
+    f.insert_many(keys);
+  });
+  write_stamp(redis, f, db, s.max_id);
+  failures_covered_.store(failures);
+  return s;
+}
+
+bool service::redis_usable() const {
+  return clock::now().time_since_epoch().count() >= redis_down_until_.load();
+}
+
+bool service::filter_trusted() const {
+  return !filter_missing_.load() && insert_failures_.load() == failures_covered_.load() &&
+         redis_usable();
+}
+
+service::verdict service::ask_filter(worker& w, const std::string& key) {
+  if (!guard_enabled_.load(std::memory_order_relaxed)) return verdict::not_asked;
+  const std::uint64_t epoch = epoch_.load();
+  if (filter_trusted()) {
+    try {
+      if (w.filter(epoch).contains(key)) return verdict::maybe;
+      // "Absent" counts only if no reload began replacing the filter meanwhile.
+      if (epoch_.load() == epoch && filter_trusted()) return verdict::absent;
+    } catch (const bloomkit::error& e) {
+      w.forget_filter();
+      redis_failed(e);
+    } catch (const std::exception& e) {
+      w.forget_filter();
+      std::fprintf(stderr, "cache_guard: looking up %s in the filter: %s\n", key.c_str(), e.what());
+    }
+  }
+  counters_.bypassed_lookups.fetch_add(1, std::memory_order_relaxed);
+  return verdict::not_asked;
+}
+
+void service::redis_failed(const bloomkit::error& e) {
+  counters_.redis_errors.fetch_add(1, std::memory_order_relaxed);
+  if (e.code() == errc::unreachable || e.code() == errc::timeout) {
+    const auto now = clock::now();
+    const std::int64_t until = (now + redis_retry_after).time_since_epoch().count();
+    std::int64_t was = redis_down_until_.load();
+    // One line per outage, not one per request.
+    if (was <= now.time_since_epoch().count() &&
+        redis_down_until_.compare_exchange_strong(was, until)) {
+      std::fprintf(stderr, "cache_guard: %s: answering from the database\n", e.what());
+    }
+  } else if (filter_is_broken(e.code())) {
+    request_reload(e.what());
+  } else {
+    std::fprintf(stderr, "cache_guard: Redis: %s\n", e.what());
+  }
+}
+
+void service::request_reload(const std::string& why) {
+  {
+    std::lock_guard lock(reload_mutex_);
+    filter_missing_.store(true);
+    if (reload_wanted_.exchange(true)) return;  // requested already
+  }
+  std::fprintf(stderr,
+               "cache_guard: filter %s is missing or unusable (%s): answering from the database "
+               "while it is reloaded\n",
+               options_.filter_name.c_str(), why.c_str());
+  start_reloader();
+}
+
+void service::start_reloader() {
+  if (stopping_.load() || busy_.exchange(true)) return;
+  std::lock_guard lock(reloader_mutex_);
+  if (reloader_.joinable()) reloader_.join();  // a reloader that has just ended
+  reloader_ = std::thread([this] { reload_loop(); });
+}
+
+void service::reload_loop() {
+  do {
+    for (unsigned attempt = 0; reload_wanted_.load() && !stopping_.load(); ++attempt) {
+      const auto started = clock::now();
+      try {
+        auto redis = client::connect(options_.redis_url);
+        auto db = item_store::open(options_.db);
+        const scan s = recreate_filter(redis, db, "reloading filter");
+        {
+          std::lock_guard lock(reload_mutex_);
+          if (!reload_wanted_.load()) filter_missing_.store(false);
+        }
+        counters_.filter_reloads.fetch_add(1);
+        std::fprintf(stderr, "reloaded filter %s: %llu ids, %.3f s\n", options_.filter_name.c_str(),
+                     static_cast<unsigned long long>(s.ids), seconds_since(started));
+        attempt = 0;
+      } catch (const std::exception& e) {
+        if (stopping_.load()) break;
+        {
+          // It may have failed after taking over the requests (a Redis restart mid-load).
+          std::lock_guard lock(reload_mutex_);
+          reload_wanted_.store(true);
+        }
+        const auto pause = std::min<std::chrono::milliseconds>(
+            std::chrono::milliseconds(250 << std::min(attempt, 5u)), std::chrono::seconds(5));
+        std::fprintf(stderr, "cache_guard: reloading filter %s failed (%s): retrying in %.2f s\n",
+                     options_.filter_name.c_str(), e.what(),
+                     std::chrono::duration<double>(pause).count());
+        wait_for_stop(pause);
+      }
+    }
+    busy_.store(false);
+    // A request that came while busy_ was still set found it taken: pick it up.
+  } while (reload_wanted_.load() && !stopping_.load() && !busy_.exchange(true));
+}
+
+void service::wait_for_stop(std::chrono::milliseconds pause) {
+  std::unique_lock lock(stop_mutex_);
+  stop_signal_.wait_for(lock, pause, [this] { return stopping_.load(); });
+}
+
 void service::install_routes() {
-  server_ = std::make_unique<httplib::Server>();
-  const unsigned threads = std::max(1u, options_.threads);
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // A load generator keeps its connections: no reconnect every 5 requests.
-  server_->set_keep_alive_max_count(1'000'000);
-  server_->set_tcp_nodelay(true);  // small replies: no Nagle / delayed-ACK stalls
+  http_limits limits;
+  limits.threads = std::max(1u, options_.threads);
+  limits.request_timeout = options_.read_timeout;
+  limits.keep_alive_timeout = options_.keep_alive_timeout;
+  limits.max_connections = options_.max_connections;
+  server_ = std::make_unique<http_server>(limits);
 
   // Runs `handle` with a worker; any exception is a 500 naming the problem, and the worker
   // (whose connections may be broken) is dropped.
@@ -241,20 +444,25 @@ void service::install_routes() {
         // The filter and cache key is the canonical form: /item/007 is item 7.
         const std::string key = std::to_string(*id);
         with_worker(req, res, [&](worker& w) {
-          const bool use_filter = guard_enabled_.load(std::memory_order_relaxed) &&
-                                  insert_failures_.load() == failures_covered_.load();
-          if (use_filter && !w.filter.contains(key)) {
+          if (ask_filter(w, key) == verdict::absent) {
             // Definitely absent: neither the cache nor the database is asked.
             counters_.filter_rejections.fetch_add(1, std::memory_order_relaxed);
             reply_text(res, 404, "item " + key + " not found\n");
             return;
           }
+          // The cache is an optimization: when Redis fails, the database answers.
           const std::string cache_key = "item:" + key;
-          const auto cached = w.redis.execute({{"GET", cache_key}});
-          if (cached.type() == bloomkit::redis::reply::kind::string) {
-            counters_.cache_hits.fetch_add(1, std::memory_order_relaxed);
-            reply_text(res, 200, cached.str());
-            return;
+          if (redis_usable()) {
+            try {
+              const auto cached = w.redis().execute({{"GET", cache_key}});
+              if (cached.type() == bloomkit::redis::reply::kind::string) {
+                counters_.cache_hits.fetch_add(1, std::memory_order_relaxed);
+                reply_text(res, 200, cached.str());
+                return;
+              }
+            } catch (const bloomkit::error& e) {
+              redis_failed(e);
+            }
           }
           counters_.db_queries.fetch_add(1, std::memory_order_relaxed);
           const auto value = w.db().find(*id);
@@ -265,8 +473,14 @@ void service::install_routes() {
             return;
           }
           counters_.db_found.fetch_add(1, std::memory_order_relaxed);
-          w.redis.execute(
-              {{"SET", cache_key, *value, "EX", std::to_string(options_.cache_ttl.count())}});
+          if (redis_usable()) {
+            try {
+              w.redis().execute(
+                  {{"SET", cache_key, *value, "EX", std::to_string(options_.cache_ttl.count())}});
+            } catch (const bloomkit::error& e) {
+              redis_failed(e);
+            }
+          }
           reply_text(res, 200, *value);
         });
       });
@@ -277,14 +491,24 @@ void service::install_routes() {
       // The row first, then the filter: a committed row is never absent from the filter.
       const std::int64_t id = w.db().insert(req.body);
       const std::string key = std::to_string(id);
+      // Read after the commit: see recreate_filter.
+      const std::uint64_t epoch = epoch_.load();
       try {
-        w.filter.insert(key);
+        w.filter(epoch).insert(key);
       } catch (const std::exception& e) {
-        // The row exists, so the filter must not be trusted until a rebuild has added it.
-        insert_failures_.fetch_add(1);
-        throw std::runtime_error("item " + key +
-                                 " is stored, but adding it to the filter failed (" + e.what() +
-                                 "): lookups bypass the filter until the next rebuild");
+        w.forget_filter();
+        const auto* redis_error = dynamic_cast<const bloomkit::error*>(&e);
+        // The filter is gone: the reload this requests (or the one running) loads this row too.
+        const bool gone = redis_error != nullptr && redis_error->code() == errc::not_found;
+        if (!gone) insert_failures_.fetch_add(1);
+        if (redis_error != nullptr) redis_failed(*redis_error);
+        if (!gone) {
+          // The row exists, so the filter must not be trusted until a reload has added it.
+          request_reload("adding item " + key + " failed: " + e.what());
+          throw std::runtime_error("item " + key +
+                                   " is stored, but adding it to the filter failed (" + e.what() +
+                                   "): lookups bypass the filter until it is reloaded");
+        }
       }
       counters_.inserts.fetch_add(1, std::memory_order_relaxed);
       reply_text(res, 201, key + "\n");
@@ -293,30 +517,39 @@ void service::install_routes() {
 
   server_->Post(
       "/admin/rebuild", [this, with_worker](const httplib::Request& req, httplib::Response& res) {
-        if (rebuilding_.exchange(true)) {
-          reply_text(res, 409, "a rebuild is running\n");
+        if (busy_.exchange(true)) {
+          reply_text(res, 409, "a rebuild or a reload of the filter is running\n");
           return;
         }
         const std::uint64_t failures_before = insert_failures_.load();
-        const auto started = std::chrono::steady_clock::now();
+        const auto started = clock::now();
         with_worker(req, res, [&](worker& w) {
           scan s;
-          w.filter.rebuild(
-              [&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); });
-          write_stamp(w.redis, w.filter, w.db(), s.max_id);
+          redis_filter* f = nullptr;
+          try {
+            f = &w.filter(epoch_.load());
+            f->rebuild([&](const key_sink& sink) {
+              s = stream_ids(w.db(), 0, "rebuilding filter", sink);
+            });
+          } catch (const bloomkit::error& e) {
+            w.forget_filter();
+            redis_failed(e);
+            throw;
+          }
+          write_stamp(w.redis(), *f, w.db(), s.max_id);
           failures_covered_.store(failures_before);
           counters_.rebuilds.fetch_add(1, std::memory_order_relaxed);
-          const double seconds =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          const double seconds = seconds_since(started);
           std::fprintf(stderr, "rebuilt filter %s: %llu ids, generation %llu, %.3f s\n",
                        options_.filter_name.c_str(), static_cast<unsigned long long>(s.ids),
-                       static_cast<unsigned long long>(w.filter.generation()), seconds);
+                       static_cast<unsigned long long>(f->generation()), seconds);
           res.set_content("{\"ids\": " + std::to_string(s.ids) +
-                              ", \"generation\": " + std::to_string(w.filter.generation()) +
+                              ", \"generation\": " + std::to_string(f->generation()) +
                               ", \"seconds\": " + std::to_string(seconds) + "}\n",
                           "application/json");
         });
-        rebuilding_.store(false);
+        busy_.store(false);
+        if (reload_wanted_.load()) start_reloader();  // requested while this rebuild ran
       });
 
   server_->Post("/admin/guard", [this](const httplib::Request& req, httplib::Response& res) {
@@ -345,6 +578,11 @@ std::string service::stats_json() const {
   std::snprintf(uptime_text, sizeof uptime_text, "%.3f", uptime);
   char fpp_text[32];
   std::snprintf(fpp_text, sizeof fpp_text, "%g", options_.fpp);
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  // guard: lookups ask the filter; bypass: it cannot be trusted now (missing or reloading, Redis
+  // unreachable, an insert not in it yet): the database answers; off: the guard is switched off.
+  const bool bypassed = !filter_trusted();
+  const char* mode = !guard_enabled_.load() ? "off" : bypassed ? "bypass" : "guard";
   return "{\"requests\": " + n(counters_.requests) +
          ", \"filter_rejections\": " + n(counters_.filter_rejections) +
          ", \"cache_hits\": " + n(counters_.cache_hits) +
@@ -354,7 +592,13 @@ std::string service::stats_json() const {
          ", \"inserts\": " + n(counters_.inserts) + ", \"rebuilds\": " + n(counters_.rebuilds) +
          ", \"guard_enabled\": " + (guard_enabled_.load() ? "true" : "false") +
          ", \"uptime\": " + uptime_text + ", \"filter\": " + json_string(options_.filter_name) +
-         ", \"target_fpp\": " + fpp_text + "}\n";
+         ", \"target_fpp\": " + fpp_text + ", \"filter_mode\": \"" + mode +
+         "\", \"filter_bypassed\": " + flag(bypassed) +
+         ", \"reloading\": " + flag(filter_missing_.load()) +
+         ", \"filter_reloads\": " + n(counters_.filter_reloads) +
+         ", \"bypassed_lookups\": " + n(counters_.bypassed_lookups) +
+         ", \"redis_errors\": " + n(counters_.redis_errors) +
+         ", \"refused_connections\": " + std::to_string(server_->refused_connections()) + "}\n";
 }
 
 int service::bind(const std::string& host, int port) {
@@ -375,6 +619,11 @@ void service::run() {
 }
 
 void service::stop() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    stopping_.store(true);
+  }
+  stop_signal_.notify_all();
   server_->stop();
 }
 

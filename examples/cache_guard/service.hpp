@@ -4,23 +4,24 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "bloomkit/error.hpp"
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/url.hpp"
 #include "item_store.hpp"
 
-namespace httplib {
-class Server;
-}
-
 namespace cache_guard {
+
+class http_server;
 
 struct service_options {
   db_location db;
@@ -32,20 +33,30 @@ struct service_options {
   std::chrono::seconds cache_ttl{300};
   unsigned threads = 8;            // HTTP worker threads
   std::size_t load_batch = 10000;  // ids per database page and filter batch
+  // Limits against slow and surplus clients (http_server.hpp).
+  std::chrono::milliseconds read_timeout{5000};  // a whole request must arrive within it
+  std::chrono::milliseconds keep_alive_timeout{5000};
+  std::size_t max_connections = 512;  // served or waiting for a worker; more get 503
 };
 
-// What one request needs, used by one thread at a time: a Redis client with its filter handle,
-// and a database connection, opened on first use (so ids the filter rejects are answered even
-// while the database is down).
-struct worker {
-  explicit worker(const service_options& o);
+// What one request needs, used by one thread at a time: a Redis client with the filter's handle,
+// and a database connection, each opened on first use (so requests are answered from the
+// database while Redis is down, and ids the filter rejects while the database is down).
+class worker {
+ public:
+  explicit worker(const service_options& o) : options_(o) {}
   item_store& db();
-
-  const service_options& options;
-  bloomkit::redis::client redis;
-  bloomkit::redis::redis_filter filter;  // refers to `redis`: a worker never moves
+  bloomkit::redis::client& redis();
+  // The handle of the filter as of `epoch` (service::epoch_): reopened when the service has
+  // recreated the filter since, because a handle keeps the layout it read when it opened.
+  bloomkit::redis::redis_filter& filter(std::uint64_t epoch);
+  void forget_filter() { filter_.reset(); }  // after an error: reopen on next use
 
  private:
+  const service_options& options_;
+  std::optional<bloomkit::redis::client> redis_;
+  std::optional<bloomkit::redis::redis_filter> filter_;  // refers to *redis_: workers never move
+  std::uint64_t filter_epoch_ = 0;
   std::optional<item_store> db_;
 };
 
@@ -66,6 +77,9 @@ class worker_pool {
 struct counters {
   std::atomic<std::uint64_t> requests{0}, filter_rejections{0}, cache_hits{0}, db_queries{0},
       db_found{0}, db_not_found{0}, inserts{0}, rebuilds{0};
+  // Lookups that skipped the filter because it could not be trusted (guard on); Redis calls that
+  // failed (filter or cache); reloads of a missing or broken filter that completed.
+  std::atomic<std::uint64_t> bypassed_lookups{0}, redis_errors{0}, filter_reloads{0};
 };
 
 class service {
@@ -86,7 +100,15 @@ class service {
     std::uint64_t ids = 0;
     std::int64_t max_id = 0;
   };
+  enum class verdict { absent, maybe, not_asked };
+
   void load_filter();
+  // Loads the existing filter's missing ids (see the stamp), or rebuilds it from this database.
+  void load_existing(bloomkit::redis::client& redis, item_store& db,
+                     bloomkit::redis::redis_filter& f);
+  // A complete filter from scratch: removes what is left of the old one (discard_filter),
+  // creates it, loads every id of the database and stamps it.
+  scan recreate_filter(bloomkit::redis::client& redis, item_store& db, const char* verb);
   // Feeds the ids above `above` to `sink` in batches, with progress lines "<verb>: n/N ids".
   scan stream_ids(item_store& db, std::int64_t above, const char* verb,
                   const bloomkit::redis::key_sink& sink);
@@ -97,17 +119,49 @@ class service {
   void install_routes();
   std::string stats_json() const;
 
+  // Whether lookups may take the filter's "absent" for an answer now.
+  bool filter_trusted() const;
+  bool redis_usable() const;
+  // Asks the filter about `key` when the guard is on and the filter trusted; on a failure the
+  // lookup goes to the database instead (counted, and a reload requested if the filter is gone).
+  verdict ask_filter(worker& w, const std::string& key);
+  // A failed Redis call: counted; unreachable or timed out: Redis is skipped for a moment;
+  // a filter missing or broken (errc::not_found, wrong_type, incompatible): reload it.
+  void redis_failed(const bloomkit::error& e);
+  // Lookups bypass the filter until a background reload has recreated it from the database.
+  void request_reload(const std::string& why);
+  void start_reloader();  // unless a rebuild or reload runs (it starts one when it ends)
+  void reload_loop();     // the reloader thread: reloads until done (or stop), retrying
+  void wait_for_stop(std::chrono::milliseconds pause);
+
   service_options options_;
   worker_pool pool_;
   counters counters_;
   std::atomic<bool> guard_enabled_{true};
-  std::atomic<bool> rebuilding_{false};
-  // Filter inserts that failed after their row was committed: until a rebuild covers them, the
-  // filter may lack an existing id, so lookups bypass it (never a false negative).
+  // Filter inserts that failed after their row was committed: until a rebuild or reload covers
+  // them, the filter may lack an existing id, so lookups bypass it (never a false negative).
   std::atomic<std::uint64_t> insert_failures_{0};
   std::atomic<std::uint64_t> failures_covered_{0};
+  // Until then (steady_clock ticks) Redis was found unreachable: requests skip it.
+  std::atomic<std::int64_t> redis_down_until_{0};
+
+  // The filter's recovery. filter_missing_: lookups bypass the filter until a reload completes;
+  // reload_wanted_: a reload must (still) run, cleared by the reload once its new filter exists;
+  // both change together under reload_mutex_. busy_: a rebuild or the reloader runs. epoch_:
+  // bumped whenever a reload replaces the filter (workers reopen their handles).
+  std::mutex reload_mutex_;
+  std::atomic<bool> filter_missing_{false};
+  std::atomic<bool> reload_wanted_{false};
+  std::atomic<bool> busy_{false};
+  std::atomic<std::uint64_t> epoch_{1};
+  std::mutex reloader_mutex_;  // reloader_ (started from HTTP threads, joined at the end)
+  std::thread reloader_;
+  std::atomic<bool> stopping_{false};
+  std::mutex stop_mutex_;
+  std::condition_variable stop_signal_;  // wakes the reloader's pause between attempts
+
   std::chrono::steady_clock::time_point started_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<http_server> server_;
 };
 
 }  // namespace cache_guard

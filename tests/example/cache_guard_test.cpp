@@ -2,14 +2,19 @@
 // redis-server as cache and filter store, and cache_guard_load floods it. Every process is
 // started here and stopped by its PID.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -25,6 +31,9 @@
 
 #include <gtest/gtest.h>
 
+#include "bloomkit/error.hpp"
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
 #include "support/redis_server.hpp"
 #include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
@@ -157,21 +166,31 @@ class CacheGuard : public ::testing::Test {
 
   fs::path at(const std::string& name) const { return dir_.path() / name; }
 
-  // Starts the service on a free port; waits until it listens. Without --redis (redis_from_env),
-  // the service finds its server in BLOOMKIT_REDIS_URL and REDISCLI_AUTH.
-  void start(const std::string& log = "service.err", bool redis_from_env = false) {
-    std::vector<std::string> args{CACHE_GUARD_EXE,
-                                  "--db",
-                                  db_,
-                                  "--listen",
-                                  "127.0.0.1:0",
-                                  "--capacity",
-                                  std::to_string(seeded_items),
-                                  "--p",
-                                  "0.01",
-                                  "--threads",
-                                  "6"};
-    if (!redis_from_env) args.insert(args.end(), {"--redis", redis_->url()});
+  // Starts the service on a free port; `more` options replace the usual ones of the same name
+  // or come after them. Waits until it listens. Without --redis (redis_from_env), the service
+  // finds its server in BLOOMKIT_REDIS_URL and REDISCLI_AUTH.
+  void start(const std::string& log = "service.err", const std::vector<std::string>& more = {},
+             bool redis_from_env = false) {
+    std::vector<std::pair<std::string, std::string>> options{
+        {"--db", db_},
+        {"--redis", redis_->url()},
+        {"--listen", "127.0.0.1:0"},
+        {"--capacity", std::to_string(seeded_items)},
+        {"--p", "0.01"},
+        {"--threads", "6"}};
+    for (std::size_t i = 0; i + 1 < more.size(); i += 2) {
+      const auto same = std::find_if(options.begin(), options.end(),
+                                     [&](const auto& o) { return o.first == more[i]; });
+      if (same != options.end()) {
+        same->second = more[i + 1];
+      } else {
+        options.emplace_back(more[i], more[i + 1]);
+      }
+    }
+    std::vector<std::string> args{CACHE_GUARD_EXE};
+    for (const auto& [name, value] : options) {
+      if (name != "--redis" || !redis_from_env) args.insert(args.end(), {name, value});
+    }
     service_ = std::make_unique<process>(args, at("service.out"), at(log));
     const std::string listening = "listening on http://127.0.0.1:";
     const auto deadline = std::chrono::steady_clock::now() + 120s;
@@ -205,6 +224,41 @@ class CacheGuard : public ::testing::Test {
     const auto res = http_->Get("/stats");
     EXPECT_TRUE(res && res->status == 200);
     return res ? parse_stats(res->body) : stats{};
+  }
+
+  // Waits until the service has reloaded its filter `reloads` times in all and trusts it again.
+  void wait_until_reloaded(double reloads) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (true) {
+      const stats s = read_stats();
+      if (s.values.count("filter_reloads") != 0 && s["filter_reloads"] >= reloads &&
+          s["filter_bypassed"] == 0) {
+        return;
+      }
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the filter was not reloaded; log:\n"
+                                                            << service_->err();
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  // Absent ids are answered 404, and the filter (not the database) answers nearly all of them.
+  void expect_filter_blocks_absent_ids(std::int64_t first) {
+    const stats before = read_stats();
+    constexpr int absent = 300;
+    int not_404 = 0;
+    for (int i = 0; i < absent; ++i) not_404 += get(first + i * 7919) != 404;
+    EXPECT_EQ(not_404, 0);
+    const stats after = read_stats();
+    EXPECT_LT(after["db_not_found"] - before["db_not_found"], 5 * target_fpp * absent + 3);
+    EXPECT_GT(after["filter_rejections"] - before["filter_rejections"], absent * 0.9);
+  }
+  // Every key of the filter cache_guard:items (not its stamp, not the cache).
+  std::vector<std::string> filter_keys() const {
+    std::vector<std::string> keys;
+    const auto found = redis_->raw({"KEYS", "cache_guard:items:*"});
+    for (const auto& k : found.elements()) {
+      if (k.str() != "cache_guard:items:cache_guard") keys.push_back(k.str());
+    }
+    return keys;
   }
 
   bloomkit::test::temp_dir dir_;
@@ -419,11 +473,10 @@ TEST_F(CacheGuard, LoadToolComparesGuardOffAndOn) {
 }
 
 // A row whose filter insert failed must still be found: lookups bypass the filter until a
-// rebuild has added it.
-TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilARebuild) {
+// reload (started at once) has added it.
+TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilAReload) {
   start();
   EXPECT_EQ(get(absent_base), 404);
-  const stats before = read_stats();
   // Break shard 0 of generation 1: every BITFIELD on it now fails with WRONGTYPE.
   redis_->raw({"DEL", "cache_guard:items:1:0"});
   redis_->raw({"RPUSH", "cache_guard:items:1:0", "not a bitmap"});
@@ -438,18 +491,17 @@ TEST_F(CacheGuard, FailedFilterInsertBypassesTheFilterUntilARebuild) {
   EXPECT_EQ(get(id, &body), 200);  // not a false negative
   EXPECT_EQ(body, "unlucky");
   EXPECT_EQ(get(3, &body), 200);
-  EXPECT_EQ(get(absent_base + 1), 404);  // answered by the database now
-  stats now = read_stats();
-  EXPECT_EQ(now["db_not_found"] - before["db_not_found"], 1);
-  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"]);
+  EXPECT_EQ(get(absent_base + 1), 404);
 
+  wait_until_reloaded(1);
+  EXPECT_EQ(redis_->raw({"TYPE", "cache_guard:items:1:0"}).str(), "string");
+  EXPECT_EQ(get(id, &body), 200);
+  EXPECT_EQ(body, "unlucky");
+  expect_filter_blocks_absent_ids(absent_base + 2);
   res = http_->Post("/admin/rebuild", "", "text/plain");
   ASSERT_TRUE(res);
-  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(get(id), 200);
-  EXPECT_EQ(get(absent_base + 2), 404);  // the filter again
-  now = read_stats();
-  EXPECT_EQ(now["filter_rejections"], before["filter_rejections"] + 1);
   stop_service();
 }
 
@@ -463,7 +515,7 @@ TEST_F(CacheGuard, StartsWithCredentialsFromTheEnvironment) {
   const std::string url = "redis://" + redis_->address();
   {
     scoped_env env({{"BLOOMKIT_REDIS_URL", url}, {"REDISCLI_AUTH", "Guard7-pass"}});
-    start("service.err", /*redis_from_env=*/true);
+    start("service.err", {}, /*redis_from_env=*/true);
   }
   EXPECT_EQ(get(1), 200);
   EXPECT_EQ(get(absent_base + 1), 404);
@@ -515,6 +567,352 @@ TEST_F(CacheGuard, ClearErrorsForBadSetups) {
              "cannot connect to postgres://cache_guard@127.0.0.1:1/items");
   fails_with({"--redis", "redis://127.0.0.1:99999", "--db", db_}, "99999");
   fails_with({"seed", "--db", db_, "--items", "10"}, "has a table items already");
+}
+
+// --- The filter disappears (issue 11 item 14) ----------------------------------------------
+
+// Reads existing and absent ids from two clients and inserts from a third until stopped;
+// records every wrong answer (a 500, a 404 for an existing id, a 200 for an absent one).
+class traffic {
+ public:
+  explicit traffic(int port) {
+    for (int t = 0; t < 2; ++t) {
+      threads_.emplace_back([this, port, t] {
+        httplib::Client c("127.0.0.1", port);
+        c.set_read_timeout(30, 0);
+        std::int64_t id = 1 + t * 4999;
+        while (!done_.load()) {
+          const auto res = c.Get("/item/" + std::to_string(id));
+          if (!res || res->status != 200 || res->body != "item-" + std::to_string(id)) {
+            wrong("GET " + std::to_string(id), res);
+          }
+          const std::int64_t absent = absent_base + 13 * id;
+          const auto none = c.Get("/item/" + std::to_string(absent));
+          if (!none || none->status != 404) wrong("GET " + std::to_string(absent), none);
+          id = id % seeded_items + 1;
+          reads_.fetch_add(1);
+        }
+      });
+    }
+    threads_.emplace_back([this, port] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_read_timeout(30, 0);
+      for (int n = 0; !done_.load(); ++n) {
+        const std::string value = "inserted-" + std::to_string(n);
+        const auto res = c.Post("/item", value, "text/plain");
+        if (!res || res->status != 201) {
+          wrong("POST " + value, res);
+          continue;
+        }
+        std::lock_guard lock(mutex_);
+        inserted_.emplace_back(std::stoll(res->body), value);
+      }
+    });
+  }
+  ~traffic() { stop(); }
+  void stop() {
+    done_ = true;
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  std::int64_t reads() const { return reads_.load(); }
+  std::vector<std::string> wrong_answers() {
+    std::lock_guard lock(mutex_);
+    return wrong_;
+  }
+  std::vector<std::pair<std::int64_t, std::string>> inserted() {
+    std::lock_guard lock(mutex_);
+    return inserted_;
+  }
+
+ private:
+  void wrong(const std::string& what, const httplib::Result& res) {
+    std::lock_guard lock(mutex_);
+    if (wrong_.size() < 10) {
+      wrong_.push_back(what + ": " +
+                       (res ? std::to_string(res->status) + " " + res->body
+                            : "no answer (" + httplib::to_string(res.error()) + ")"));
+    } else {
+      wrong_.back() = "... and more";
+    }
+  }
+
+  std::atomic<bool> done_{false};
+  std::atomic<std::int64_t> reads_{0};
+  std::mutex mutex_;
+  std::vector<std::string> wrong_;
+  std::vector<std::pair<std::int64_t, std::string>> inserted_;
+  std::vector<std::thread> threads_;
+};
+
+// Redis restarted without persistence (how examples/cache_guard/serve runs it) loses the filter:
+// the service answers from the database, recreates and reloads the filter in the background,
+// keeps the rows inserted meanwhile, and then guards again. It also starts again cleanly.
+TEST_F(CacheGuard, RedisRestartWithoutPersistence) {
+  start();
+  EXPECT_EQ(get(1), 200);  // see RebuildsWithoutDowntime (TSan and httplib's static regex)
+  redis_->restart();
+  ASSERT_TRUE(filter_keys().empty());
+  // The first lookup finds the filter gone: answered by the database.
+  std::string body;
+  EXPECT_EQ(get(2, &body), 200);
+  EXPECT_EQ(body, "item-2");
+  traffic load(port_);
+  wait_until_reloaded(1);
+  while (load.reads() < 100) std::this_thread::sleep_for(5ms);
+  load.stop();
+  EXPECT_EQ(load.wrong_answers(), std::vector<std::string>{});
+  // The rows inserted while the filter was missing or loading are in the new filter.
+  const auto inserted = load.inserted();
+  ASSERT_FALSE(inserted.empty());
+  for (const auto& [id, value] : inserted) {
+    EXPECT_EQ(get(id, &body), 200) << id;
+    EXPECT_EQ(body, value);
+  }
+  expect_filter_blocks_absent_ids(absent_base + 5);
+  const stats s = read_stats();
+  EXPECT_EQ(s["filter_reloads"], 1);
+  EXPECT_GE(s["bypassed_lookups"], 1);
+  EXPECT_EQ(s["reloading"], 0);
+  const std::string log = service_->err();
+  EXPECT_NE(log.find("filter cache_guard:items is missing"), std::string::npos) << log;
+  EXPECT_NE(log.find("reloading filter: "), std::string::npos) << log;
+  stop_service();
+
+  // The reload wrote the stamp: a restart loads at most the ids inserted after the reload.
+  start("second.err");
+  EXPECT_NE(service_->err().find("filter cache_guard:items "), std::string::npos)
+      << service_->err();
+  EXPECT_EQ(service_->err().find("created filter"), std::string::npos) << service_->err();
+  EXPECT_EQ(service_->err().find("rebuilding"), std::string::npos) << service_->err();
+  EXPECT_EQ(get(inserted.back().first), 200);
+  stop_service();
+}
+
+// The filter's keys deleted behind the service's back (`bloomkit redis drop`, or evicted): the
+// meta alone, then every key.
+TEST_F(CacheGuard, ReloadsAFilterDroppedOrEvicted) {
+  start();
+  EXPECT_EQ(get(1), 200);
+  redis_->raw({"DEL", "cache_guard:items:meta"});
+  EXPECT_EQ(get(3), 200);
+  EXPECT_EQ(get(absent_base), 404);
+  {
+    traffic load(port_);
+    wait_until_reloaded(1);
+    load.stop();
+    EXPECT_EQ(load.wrong_answers(), std::vector<std::string>{});
+  }
+  expect_filter_blocks_absent_ids(absent_base + 1);
+
+  for (const auto& key : filter_keys()) redis_->raw({"DEL", key});
+  EXPECT_EQ(get(4), 200);
+  wait_until_reloaded(2);
+  expect_filter_blocks_absent_ids(absent_base + 2);
+  std::int64_t wrong = 0;
+  for (std::int64_t id = 1; id <= seeded_items; id += 97) wrong += get(id) != 200;
+  EXPECT_EQ(wrong, 0);
+  stop_service();
+}
+
+// Whether this build's Redis filter reports a missing shard as errc::not_found (issue 11 item 9)
+// rather than answering from it.
+bool library_reports_missing_shards(const redis_server& server) {
+  auto c = bloomkit::redis::client::connect(server.url());
+  auto f = bloomkit::redis::redis_filter::create(c, "probe:missing_shard", 100, 0.01);
+  f.insert("x");
+  server.raw({"DEL", "probe:missing_shard:1:0"});
+  bool reported = false;
+  try {
+    f.contains("x");
+  } catch (const bloomkit::error& e) {
+    reported = e.code() == bloomkit::errc::not_found;
+  }
+  server.raw({"DEL", "probe:missing_shard:meta"});
+  return reported;
+}
+
+// A shard evicted or deleted while the meta survives.
+TEST_F(CacheGuard, ReloadsAFilterThatLostAShard) {
+  if (!library_reports_missing_shards(*redis_)) {
+    GTEST_SKIP() << "this build's Redis filter answers from a missing shard (issue 11 item 9)";
+  }
+  start();
+  EXPECT_EQ(get(1), 200);
+  redis_->raw({"DEL", "cache_guard:items:1:0"});
+  std::string body;
+  EXPECT_EQ(get(5, &body), 200);
+  EXPECT_EQ(body, "item-5");
+  wait_until_reloaded(1);
+  expect_filter_blocks_absent_ids(absent_base + 3);
+  stop_service();
+
+  // The same at startup: the stamp says "loaded", but a shard is gone.
+  redis_->raw({"DEL", "cache_guard:items:1:0"});
+  start("second.err");
+  EXPECT_EQ(get(6, &body), 200);
+  EXPECT_EQ(body, "item-6");
+  wait_until_reloaded(0);
+  expect_filter_blocks_absent_ids(absent_base + 4);
+  stop_service();
+}
+
+// While Redis is down every lookup is answered by the database (no 500); an insert stores its row;
+// once Redis is back (empty) the filter is reloaded with every row, the new one included.
+TEST_F(CacheGuard, AnswersFromTheDatabaseWhileRedisIsDown) {
+  start();
+  EXPECT_EQ(get(1), 200);
+  redis_->kill();
+  const auto started = std::chrono::steady_clock::now();
+  std::string body;
+  for (std::int64_t id = 10; id < 30; ++id) {
+    EXPECT_EQ(get(id, &body), 200) << body;
+    EXPECT_EQ(body, "item-" + std::to_string(id));
+    EXPECT_EQ(get(absent_base + id), 404);
+  }
+  // Redis is not asked again for every request while it is down.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 15s);
+  auto res = http_->Post("/item", "stored while Redis was down", "text/plain");
+  ASSERT_TRUE(res);
+  const std::string id = std::to_string(seeded_items + 1);
+  EXPECT_NE(res->body.find("item " + id), std::string::npos) << res->status << " " << res->body;
+  stats s = read_stats();
+  EXPECT_EQ(s["filter_bypassed"], 1);
+  EXPECT_GT(s["redis_errors"], 0);
+  redis_->restart();
+  wait_until_reloaded(1);
+  EXPECT_EQ(get(id, &body), 200);
+  EXPECT_EQ(body, "stored while Redis was down");
+  expect_filter_blocks_absent_ids(absent_base + 7);
+  stop_service();
+}
+
+// Leftovers that used to stop the service from starting ("remove it first", "has other
+// parameters"): it removes them, recreates the filter and loads it.
+TEST_F(CacheGuard, StartsOverABrokenFilter) {
+  const auto starts_and_guards = [&](const std::string& log, const std::string& message,
+                                     const std::vector<std::string>& more = {}) {
+    start(log, more);
+    if (HasFatalFailure()) return;
+    EXPECT_NE(service_->err().find(message), std::string::npos) << service_->err();
+    EXPECT_NE(service_->err().find("loading filter: " + std::to_string(seeded_items) + "/"),
+              std::string::npos)
+        << service_->err();
+    std::string body;
+    EXPECT_EQ(get(seeded_items, &body), 200);
+    EXPECT_EQ(body, "item-" + std::to_string(seeded_items));
+    expect_filter_blocks_absent_ids(absent_base);
+    stop_service();
+  };
+  // An orphan shard without a meta (a write through a stale handle after a restart).
+  redis_->raw({"SETBIT", "cache_guard:items:1:0", "7", "1"});
+  starts_and_guards("orphan.err", "created filter cache_guard:items");
+  EXPECT_EQ(redis_->raw({"EXISTS", "cache_guard:items:meta"}).integer(), 1);
+  // A filter of other parameters than --capacity asks for.
+  starts_and_guards("capacity.err", "recreating it",
+                    {"--capacity", std::to_string(2 * seeded_items)});
+  // A meta of the wrong type, and one with missing fields.
+  redis_->raw({"DEL", "cache_guard:items:meta"});
+  redis_->raw({"SET", "cache_guard:items:meta", "not a hash"});
+  starts_and_guards("wrongtype.err", "recreating it");
+  redis_->raw({"HDEL", "cache_guard:items:meta", "hashes"});
+  starts_and_guards("fields.err", "recreating it");
+}
+
+// --- Slow clients (issue 11 item 15) --------------------------------------------------------
+
+// A TCP connection to 127.0.0.1:port (raw: the test controls every byte).
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ADD_FAILURE() << "cannot connect to port " << port;
+  }
+  return fd;
+}
+
+// Whether the peer closed `fd` within `limit` (reads and discards what it sent before).
+bool closed_by_peer(int fd, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  char buffer[512];
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0) continue;
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return true;
+  }
+  return false;
+}
+
+// Slowloris: more connections than workers, each sending one header byte every 0.5 s, never
+// finishing. A normal request must still be answered within the read deadline plus a margin,
+// and the server closes the slow connections.
+TEST_F(CacheGuard, SlowClientsDoNotHoldTheWorkers) {
+  start("service.err", {"--threads", "2", "--read-timeout", "1", "--keep-alive-timeout", "1"});
+  EXPECT_EQ(get(1), 200);
+  std::vector<int> slow;
+  for (int i = 0; i < 6; ++i) slow.push_back(connect_to(port_));
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    const std::string header = "GET /item/1 HTTP/1.1\r\nX-Slow: " + std::string(200, 'a');
+    for (std::size_t at = 0; at < header.size() && !done.load(); ++at) {
+      for (const int fd : slow) ::send(fd, &header[at], 1, MSG_NOSIGNAL);
+      for (int i = 0; i < 25 && !done.load(); ++i) std::this_thread::sleep_for(20ms);
+    }
+  });
+  std::this_thread::sleep_for(300ms);  // every worker is now reading a slow request
+  httplib::Client c("127.0.0.1", port_);
+  c.set_read_timeout(6, 0);
+  const auto started = std::chrono::steady_clock::now();
+  const auto res = c.Get("/item/2");
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_TRUE(res && res->status == 200 && res->body == "item-2")
+      << (res ? res->body : httplib::to_string(res.error()));
+  EXPECT_LT(took, 2500ms) << "answered after " << std::chrono::duration<double>(took).count()
+                          << " s";
+  int closed = 0;
+  for (const int fd : slow) closed += closed_by_peer(fd, 2000ms);
+  EXPECT_EQ(closed, static_cast<int>(slow.size()));
+  done = true;
+  trickle.join();
+  for (const int fd : slow) ::close(fd);
+  stop_service();
+}
+
+// Connections beyond --max-connections (queued or served) are answered 503 at once and closed.
+TEST_F(CacheGuard, ConnectionsBeyondTheLimitAreRefused) {
+  start("service.err", {"--threads", "2", "--max-connections", "3", "--read-timeout", "2"});
+  std::vector<int> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(connect_to(port_));
+  std::this_thread::sleep_for(100ms);
+  const int extra = connect_to(port_);
+  const auto started = std::chrono::steady_clock::now();
+  std::string reply;
+  char buffer[512];
+  pollfd p{extra, POLLIN, 0};
+  while (::poll(&p, 1, 1500) > 0) {
+    const ssize_t n = ::recv(extra, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<std::size_t>(n));
+  }
+  EXPECT_EQ(reply.rfind("HTTP/1.1 503 ", 0), 0u) << reply;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1000ms);
+  ::close(extra);
+  for (const int fd : idle) ::close(fd);
+  // Once they are gone, requests are served again.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  int status = -1;
+  while (status != 200 && std::chrono::steady_clock::now() < deadline) {
+    status = get(1);
+    if (status != 200) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(status, 200);
+  EXPECT_GE(read_stats()["refused_connections"], 1);
+  stop_service();
 }
 
 }  // namespace
