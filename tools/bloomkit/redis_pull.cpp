@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/redis/redis_filter.hpp"
+#include "output_file.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -26,10 +27,11 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   context.require_native("pull");
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, o.name);
+  output_file out(o.file);
   filter.pull(o.file);
   const redis::shard_layout& l = filter.layout();
-  fmt::print("pulled {} to {}: {} bits, {} hashes, {} shards\n", o.name, o.file, l.total_bits(),
-             l.hashes, l.shard_count);
+  out.commit(fmt::format("pulled {} to {}: {} bits, {} hashes, {} shards\n", o.name, o.file,
+                         l.total_bits(), l.hashes, l.shard_count));
 }
 
 }  // namespace
