@@ -158,7 +158,7 @@ file_lock lock_for_update(const std::filesystem::path& path) {
     const std::filesystem::path target = detail::resolve_symlinks(path, source);
     const std::string name = target.filename().string();
     if (name.empty() || name == "." || name == "..") {
-      detail::fail_file(errc::io_error, source, "is a directory, not a regular file");
+      detail::fail_file(errc::io_error, source, "names a directory, not a regular file");
     }
     std::filesystem::path dir_path = target.parent_path();
     if (dir_path.empty()) dir_path = ".";

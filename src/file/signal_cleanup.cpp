@@ -17,11 +17,12 @@ constexpr int fatal_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE};
 constexpr std::size_t slot_count = 64;
 constexpr std::size_t max_name = 48;
 
-// A registered name. The handler reads `name` only after seeing dir_fd >= 0 (acquire), which the
-// registration stores after writing it (release); nothing here allocates or locks.
+// A registered name. The handler reads `name` and `pid` only after seeing dir_fd >= 0 (acquire),
+// which the registration stores after writing them (release); nothing here allocates or locks.
 struct slot {
   std::atomic<bool> claimed{false};
   std::atomic<int> dir_fd{-1};
+  pid_t pid = 0;  // the registering process: a forked child killed by a signal removes nothing
   char name[max_name] = {};
 };
 slot slots[slot_count];
@@ -30,9 +31,10 @@ slot slots[slot_count];
 struct sigaction previous_actions[NSIG];
 
 void remove_registered_names() noexcept {
+  const pid_t me = ::getpid();
   for (slot& s : slots) {
     const int dir_fd = s.dir_fd.load(std::memory_order_acquire);
-    if (dir_fd >= 0) ::unlinkat(dir_fd, s.name, 0);
+    if (dir_fd >= 0 && s.pid == me) ::unlinkat(dir_fd, s.name, 0);
   }
 }
 
@@ -85,6 +87,7 @@ signal_cleanup::signal_cleanup(int dir_fd, std::string_view name) {
     if (!slots[i].claimed.compare_exchange_strong(free, true, std::memory_order_acquire)) continue;
     std::memcpy(slots[i].name, name.data(), name.size());
     slots[i].name[name.size()] = '\0';
+    slots[i].pid = ::getpid();
     slots[i].dir_fd.store(dir_fd, std::memory_order_release);
     slot_ = static_cast<int>(i);
     return;
