@@ -113,6 +113,14 @@ bool is_named(int fd, int dir_fd, const std::string& name) {
 
 void take_lock_file(lock_state& state, const std::string& source) {
   const std::string lock_path = (state.target.parent_path() / state.lock_name).string();
+  // Keeps `fd`, locked, when it is still the lock file (its holder may have unlinked it while we
+  // waited); call with signals blocked.
+  const auto hold = [&](unique_fd& fd) {
+    if (!is_named(fd.get(), state.dir.get(), state.lock_name)) return false;
+    state.lock_cleanup = std::make_unique<signal_cleanup>(state.dir.get(), state.lock_name);
+    state.lock_file = std::move(fd);
+    return true;
+  };
   while (true) {
     unique_fd fd;
     {
@@ -123,10 +131,8 @@ void take_lock_file(lock_state& state, const std::string& source) {
                         O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666));
       if (!fd) fail_errno(source, "cannot create the lock file " + lock_path);
       if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
-        if (!is_named(fd.get(), state.dir.get(), state.lock_name)) continue;
-        state.lock_cleanup = std::make_unique<signal_cleanup>(state.dir.get(), state.lock_name);
-        state.lock_file = std::move(fd);
-        return;
+        if (hold(fd)) return;
+        continue;
       }
       if (errno != EWOULDBLOCK && errno != EINTR) fail_errno(source, "cannot lock " + lock_path);
     }
@@ -135,10 +141,7 @@ void take_lock_file(lock_state& state, const std::string& source) {
       if (errno != EINTR) fail_errno(source, "cannot lock " + lock_path);
     }
     const signal_block block;
-    if (!is_named(fd.get(), state.dir.get(), state.lock_name)) continue;
-    state.lock_cleanup = std::make_unique<signal_cleanup>(state.dir.get(), state.lock_name);
-    state.lock_file = std::move(fd);
-    return;
+    if (hold(fd)) return;
   }
 }
 
