@@ -171,13 +171,17 @@ const std::string bnb_input =
 TEST_F(FileWrites, ConcurrentAddsLoseNoKey) {
   const std::string f = work("f.bf");
   constexpr int writers = 3;
-  for (int round = 0; round < 10; ++round) {
-    ok({"create", f, "--capacity", "40000", "--fpp", "0.01"});
-    std::vector<std::string> keys(writers);
+  constexpr int rounds = 10;
+  constexpr std::size_t keys_each = 1000;
+  ok({"create", f, "--capacity", "100000", "--fpp", "0.01"});
+  std::string every;
+  for (int round = 0; round < rounds; ++round) {
     std::vector<process> running;
     for (int w = 0; w < writers; ++w) {
-      keys[w] = make_keys(numbered("round", round) + numbered("-writer", w), 3000);
-      write(numbered("keys-", w), keys[w]);
+      const std::string keys =
+          make_keys(numbered("round", round) + numbered("-writer", w), keys_each);
+      write(numbered("keys-", w), keys);
+      every += keys;
     }
     for (int w = 0; w < writers; ++w) {
       running.push_back(start({"add", f}, at(numbered("keys-", w)), std::to_string(w)));
@@ -185,36 +189,40 @@ TEST_F(FileWrites, ConcurrentAddsLoseNoKey) {
     for (int w = 0; w < writers; ++w) {
       EXPECT_EQ(finish(running[w]), 0) << output_of(std::to_string(w), "err");
     }
-    ASSERT_EQ(absent_count(f, keys[0] + keys[1] + keys[2]), all_present(writers * 3000))
-        << "round " << round << ": a writer's keys were lost";
   }
+  EXPECT_EQ(absent_count(f, every), all_present(rounds * writers * keys_each))
+      << "a writer's keys were lost";
   EXPECT_EQ(work_entries(), std::set<std::string>{"f.bf"});
 }
 
 TEST_F(FileWrites, ConcurrentRemovesAllLand) {
   const std::string f = work("c.bf");
   constexpr int writers = 3;
-  for (int round = 0; round < 5; ++round) {
-    ok({"create", f, "--capacity", "20000", "--fpp", "0.01", "--kind", "counting"});
-    std::string every;
+  constexpr int rounds = 5;
+  ok({"create", f, "--capacity", "20000", "--fpp", "0.01", "--kind", "counting"});
+  std::string every;
+  for (int round = 0; round < rounds; ++round) {
     for (int w = 0; w < writers; ++w) {
-      const std::string keys = make_keys(numbered("r", round) + numbered("w", w), 3000);
-      write(numbered("keys-", w), keys);
+      const std::string keys = make_keys(numbered("r", round) + numbered("w", w), 1000);
+      write(numbered("keys-", round) + numbered("-", w), keys);
       every += keys;
     }
-    ok({"add", f}, every);
+  }
+  ok({"add", f}, every);
+  for (int round = 0; round < rounds; ++round) {
     std::vector<process> running;
     for (int w = 0; w < writers; ++w) {
-      running.push_back(start({"remove", f}, at(numbered("keys-", w)), std::to_string(w)));
+      running.push_back(
+          start({"remove", f}, at(numbered("keys-", round) + numbered("-", w)), std::to_string(w)));
     }
     for (int w = 0; w < writers; ++w) {
       EXPECT_EQ(finish(running[w]), 0) << output_of(std::to_string(w), "err");
     }
-    // Every key was removed once: a lost remove leaves its 3000 keys present.
-    std::vector<std::uint64_t> counts;
-    ASSERT_TRUE(matches(absent_count(f, every), "present={N} absent={N}\n", &counts));
-    EXPECT_LT(counts[0], 100u) << "round " << round << ": a remove was lost";
   }
+  // Every key was removed once: a lost remove leaves its 1000 keys present.
+  std::vector<std::uint64_t> counts;
+  ASSERT_TRUE(matches(absent_count(f, every), "present={N} absent={N}\n", &counts));
+  EXPECT_LT(counts[0], 100u) << "a remove was lost";
 }
 
 TEST_F(FileWrites, ConcurrentMergesIntoOneFileAllLand) {
@@ -228,7 +236,7 @@ TEST_F(FileWrites, ConcurrentMergesIntoOneFileAllLand) {
     ok({"add", part}, keys);
     every += keys;
   }
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < 3; ++round) {
     ok({"create", out, "--capacity", "20000", "--fpp", "0.01"});
     std::vector<process> running;
     for (int w = 0; w < writers; ++w) {
