@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "classic_file.hpp"
+#include "file/atomic_file.hpp"
+#include "file/unique_fd.hpp"
 #include "file_format.hpp"
 
 #define XXH_INLINE_ALL
@@ -33,11 +35,9 @@ std::string describe(const std::filesystem::path& path) {
   return path.string();
 }
 
+using detail::fail_errno;
 using detail::fail_file;
-
-[[noreturn]] void fail_errno(const std::string& source, const std::string& action) {
-  fail_file(errc::io_error, source, action + ": " + std::strerror(errno));
-}
+using detail::unique_fd;
 
 // Little-endian field access at fixed offsets.
 template <class T>
@@ -49,35 +49,6 @@ T get(const unsigned char* in, std::size_t offset) {
   T value;
   std::memcpy(&value, in + offset, sizeof value);
   return value;
-}
-
-class unique_fd {
- public:
-  explicit unique_fd(int fd) : fd_(fd) {}
-  unique_fd(unique_fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-  ~unique_fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
-void write_all(int fd, const void* data, std::size_t size, const std::string& source) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, std::min<std::size_t>(size, std::size_t{1} << 30));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_errno(source, "cannot write");
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
 }
 
 void read_all(int fd, void* data, std::size_t size, std::uint64_t offset,
@@ -252,6 +223,10 @@ void fail_file(errc code, const std::string& source, const std::string& problem)
   throw error(code, source + ": " + problem);
 }
 
+void fail_errno(const std::string& source, const std::string& action) {
+  fail_file(errc::io_error, source, action + ": " + std::strerror(errno));
+}
+
 void write_filter_file(const std::filesystem::path& path, file_header header,
                        std::span<const std::span<const unsigned char>> parts) {
   const std::string source = describe(path);
@@ -265,34 +240,16 @@ void write_filter_file(const std::filesystem::path& path, file_header header,
   header.payload_checksum = XXH64_digest(&state);
   const auto encoded = encode_header(header);
 
-  std::filesystem::path dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  std::string tmp_name = ".";
-  tmp_name += path.filename().string();
-  tmp_name += ".tmp-XXXXXX";
-  std::string tmp = (dir / tmp_name).string();
-  unique_fd fd(::mkstemp(tmp.data()));
-  if (fd.get() < 0) fail_errno(source, "cannot create a temporary file in " + dir.string());
-  try {
-    write_all(fd.get(), encoded.data(), encoded.size(), source);
-    const unsigned char zeros[payload_alignment] = {};
-    for (std::uint64_t gap = header.payload_offset - file_header_size; gap > 0;) {
-      const auto n = std::min<std::uint64_t>(gap, sizeof zeros);
-      write_all(fd.get(), zeros, n, source);
-      gap -= n;
-    }
-    for (const auto& part : parts) write_all(fd.get(), part.data(), part.size(), source);
-    if (::fchmod(fd.get(), 0644) != 0) fail_errno(source, "cannot set permissions");
-    if (::fsync(fd.get()) != 0) fail_errno(source, "cannot fsync");
-    if (::close(fd.release()) != 0) fail_errno(source, "cannot close");
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_errno(source, "cannot rename into place");
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
+  atomic_file out(path);
+  out.write(encoded);
+  const unsigned char zeros[payload_alignment] = {};
+  for (std::uint64_t gap = header.payload_offset - file_header_size; gap > 0;) {
+    const auto n = std::min<std::uint64_t>(gap, sizeof zeros);
+    out.write({zeros, static_cast<std::size_t>(n)});
+    gap -= n;
   }
-  // Persist the rename itself.
-  unique_fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
+  for (const auto& part : parts) out.write(part);
+  out.commit();
 }
 
 void check_classic_fields(const file_header& h, const std::string& source) {

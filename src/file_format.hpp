@@ -17,10 +17,13 @@ inline constexpr std::uint64_t payload_alignment = 64;
 
 // Throws bloomkit::error(code, "<source>: <problem>").
 [[noreturn]] void fail_file(errc code, const std::string& source, const std::string& problem);
+// Throws bloomkit::error(errc::io_error, "<source>: <action>: <strerror(errno)>").
+[[noreturn]] void fail_errno(const std::string& source, const std::string& action);
 
-// Writes the header and the payload (the parts back to back; the checksum covers all of them) to
-// a temp file next to `path`, fsyncs it and renames it into place. Sets payload_checksum and
-// payload_length; header.payload_offset must already be set.
+// Writes the header and the payload (the parts back to back; the checksum covers all of them)
+// with the one writer (file/atomic_file.hpp): a temp file beside `path`'s target, fsynced and
+// renamed into place, under the lock on it. Sets payload_checksum and payload_length;
+// header.payload_offset must already be set.
 void write_filter_file(const std::filesystem::path& path, file_header header,
                        std::span<const std::span<const unsigned char>> parts);
 

@@ -8,6 +8,7 @@
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/file_writer.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing.hpp"

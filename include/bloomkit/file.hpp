@@ -4,7 +4,10 @@
 // of header and payload) followed by the payload at a 64-byte-aligned offset.
 //
 // save() writes a temp file in the target's directory, fsyncs it, renames it over the target and
-// fsyncs the directory: a crash leaves either the old file or the new one, never half of one.
+// fsyncs the directory: a crash leaves either the old file or the new one, never half of one. It
+// holds the lock on the target meanwhile, writes through symlinks, refuses a target that is not
+// a regular file and keeps a replaced file's mode (file_writer.hpp, which also has
+// lock_for_update() for load-change-save cycles that concurrent writers must not undo).
 // load() copies the payload into owned memory; map() serves queries straight from the page cache.
 // Every reader rejects a file with a bad magic, an unknown version, a truncated or oversized
 // body, a checksum mismatch or inconsistent fields, with an error naming the file and problem.
@@ -16,6 +19,7 @@
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/file_writer.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 
 namespace bloomkit {

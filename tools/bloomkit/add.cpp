@@ -1,7 +1,8 @@
 // bloomkit add FILE [KEY...]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) into an existing filter file
-// with the batched insert_many, and saves it (atomically) when anything changed.
+// with the batched insert_many, and saves it (atomically) when anything changed. The file is
+// locked from load to save (output_file.hpp): concurrent writers serialize.
 // Prints: added <new> new of <keys> keys
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "filter_kinds.hpp"
 #include "key_encoding.hpp"
 #include "key_input.hpp"
+#include "output_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -27,6 +29,7 @@ struct add_options {
 };
 
 void run_add(const add_options& o) {
+  output_file out(o.file);
   any_filter filter = load_any(o.file);
   const key_type key_type = read_header(o.file).keys();
   key_encoder encoder(key_type, quoted_name(o.file));
@@ -38,7 +41,7 @@ void run_add(const add_options& o) {
   });
   // A key is new when it changed the filter: no new key means the file would not change.
   if (fresh > 0) save(filter, o.file, key_type);
-  fmt::print("added {} new of {} keys\n", fresh, keys);
+  out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
 }
 
 }  // namespace

@@ -35,6 +35,7 @@
 #include "filter_kinds.hpp"
 #include "input.hpp"
 #include "key_input.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 
 namespace bloomkit::cli {
@@ -241,6 +242,8 @@ void run_build(const build_options& o) {
       }
     }
   }
+  // Held from here: a writer of FILE started meanwhile lands after the build, not under it.
+  output_file out(o.file);
   std::vector<input_file> inputs;
   inputs.reserve(names.size());
   for (const std::string& name : names) inputs.emplace_back(name);
@@ -282,8 +285,8 @@ void run_build(const build_options& o) {
   save(filter, o.file);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print("built {}: {} keys read, {} new, in {:.3f} s\n", printable(o.file), result.keys,
-             result.fresh, seconds);
+  out.commit(fmt::format("built {}: {} keys read, {} new, in {:.3f} s\n", printable(o.file),
+                         result.keys, result.fresh, seconds));
 }
 
 }  // namespace

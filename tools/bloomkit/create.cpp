@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "names.hpp"
+#include "output_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -30,13 +31,14 @@ void run_create(const create_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
   const any_filter filter = make_filter(o.kind, capacity, o.fpp);
+  output_file out(o.file);
   save(filter, o.file);
-  std::visit(
+  out.commit(std::visit(
       [&](const auto& f) {
-        fmt::print("created {}: {} bits, {} bytes, {} hashes\n", printable(o.file), f.bits(),
-                   f.byte_size(), hashes_of(filter));
+        return fmt::format("created {}: {} bits, {} bytes, {} hashes\n", printable(o.file),
+                           f.bits(), f.byte_size(), hashes_of(filter));
       },
-      filter);
+      filter));
 }
 
 }  // namespace

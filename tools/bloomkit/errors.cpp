@@ -1,13 +1,12 @@
 #include "errors.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <new>
 
 #include <fmt/core.h>
 
 #include "bloomkit/error.hpp"
+#include "output.hpp"
 
 namespace bloomkit::cli {
 
@@ -33,9 +32,7 @@ void print_usage_error(std::string_view message, std::string_view command) {
 int run_guarded(std::string_view command, const std::function<void()>& body) {
   try {
     body();
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      throw error(errc::io_error, fmt::format("writing to stdout: {}", std::strerror(errno)));
-    }
+    flush_stdout();
     return exit_success;
   } catch (const usage_error& e) {
     print_usage_error(e.what(), command);

@@ -3,18 +3,13 @@
 // Writes a filter file in another system's format (docs/INTEROP.md): Guava's BloomFilter.writeTo
 // stream (BloomFilter.readFrom reads it), bits-and-blooms/bloom v3's WriteTo or MarshalJSON. The
 // filter's hash scheme must be one the target computes (an imported filter, or one built with
-// that scheme); any other is refused, since the peer would answer differently. OUT is written to
-// a temp file and renamed into place.
-// Prints: exported IN: <bits> bits, <hashes> hashes, <format>
+// that scheme); any other is refused, since the peer would answer differently. OUT is replaced
+// like every file bloomkit writes (output_file.hpp); OUT "-" is stdout, and IN itself is refused.
+// Prints: exported IN: <bits> bits, <hashes> hashes, <format> (on stderr when OUT is stdout)
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +20,8 @@
 #include "bloomkit/file.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
+#include "output.hpp"
+#include "output_file.hpp"
 #include "peer_format.hpp"
 
 namespace bloomkit::cli {
@@ -36,40 +33,6 @@ struct export_options {
   std::string out;
   std::string to;
 };
-
-[[noreturn]] void fail_errno(const std::string& file, const char* action) {
-  throw error(errc::io_error, fmt::format("{}: {}: {}", file, action, std::strerror(errno)));
-}
-
-// Writes `bytes` to a temp file next to `path`, fsyncs it and renames it over `path`.
-void write_atomically(const std::string& path, std::string_view bytes) {
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::string tmp =
-      (dir / ("." + std::filesystem::path(path).filename().string() + ".tmp-XXXXXX")).string();
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail_errno(path, "cannot create a temporary file");
-  try {
-    for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail_errno(path, "cannot write");
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    if (::fchmod(fd, 0644) != 0) fail_errno(path, "cannot set permissions");
-    if (::fsync(fd) != 0) fail_errno(path, "cannot fsync");
-    const int closing = fd;
-    fd = -1;
-    if (::close(closing) != 0) fail_errno(path, "cannot close");
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot rename into place");
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-}
 
 std::string_view as_text(const std::vector<unsigned char>& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
@@ -83,8 +46,8 @@ std::string_view as_text(const std::vector<unsigned char>& bytes) {
                           printable(o.in), target, to_string(scheme), target, needs));
 }
 
-void run_export(const export_options& o) {
-  const file_header h = read_header(o.in);
+// The peer's bytes of the filter in `o.in`, and the name of their format.
+std::pair<std::string, const char*> exported_bytes(const export_options& o, const file_header& h) {
   std::string bytes;
   const char* format = "";
   const peer_format to = parse_peer_format(o.to);
@@ -112,8 +75,27 @@ void run_export(const export_options& o) {
       break;
     }
   }
-  write_atomically(o.out, bytes);
-  fmt::print("exported {}: {} bits, {} hashes, {}\n", printable(o.in), h.bits, h.hashes, format);
+  return {std::move(bytes), format};
+}
+
+void run_export(const export_options& o) {
+  std::optional<output_file> out;  // none for stdout
+  if (o.out != "-") {
+    out.emplace(o.out);
+    out->require_distinct_from(o.in, "export");
+  }
+  const file_header h = read_header(o.in);
+  const auto [bytes, format] = exported_bytes(o, h);
+  const std::string result = fmt::format("exported {}: {} bits, {} hashes, {}\n", printable(o.in),
+                                         h.bits, h.hashes, format);
+  if (!out) {
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+    flush_stdout();                    // reports a failed fwrite too
+    fmt::print(stderr, "{}", result);  // stdout holds the peer's bytes only
+    return;
+  }
+  write_file(o.out, {reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+  out->commit(result);
 }
 
 }  // namespace
@@ -123,7 +105,7 @@ command add_export_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "export", "Write a filter file in another system's format (Guava, bits-and-blooms)");
   sub->add_option("IN", o->in, "Filter file to export")->type_name("")->required();
-  sub->add_option("OUT", o->out, "The peer's file to write (replaced if it exists)")
+  sub->add_option("OUT", o->out, "The peer's file to write (replaced if it exists; '-' for stdout)")
       ->type_name("")
       ->required();
   add_peer_format_option(*sub, "--to", o->to);

@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "input.hpp"
+#include "output_file.hpp"
 #include "peer_format.hpp"
 
 namespace bloomkit::cli {
@@ -57,26 +58,28 @@ std::string read_input(const std::string& name) {
 }
 
 template <class Filter>
-void save_imported(const import_options& o, const Filter& filter) {
+void save_imported(const import_options& o, output_file& out, const Filter& filter) {
   save(filter, o.out, o.key_type == "long" ? key_type::int64 : key_type::string);
-  fmt::print("imported {}: {} bits, {} hashes, {}\n", printable(o.in), filter.bits(),
-             filter.hashes(), to_string(filter.scheme()));
+  out.commit(fmt::format("imported {}: {} bits, {} hashes, {}\n", printable(o.in), filter.bits(),
+                         filter.hashes(), to_string(filter.scheme())));
 }
 
 void run_import(const import_options& o) {
+  output_file out(o.out);
+  if (o.in != "-") out.require_distinct_from(o.in, "import");
   const std::string bytes = read_input(o.in);
   const std::string source = o.in == "-" ? "stdin" : o.in;
   const std::span<const unsigned char> data(reinterpret_cast<const unsigned char*>(bytes.data()),
                                             bytes.size());
   switch (parse_peer_format(o.from)) {
     case peer_format::guava:
-      std::visit([&](const auto& f) { save_imported(o, f); }, guava::read(data, source));
+      std::visit([&](const auto& f) { save_imported(o, out, f); }, guava::read(data, source));
       return;
     case peer_format::bits_and_blooms:
-      save_imported(o, bits_and_blooms::read(data, source));
+      save_imported(o, out, bits_and_blooms::read(data, source));
       return;
     case peer_format::bits_and_blooms_json:
-      save_imported(o, bits_and_blooms::read_json(bytes, source));
+      save_imported(o, out, bits_and_blooms::read_json(bytes, source));
       return;
   }
 }

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "errors.hpp"
 #include "filter_kinds.hpp"
+#include "output_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -27,6 +28,7 @@ struct merge_options {
 };
 
 void run_merge(const merge_options& o) {
+  output_file out(o.out);  // before reading: OUT may be an input
   any_filter result = load_any(o.inputs.front());
   const key_type keys = read_header(o.inputs.front()).keys();
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
@@ -39,8 +41,8 @@ void run_merge(const merge_options& o) {
     combine(result, o.inputs.front(), map_any(o.inputs[i]), o.inputs[i], o.intersect);
   }
   save(result, o.out, keys);
-  fmt::print("merged {} filters into {} ({})\n", o.inputs.size(), printable(o.out),
-             o.intersect ? "intersection" : "union");
+  out.commit(fmt::format("merged {} filters into {} ({})\n", o.inputs.size(), printable(o.out),
+                         o.intersect ? "intersection" : "union"));
 }
 
 }  // namespace

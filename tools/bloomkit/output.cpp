@@ -20,6 +20,10 @@ namespace {
 
 }  // namespace
 
+void flush_stdout() {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw_write_error(stdout);
+}
+
 buffered_writer::buffered_writer(std::FILE* stream, std::size_t capacity)
     : stream_(stream), capacity_(capacity < 64 ? 64 : capacity), data_(new char[capacity_]) {}
 

@@ -10,6 +10,10 @@
 
 namespace bloomkit::cli {
 
+// Flushes stdout. Throws bloomkit::error (io_error) "writing to stdout: <reason>" on failure (a
+// full disk, a closed pipe with SIGPIPE ignored).
+void flush_stdout();
+
 class buffered_writer {
  public:
   explicit buffered_writer(std::FILE* stream = stdout, std::size_t capacity = std::size_t{1} << 20);

@@ -12,6 +12,7 @@
 
 #include "bloomkit/redis/redis_filter.hpp"
 #include "names.hpp"
+#include "output_file.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -27,10 +28,11 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   context.require_native("pull");
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, o.name);
+  output_file out(o.file);
   filter.pull(o.file);
   const redis::shard_layout& l = filter.layout();
-  fmt::print("pulled {} to {}: {} bits, {} hashes, {} shards\n", printable(o.name),
-             printable(o.file), l.total_bits(), l.hashes, l.shard_count);
+  out.commit(fmt::format("pulled {} to {}: {} bits, {} hashes, {} shards\n", printable(o.name),
+                         printable(o.file), l.total_bits(), l.hashes, l.shard_count));
 }
 
 }  // namespace

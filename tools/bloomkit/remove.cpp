@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "key_input.hpp"
+#include "output_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -26,6 +27,7 @@ struct remove_options {
 };
 
 void run_remove(const remove_options& o) {
+  output_file out(o.file);
   any_filter filter = load_any(o.file);
   std::uint64_t keys = 0;
   std::uint64_t removed = 0;
@@ -34,7 +36,7 @@ void run_remove(const remove_options& o) {
     keys += batch.size();
   });
   if (removed > 0) save(filter, o.file);
-  fmt::print("removed {} of {} keys\n", removed, keys);
+  out.commit(fmt::format("removed {} of {} keys\n", removed, keys));
 }
 
 }  // namespace
