@@ -469,6 +469,185 @@ TEST_F(RedisFilterSingle, PushPullRoundTripIsBitIdentical) {
   EXPECT_EQ(take_snapshot(*server_), before);
 }
 
+// --- missing shards, writes that would create shards, empty rebuilds, the count (issue 11) ---
+
+constexpr auto npos = std::string::npos;
+
+// The key of the shard `key` lands in.
+std::string shard_of(const redis_filter& f, std::string_view key, std::uint64_t generation = 1) {
+  return f.name() + ":" + std::to_string(generation) + ":" +
+         std::to_string(f.layout().shard_of(bloomkit::xxh3_128(key)));
+}
+
+// The first of `keys` whose shard is not `shard`.
+std::string key_outside(const redis_filter& f, const std::vector<std::string>& keys,
+                        const std::string& shard) {
+  for (const auto& k : keys) {
+    if (shard_of(f, k) != shard) return k;
+  }
+  ADD_FAILURE() << "every key is in " << shard;
+  return {};
+}
+
+TEST_F(RedisFilterSingle, AMissingOrShortShardIsAnErrorNamingItNeverAnAnswer) {
+  auto f = redis_filter::create(*client_, "gap", 20000, 0.01, 14);
+  ASSERT_GT(f.layout().shard_count, 10u);
+  const auto keys = make_keys(2000, 70);
+  insert_all(f, keys);
+  const std::string victim = shard_of(f, keys[0]);
+  const std::string other = key_outside(f, keys, victim);
+  auto c2 = client::connect(server_->url());
+  auto fresh_handle = redis_filter::open(c2, "gap");
+  // Missing (deleted, evicted, lost in a restart) while the meta survives.
+  server_->raw({"DEL", victim});
+  for (redis_filter* h : {&f, &fresh_handle}) {
+    auto m = error_of([&] { h->contains(keys[0]); }, errc::not_found);
+    EXPECT_EQ(m, "filter 'gap': shard '" + victim +
+                     "' is missing (evicted or deleted): the filter cannot answer; rebuild or "
+                     "push it again")
+        << m;
+    m = error_of([&] { count_present(*h, keys); }, errc::not_found);
+    EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+    EXPECT_TRUE(h->contains(other));  // the other shards still answer
+  }
+  auto m = error_of([&] { f.info(); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);  // lookups create nothing
+
+  // Short: fewer bytes than the layout says, here with every bit it has set.
+  server_->raw({"SET", victim, std::string(16, '\xff')});
+  m = error_of([&] { f.contains(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is short"), npos) << m;
+  error_of([&] { count_present(fresh_handle, keys); }, errc::not_found);
+  m = error_of([&] { f.info(); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+}
+
+TEST_F(RedisFilterSingle, WritesNeverCreateAShard) {
+  auto f = redis_filter::create(*client_, "w", 20000, 0.01, 14);
+  const auto keys = make_keys(1000, 71);
+  const std::string victim = shard_of(f, keys[0]);
+  server_->raw({"DEL", victim});
+  auto m = error_of([&] { f.insert(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is missing"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  m = error_of([&] { insert_all(f, keys); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  EXPECT_TRUE(f.insert(key_outside(f, keys, victim)));  // the other shards still take keys
+
+  // A stale handle: the filter was dropped by another client, expired, or lost in a restart
+  // without persistence. Its writes create no key at all (no shard, no meta).
+  auto c2 = client::connect(server_->url());
+  redis_filter::open(c2, "w").drop();
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+  error_of([&] { f.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(f, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+
+  auto g = redis_filter::create(*client_, "ttl", 20000, 0.01, 14);
+  g.insert(keys[0]);
+  g.expire(1s);
+  std::this_thread::sleep_for(1100ms);
+  error_of([&] { g.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(g, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+
+  auto h = redis_filter::create(*client_, "lost", 20000, 0.01, 14);
+  h.insert(keys[0]);
+  server_->restart();  // no persistence: everything is gone
+  error_of([&] { h.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(h, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+}
+
+TEST_F(RedisFilterSingle, RebuildOfNoKeysIsRefusedAndLeavesTheFilterAsItWas) {
+  auto f = redis_filter::create(*client_, "rb0", 20000, 0.01, 16);
+  const auto keys = make_keys(1000, 72);
+  insert_all(f, keys);
+  const auto before = take_snapshot(*server_);
+  auto m = error_of([&] { f.rebuild(std::span<const std::string_view>{}); },
+                    errc::invalid_argument);
+  EXPECT_NE(m.find("filter 'rb0': the rebuild's source gave no keys"), npos) << m;
+  // A source that calls its sink with empty batches only gave no keys either.
+  error_of([&] { f.rebuild([](const bloomkit::redis::key_sink& sink) { sink({}); }); },
+           errc::invalid_argument);
+  EXPECT_EQ(take_snapshot(*server_), before);
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  EXPECT_EQ(f.generation(), 1u);
+}
+
+// INFO stats' total_reads_processed: how many reads the server did on client sockets. A pipeline
+// sent with one write arrives in one read on the loopback.
+long long reads_processed(const redis_server& s) {
+  const std::string info = s.raw({"INFO", "STATS"}).str();
+  const auto at = info.find("total_reads_processed:") + 22;
+  return std::stoll(info.substr(at, info.find('\r', at) - at));
+}
+
+TEST_F(RedisFilterSingle, SingleKeyInsertIsOneRoundTripWithoutLua) {
+  auto f = redis_filter::create(*client_, "one", 10000, 0.01);
+  f.contains("warm up");
+  server_->raw({"CONFIG", "RESETSTAT"});
+  // The cost of measuring (raw() connects, sends INFO, disconnects), then one contains (one round
+  // trip), then single inserts, new and old.
+  const long long r0 = reads_processed(*server_);
+  const long long r1 = reads_processed(*server_);
+  f.contains("a");
+  const long long r2 = reads_processed(*server_);
+  EXPECT_TRUE(f.insert("a"));
+  const long long r3 = reads_processed(*server_);
+  EXPECT_TRUE(f.insert("b"));
+  const long long r4 = reads_processed(*server_);
+  EXPECT_FALSE(f.insert("b"));
+  const long long r5 = reads_processed(*server_);
+  const long long measuring = r1 - r0;
+  EXPECT_EQ(r2 - r1 - measuring, 1);
+  EXPECT_EQ(r3 - r2 - measuring, 1);
+  EXPECT_EQ(r4 - r3 - measuring, 1);
+  EXPECT_EQ(r5 - r4 - measuring, 1);
+  const std::string stats = server_->raw({"INFO", "COMMANDSTATS"}).str();
+  EXPECT_EQ(stats.find("cmdstat_eval"), npos) << stats;
+  // And the count stays right: the count of an insert travels with the next call.
+  for (const auto& k : make_keys(50, 73)) f.insert(k);
+  EXPECT_EQ(f.info().inserted, 52u);
+  auto c2 = client::connect(server_->url());
+  EXPECT_EQ(redis_filter::open(c2, "one").info().inserted, 52u);
+}
+
+TEST(RedisFilterEviction, AnEvictedShardIsAnErrorNeverAnAnswer) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_server_options so;
+  so.extra_args = {"--maxmemory", "8mb", "--maxmemory-policy", "allkeys-lru",
+                   "--maxmemory-samples", "10"};
+  redis_server server(so);
+  auto c = client::connect(server.url());
+  auto f = redis_filter::create(c, "ev", 200000, 0.01, 14);  // ~117 shards of 2 KiB
+  const auto keys = make_keys(5000, 74);
+  insert_all(f, keys);
+  ASSERT_EQ(count_present(f, keys), keys.size());
+  // Fill the server with other keys, touched as we go, until some key of the filter is gone.
+  auto shards_left = [&] { return keys_of(server, "ev:1:*").size(); };
+  const std::string value(4096, 'x');
+  for (int i = 0; shards_left() == f.layout().shard_count && i < 100; ++i) {
+    std::vector<command> fill;
+    for (int j = 0; j < 200; ++j) {
+      fill.push_back({{"SET", "filler:" + std::to_string(i) + ":" + std::to_string(j), value}});
+    }
+    c.execute_many(fill);
+  }
+  ASSERT_LT(shards_left(), f.layout().shard_count) << "nothing of the filter was evicted";
+  // Every lookup of the inserted keys errs (a shard or the meta is gone): none answers absent.
+  for (std::size_t i = 0; i < 200; ++i) {
+    try {
+      EXPECT_TRUE(f.contains(keys[i])) << keys[i];
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::not_found) << e.what();
+    }
+  }
+  error_of([&] { count_present(f, keys); }, errc::not_found);
+}
+
 TEST(RedisFilterRestart, ClearErrorWhileDownAndRecoveryWithoutANewClient) {
   BLOOMKIT_REQUIRE_REDIS();
   redis_server_options so;
