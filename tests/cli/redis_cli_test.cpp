@@ -270,9 +270,9 @@ TEST_F(RedisCli, AMissingShardIsAnErrorNamingItNeverAnAnswer) {
 TEST_F(RedisCli, DropRemovesOrphanShardsAndAnInterruptedCreate) {
   // A create of ~93,000 shards of 128 bytes (one round trip each), killed after a few hundred.
   server_->raw({"SET", "unrelated", "x"});
-  const std::vector<std::string> create = {"redis", "--url",      server_->url(), "create",
-                                           "big",   "--capacity", "1e7",          "--fpp",
-                                           "0.01",  "--shard-bits", "10"};
+  const std::vector<std::string> create = {
+      "redis", "--url", server_->url(), "create",       "big", "--capacity",
+      "1e7",   "--fpp", "0.01",         "--shard-bits", "10"};
   const pid_t pid = spawn(create);
   for (int i = 0; i < 1000 && server_->raw({"DBSIZE"}).integer() < 300; ++i) {
     ::usleep(5000);
@@ -299,9 +299,9 @@ TEST_F(RedisCli, DropRemovesOrphanShardsAndAnInterruptedCreate) {
       server_->raw({"SET", key, "bits"});
     }
   }
-  const std::vector<std::string> others = {"o:x",      "o:1:2:3", "o:01:2",  "o:1:",
-                                           "o:meta:1", "aXb:1:0", "ab:1:0",  "qa[x]\\:1:0",
-                                           "o",        "oo:1:1",  "a*bc:1:0"};
+  const std::vector<std::string> others = {
+      "o:x",    "o:1:2:3",     "o:01:2", "o:1:",   "o:meta:1", "aXb:1:0",
+      "ab:1:0", "qa[x]\\:1:0", "o",      "oo:1:1", "a*bc:1:0"};
   for (const auto& key : others) server_->raw({"SET", key, "other"});
   const long long before = server_->raw({"DBSIZE"}).integer();
   for (const std::string name : {"o", "a*b", "q?[x]\\"}) {
@@ -322,9 +322,10 @@ TEST_F(RedisCli, RebuildFromNoKeysIsRefusedUnlessAllowed) {
   auto r = redis({"rebuild", "ids"}, "");
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_EQ(r.out, "") << r;
-  EXPECT_EQ(r.err,
-            "bloomkit: error: filter 'ids': the rebuild's source gave no keys: refusing to replace "
-            "the filter with an empty one (--allow-empty to do that)\n")
+  EXPECT_EQ(
+      r.err,
+      "bloomkit: error: filter 'ids': the rebuild's source gave no keys: refusing to replace "
+      "the filter with an empty one (--allow-empty, rebuild_options::allow_empty, allows it)\n")
       << r;
   r = redis({"query", "ids", "--count"}, lines(0, 500));
   EXPECT_EQ(r.out, "present=500 absent=0\n") << r;
@@ -500,7 +501,8 @@ TEST_F(RedisCliGoZero, UsageAndTypeErrors) {
     EXPECT_EQ(r.status, 2) << r;
     EXPECT_EQ(r.err.rfind("bloomkit: error: redis create: go-zero keys are not created beforehand "
                           "(go-zero's New(store, key, bits) writes nothing; the first add creates "
-                          "the key): run `bloomkit redis --layout go-zero --bits M add users`\n",
+                          "the key): run `bloomkit redis --layout go-zero --bits M add users`; "
+                          "--layout go-zero supports add, query and info\n",
                           0),
               0u)
         << r;

@@ -16,6 +16,11 @@ void print_error(std::string_view message) {
   fmt::print(stderr, "bloomkit: error: {}\n", message);
 }
 
+void print_warning(std::string_view message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "bloomkit: warning: {}\n", message);
+}
+
 void print_usage_error(std::string_view message, std::string_view command) {
   print_error(message);
   if (command.empty()) {
