@@ -353,29 +353,28 @@ struct filter_ops {
   // first operation reads the shard's guard bit (GET u1 <guard>: 0 for a missing or short shard,
   // and for one the write itself just created); for a filter without guards, a STRLEN per shard
   // touched instead, before a write (which would grow a short shard) and after a read.
+  // Where a batch's commands are in the round trip's command list.
   struct batch {
-    std::vector<command> commands;
     bool guarded = false;
     std::size_t checks_begin = 0, checks_end = 0;  // the STRLENs
     std::size_t bitfields_begin = 0;               // p.groups.size() BITFIELDs from here
   };
 
   static batch make_batch(const redis_filter& f, const plan& p, std::uint64_t generation,
-                          bool write) {
+                          bool write, std::vector<command>& cs) {
     batch b;
     b.guarded = f.guarded_;
-    b.commands.reserve(p.groups.size() + (b.guarded ? 0 : p.groups.size()));
+    cs.reserve(cs.size() + p.groups.size() + (b.guarded ? 0 : p.groups.size()));
     auto add_checks = [&] {
-      b.checks_begin = b.commands.size();
+      b.checks_begin = cs.size();
       for (std::size_t g = 0; !b.guarded && g < p.groups.size(); ++g) {
         if (g > 0 && p.groups[g].shard == p.groups[g - 1].shard) continue;
-        b.commands.push_back(
-            make_command({"STRLEN", shard_key(f.name_, generation, p.groups[g].shard)}));
+        cs.push_back(make_command({"STRLEN", shard_key(f.name_, generation, p.groups[g].shard)}));
       }
-      b.checks_end = b.commands.size();
+      b.checks_end = cs.size();
     };
     if (write) add_checks();
-    b.bitfields_begin = b.commands.size();
+    b.bitfields_begin = cs.size();
     const std::string guard_bit = std::to_string(f.layout_.guard_bit());
     for (const auto& g : p.groups) {
       command c;
@@ -392,7 +391,7 @@ struct filter_ops {
           if (write) c.args.emplace_back("1");
         }
       }
-      b.commands.push_back(std::move(c));
+      cs.push_back(std::move(c));
     }
     if (!write) add_checks();
     return b;
@@ -401,19 +400,19 @@ struct filter_ops {
   // Decodes a batch's replies: out[key] = some old bit was 0 (write: new) / every bit is 1
   // (read: present). `broken` gets the shards found missing or short; their keys answer false.
   static void decode(const redis_filter& f, const plan& p, const batch& b,
-                     std::span<const reply> replies, bool write, std::vector<char>& out,
-                     std::vector<std::string>& broken) {
+                     std::span<const command> cs, std::span<const reply> replies, bool write,
+                     std::vector<char>& out, std::vector<std::string>& broken) {
     out.assign(p.order.size(), 0);
     const std::size_t first = broken.size();
     for (std::size_t i = b.checks_begin; i < b.checks_end; ++i) {
-      const std::string& key = b.commands[i].args[1];
+      const std::string& key = cs[i].args[1];
       const auto length = as_integer(replies[i], "STRLEN " + key);
       if (static_cast<std::uint64_t>(length) < f.layout_.shard_bytes()) broken.push_back(key);
     }
     const std::size_t skip = b.guarded ? 1 : 0;
     for (std::size_t g = 0; g < p.groups.size(); ++g) {
       const reply& r = replies[b.bitfields_begin + g];
-      const std::string& key = b.commands[b.bitfields_begin + g].args[1];
+      const std::string& key = cs[b.bitfields_begin + g].args[1];
       check_reply(r, std::string(write ? "BITFIELD " : "BITFIELD_RO ") + key);
       const auto& bits = r.elements();
       const auto& grp = p.groups[g];
@@ -540,20 +539,13 @@ struct filter_ops {
       }
       std::vector<batch> batches;
       std::vector<command> cs;
-      std::vector<std::size_t> starts;
-      for (std::uint64_t g : targets) {
-        starts.push_back(cs.size());
-        batches.push_back(make_batch(f, p, g, true));
-        cs.insert(cs.end(), batches.back().commands.begin(), batches.back().commands.end());
-      }
+      for (std::uint64_t g : targets) batches.push_back(make_batch(f, p, g, true, cs));
       meta_view view;
       const auto replies = run_checked(f, cs, view);
       std::vector<std::vector<std::string>> broken(targets.size());
       std::vector<std::string> orphans;
       for (std::size_t t = 0; t < targets.size(); ++t) {
-        const auto mine =
-            std::span<const reply>(replies).subspan(starts[t], batches[t].commands.size());
-        decode(f, p, batches[t], mine, true, written[targets[t]], broken[t]);
+        decode(f, p, batches[t], cs, replies, true, written[targets[t]], broken[t]);
         orphans.insert(orphans.end(), broken[t].begin(), broken[t].end());
       }
       const bool guarded = !batches.empty() && batches.front().guarded;
@@ -585,11 +577,12 @@ struct filter_ops {
   static std::size_t write_into(redis_filter& f, std::span<const std::string_view> keys,
                                 std::uint64_t generation) {
     const plan p = make_plan(f, keys);
-    const batch b = make_batch(f, p, generation, true);
-    const auto replies = f.client_->execute_many(b.commands);
+    std::vector<command> cs;
+    const batch b = make_batch(f, p, generation, true, cs);
+    const auto replies = f.client_->execute_many(cs);
     std::vector<char> out;
     std::vector<std::string> broken;
-    decode(f, p, b, replies, true, out, broken);
+    decode(f, p, b, cs, replies, true, out, broken);
     if (!broken.empty()) {
       const std::string cleanup =
           detail::remove_orphan_shards(*f.client_, broken, f.layout_, b.guarded);
@@ -627,15 +620,16 @@ struct filter_ops {
     const plan p = make_plan(f, keys);
     for (int attempt = 0;; ++attempt) {
       const std::uint64_t generation = f.generation_;
-      batch b = make_batch(f, p, generation, false);
+      std::vector<command> cs;
+      const batch b = make_batch(f, p, generation, false, cs);
       meta_view view;
-      const auto replies = run_checked(f, b.commands, view);
+      const auto replies = run_checked(f, cs, view);
       if (!view.exists) throw gone(f);
       // Answers from the generation current when the meta was read are good; after a flip the
       // old one may already be expired, so read again from the new one.
       if (generation == f.generation_) {
         std::vector<std::string> broken;
-        decode(f, p, b, replies, false, out, broken);
+        decode(f, p, b, cs, replies, false, out, broken);
         if (!broken.empty()) {
           throw detail::broken_shard_error(f.name_, broken.front(), f.client_, f.layout_,
                                            b.guarded);
