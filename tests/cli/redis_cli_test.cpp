@@ -339,6 +339,27 @@ TEST_F(RedisCli, RebuildFromNoKeysIsRefusedUnlessAllowed) {
   EXPECT_LT(std::stoul(r.out.substr(8)), 5u) << r;
 }
 
+TEST_F(RedisCli, AddWarnsWhenTheServerRefusesToCount) {
+  ASSERT_EQ(redis({"create", "f", "--capacity", "1e4", "--fpp", "0.01"}).status, 0);
+  server_->raw({"ACL", "SETUSER", "nocount", "on", ">pw", "~*", "+@all", "-hincrby"});
+  const std::string url = "redis://nocount:pw@" + server_->address();
+  auto r = run(dir_.path(), {"redis", "--url", url, "add", "f", "a", "b"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "added 2 new of 2 keys\n") << r;
+  EXPECT_EQ(r.err.rfind("bloomkit: warning: filter 'f': the server refused to count 2 new keys "
+                        "in its meta (HINCRBY f:meta: NOPERM",
+                        0),
+            0u)
+      << r;
+  r = redis({"query", "f", "a", "b"});
+  EXPECT_EQ(r.out, "1\ta\n1\tb\n") << r;
+  EXPECT_EQ(server_->raw({"HGET", "f:meta", "inserted"}).str(), "0");
+  // With the count allowed: no warning, and inserted counts.
+  r = redis({"add", "f", "c"});
+  EXPECT_EQ(r.err, "") << r;
+  EXPECT_EQ(server_->raw({"HGET", "f:meta", "inserted"}).str(), "1");
+}
+
 TEST_F(RedisCli, InfoWarnsWhenTheServerMayEvictTheFilterOrTtlsDiffer) {
   ASSERT_EQ(
       redis({"create", "f", "--capacity", "1e4", "--fpp", "0.01", "--shard-bits", "12"}).status, 0);
@@ -466,7 +487,13 @@ TEST_F(RedisCliGoZero, QueryAndInfoOnGoZerosBytes) {
     EXPECT_NE(r.out.find("\"estimated_count\": "), std::string::npos) << r.out;
     r = redis({"info", "bloom:users", "--layout", "go-zero", "--bits", bits});
     EXPECT_NE(r.out.find("layout: go-zero\n"), std::string::npos) << r;
+    EXPECT_EQ(r.err, "") << r;
   }
+  // A key that does not exist answers absent to everything: info says so.
+  auto r = redis({"info", "nothing", "--layout", "go-zero", "--bits", "1000"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.err.rfind("bloomkit: warning: go-zero filter key 'nothing' does not exist", 0), 0u)
+      << r;
 }
 
 TEST_F(RedisCliGoZero, UsageAndTypeErrors) {
