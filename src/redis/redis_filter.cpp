@@ -102,9 +102,12 @@ struct redis_filter::meta {
   std::uint64_t next_generation = 0;
   std::int64_t created = 0;
   std::uint64_t inserted = 0;
-  // The shards carry a guard bit (shard_layout::guard_bit). Filters made before guards, and
-  // shards of 2^32 bits, have none: their shards are checked by length instead.
-  bool guarded = false;
+  // The generation whose shards carry a guard bit (shard_layout::guard_bit), 0 for none.
+  // Filters made before guards, shards of 2^32 bits, and a generation an older bloomkit rebuilt
+  // have none: their shards are checked by length instead.
+  std::uint64_t guard_generation = 0;
+
+  bool guarded() const noexcept { return guard_generation != 0 && guard_generation == generation; }
 
   std::vector<std::string> fields() const {
     return {"format_version", std::to_string(format_version),
@@ -117,7 +120,7 @@ struct redis_filter::meta {
             "generation",     std::to_string(generation),
             "created",        std::to_string(created),
             "inserted",       std::to_string(inserted),
-            "shard_guard",    guarded ? "1" : "0"};
+            "shard_guard",    std::to_string(guard_generation)};
   }
 };
 
@@ -129,7 +132,7 @@ struct filter_ops {
   static meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits) {
     meta m;
     m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
-    m.guarded = m.layout.has_guard_room();
+    m.guard_generation = m.layout.has_guard_room() ? m.generation : 0;
     m.capacity = capacity;
     m.target_fpp = fpp;
     return m;
@@ -198,8 +201,10 @@ struct filter_ops {
     m.created = static_cast<std::int64_t>(number("created"));
     m.inserted = number("inserted");
     if (f.count("next_generation")) m.next_generation = number("next_generation");
-    m.guarded = f.count("shard_guard") && number("shard_guard") == 1;
-    if (m.guarded && !m.layout.has_guard_room()) throw bad("shards of 2^32 bits have no guard");
+    if (f.count("shard_guard")) m.guard_generation = number("shard_guard");
+    if (m.guard_generation != 0 && !m.layout.has_guard_room()) {
+      throw bad("shards of 2^32 bits have no room for a guard bit");
+    }
     return m;
   }
 
@@ -277,11 +282,11 @@ struct filter_ops {
     require_absent(c, name, keys);
     std::vector<std::string> created;
     try {
-      preallocate(c, keys, want.layout, want.guarded, created);
+      preallocate(c, keys, want.layout, want.guarded(), created);
       if (fill) fill(keys);
       // A shard evicted or deleted meanwhile (and maybe recreated short by a push's SETRANGE):
       // fail now rather than make a filter that cannot answer.
-      require_whole(c, name, keys, want.layout, want.guarded);
+      require_whole(c, name, keys, want.layout, want.guarded());
       const reply r = c.execute(eval_command(create_meta_script, meta_key(name), want.fields()));
       if (as_integer(r, "writing " + meta_key(name)) == 1) return want;
     } catch (...) {
@@ -363,7 +368,7 @@ struct filter_ops {
   static batch make_batch(const redis_filter& f, const plan& p, std::uint64_t generation,
                           bool write, std::vector<command>& cs) {
     batch b;
-    b.guarded = f.guarded_;
+    b.guarded = generation != 0 && generation == f.guard_generation_;
     cs.reserve(cs.size() + p.groups.size() + (b.guarded ? 0 : p.groups.size()));
     auto add_checks = [&] {
       b.checks_begin = cs.size();
@@ -499,12 +504,13 @@ struct filter_ops {
     }
     std::uint64_t next = 0;
     if (!e[1].is_nil() && !parse_u64(e[1].str(), next)) next = 0;
-    const bool guarded = !e[2].is_nil() && e[2].str() == "1";
+    std::uint64_t guarded = 0;
+    if (!e[2].is_nil() && !parse_u64(e[2].str(), guarded)) guarded = 0;
     view.changed =
-        generation != f.generation_ || next != f.next_generation_ || guarded != f.guarded_;
+        generation != f.generation_ || next != f.next_generation_ || guarded != f.guard_generation_;
     f.generation_ = generation;
     f.next_generation_ = next;
-    f.guarded_ = guarded;
+    f.guard_generation_ = guarded;
     return replies;
   }
 
@@ -655,7 +661,7 @@ redis_filter::redis_filter(client& c, std::string name, const meta& m, filter_op
       target_fpp_(m.target_fpp),
       generation_(m.generation),
       next_generation_(m.next_generation),
-      guarded_(m.guarded),
+      guard_generation_(m.guard_generation),
       options_(options) {}
 
 namespace {
@@ -742,7 +748,7 @@ filter_info redis_filter::info() {
   layout_ = m.layout;
   generation_ = m.generation;
   next_generation_ = m.next_generation;
-  guarded_ = m.guarded;
+  guard_generation_ = m.guard_generation;
   filter_info out;
   out.name = name_;
   out.format_version = m.format_version;
@@ -755,9 +761,9 @@ filter_info redis_filter::info() {
   out.inserted = m.inserted;
   // Every shard: its length (and guard bit), its set bits, its time to live.
   const auto keys = detail::shard_keys(name_, m.generation, m.layout.shard_count);
-  const auto broken = detail::broken_shards(c, keys, m.layout, m.guarded);
+  const auto broken = detail::broken_shards(c, keys, m.layout, m.guarded());
   if (!broken.empty()) {
-    const error e = detail::broken_shard_error(name_, broken.front(), &c, m.layout, m.guarded);
+    const error e = detail::broken_shard_error(name_, broken.front(), &c, m.layout, m.guarded());
     throw error(e.code(), std::string(e.what()) + (broken.size() > 1
                                                        ? " (" + std::to_string(broken.size() - 1) +
                                                              " more shards are missing or short)"
@@ -789,7 +795,7 @@ filter_info redis_filter::info() {
                        " " + seconds(out.ttl_ms);
     }
   }
-  if (m.guarded) out.bits_set -= m.layout.shard_count;  // BITCOUNT counted the guard bits
+  if (m.guarded()) out.bits_set -= m.layout.shard_count;  // BITCOUNT counted the guard bits
   if (ttl_mismatches > 0) {
     out.warnings.push_back("filter '" + name_ + "': " + std::to_string(ttl_mismatches) +
                            " shards expire other than its meta (" + first_mismatch +
@@ -919,7 +925,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
   layout_ = m.layout;
   generation_ = m.generation;
   next_generation_ = 0;
-  guarded_ = m.guarded;
+  guard_generation_ = m.guard_generation;
   // The new generation gets guard bits whenever they fit, also when the old one had none.
   const bool guarded = m.layout.has_guard_room();
   const std::uint64_t target = m.generation + 1;
@@ -942,7 +948,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
     redis_filter fill = *this;
     fill.generation_ = target;
     fill.next_generation_ = 0;
-    fill.guarded_ = guarded;
+    fill.guard_generation_ = guarded ? target : 0;
     fill.pending_count_ = 0;
     std::uint64_t fresh = 0;
     std::uint64_t given = 0;
@@ -963,9 +969,9 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
     // A shard of the new generation evicted or deleted during the fill: fail before the flip
     // rather than switch to a filter that cannot answer.
     filter_ops::require_whole(c, name_, keys, m.layout, guarded);
-    const reply flipped = c.execute(
-        eval_command(flip_script, meta_key(name_),
-                     {std::to_string(target), std::to_string(fresh), guarded ? "1" : "0"}));
+    const reply flipped = c.execute(eval_command(
+        flip_script, meta_key(name_),
+        {std::to_string(target), std::to_string(fresh), std::to_string(guarded ? target : 0)}));
     if (as_integer(flipped, "flipping " + meta_key(name_)) != 1) {
       throw error(errc::server_error, "filter '" + name_ + "': the rebuild's mark on " +
                                           meta_key(name_) + " vanished before the flip");
@@ -983,7 +989,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
   }
   generation_ = target;
   next_generation_ = 0;
-  guarded_ = guarded;
+  guard_generation_ = guarded ? target : 0;
   // The old generation stays for readers that read it just before the flip, then expires.
   // A TTL on the filter carries over to the new generation.
   std::vector<command> cs;
@@ -1034,13 +1040,13 @@ redis_filter redis_filter::push(client& c, const std::filesystem::path& file, st
   if (const std::string problem = want.layout.inconsistency(); !problem.empty()) {
     throw error(errc::unsupported, file.string() + ": " + problem);
   }
-  want.guarded = want.layout.has_guard_room();
+  want.guard_generation = want.layout.has_guard_room() ? want.generation : 0;
   auto* bytes = reinterpret_cast<unsigned char*>(raw.bits.mutable_words().data());
   reverse_bits_in_bytes({bytes, raw.bits.byte_size()});
   const shard_layout layout = want.layout;
   // A guard bit in a spare bit of the shard's last byte (shard_layout::guard_bit) is part of the
   // bytes sent: set it there, or SETRANGE would clear the one preallocation set.
-  if (want.guarded && layout.guard_bit() / 8 < layout.shard_bytes()) {
+  if (want.guarded() && layout.guard_bit() / 8 < layout.shard_bytes()) {
     for (std::uint64_t j = 0; j < layout.shard_count; ++j) {
       bytes[j * (layout.shard_bits / 8) + layout.guard_bit() / 8] |=
           static_cast<unsigned char>(0x80u >> (layout.guard_bit() % 8));
@@ -1073,7 +1079,7 @@ void redis_filter::pull(const std::filesystem::path& file) {
     const meta m = filter_ops::require_meta(c, name_);
     const shard_layout& layout = m.layout;
     filter_ops::require_whole(c, name_, detail::shard_keys(name_, m.generation, layout.shard_count),
-                              layout, m.guarded);
+                              layout, m.guarded());
     bit_array bits(layout.total_bits());
     auto* bytes = reinterpret_cast<unsigned char*>(bits.mutable_words().data());
     const std::uint64_t shard_bytes = layout.shard_bytes();
@@ -1093,7 +1099,7 @@ void redis_filter::pull(const std::filesystem::path& file) {
         const std::uint64_t at = i * transfer_chunk;
         const std::uint64_t n = std::min(transfer_chunk, shard_bytes - at);
         if (chunk.size() != n) {
-          throw detail::broken_shard_error(name_, key, &c, layout, m.guarded);
+          throw detail::broken_shard_error(name_, key, &c, layout, m.guarded());
         }
         std::memcpy(shard + at, chunk.data(), n);
       }

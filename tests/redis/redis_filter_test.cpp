@@ -636,8 +636,8 @@ TEST_F(RedisFilterSingle, DropRemovesEveryKeyOfTheNameIncludingOrphans) {
   for (const std::string key : {"d:2:0", "d:2:5", "d:9:1", "d:1:99"}) {
     server_->raw({"SET", key, "x"});
   }
-  const std::set<std::string> others = {"d", "d:x", "d:1", "d:1:2:3", "d:01:1", "dd:1:0",
-                                        "d:meta:x"};
+  const std::set<std::string> others = {"d",      "d:x",    "d:1",     "d:1:2:3",
+                                        "d:01:1", "dd:1:0", "d:meta:x"};
   for (const auto& key : others) server_->raw({"SET", key, "other"});
   EXPECT_EQ(redis_filter::drop(*client_, "d"), f.layout().shard_count + 1 + 4);
   EXPECT_EQ(keys_of(*server_, "*"), others);
@@ -646,8 +646,8 @@ TEST_F(RedisFilterSingle, DropRemovesEveryKeyOfTheNameIncludingOrphans) {
 
   // Shards without any meta (a create killed half-way): drop finds them; create works again.
   server_->raw({"SET", "e:1:3", "x"});
-  auto m = error_of([&] { redis_filter::create(*client_, "e", 20000, 0.01, 14); },
-                    errc::already_exists);
+  auto m =
+      error_of([&] { redis_filter::create(*client_, "e", 20000, 0.01, 14); }, errc::already_exists);
   EXPECT_NE(m.find("`bloomkit redis drop e`"), npos) << m;
   EXPECT_EQ(redis_filter::drop(*client_, "e"), 1u);
   redis_filter::create(*client_, "e", 20000, 0.01, 14).insert("k");
@@ -687,13 +687,20 @@ TEST_F(RedisFilterSingle, AFilterWithoutGuardBitsIsCheckedByLengthAndRebuildAdds
   EXPECT_NE(m.find("shard '" + victim + "' is missing"), npos) << m;
   EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
   error_of([&] { g.info(); }, errc::not_found);
-  // A rebuild gives it guard bits.
+  // A rebuild gives it guard bits: shard_guard names the generation that has them.
   g.rebuild(views(keys));
-  EXPECT_EQ(server_->raw({"HGET", "old:meta", "shard_guard"}).str(), "1");
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "shard_guard"}).str(), "2");
   EXPECT_EQ(count_present(g, keys), keys.size());
   EXPECT_EQ(count_present(f, keys), keys.size());  // the other handle follows the flip
+  // A generation that an older bloomkit rebuilt has no guard bits, though the meta still names
+  // the one before: checked by length.
+  server_->raw({"HSET", "old:meta", "shard_guard", "1"});
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  insert_all(f, make_keys(100, 83));
   server_->raw({"DEL", shard_of(g, keys[0], 2)});
   error_of([&] { f.contains(keys[0]); }, errc::not_found);
+  server_->raw({"HSET", "old:meta", "shard_guard", "2"});
+  error_of([&] { g.contains(keys[0]); }, errc::not_found);
 }
 
 TEST_F(RedisFilterSingle, InfoChecksEveryShardItsTtlAndTheEvictionPolicy) {

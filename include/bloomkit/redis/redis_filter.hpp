@@ -10,7 +10,8 @@
 // Keys of a filter named N:
 //   N:meta                  hash: format_version, hash_scheme, bits_per_shard, shard_count,
 //                           hashes, capacity, target_fpp, generation, created, inserted,
-//                           shard_guard (+ next_generation while a rebuild runs)
+//                           shard_guard (the generation whose shards carry a guard bit)
+//                           (+ next_generation while a rebuild runs)
 //   N:<generation>:<shard>  strings of bits_per_shard bits and a guard bit (shard_layout.hpp),
 //                           preallocated
 //
@@ -182,10 +183,10 @@ class redis_filter {
   std::uint64_t capacity_ = 0;
   double target_fpp_ = 0;
   std::uint64_t generation_ = 0;
-  std::uint64_t next_generation_ = 0;  // 0: no rebuild running
-  bool guarded_ = true;                // shards carry a guard bit (else checked by STRLEN)
-  std::uint64_t pending_count_ = 0;    // new keys not yet counted in N:meta
-  std::uint64_t uncounted_ = 0;        // new keys whose count the server refused
+  std::uint64_t next_generation_ = 0;   // 0: no rebuild running
+  std::uint64_t guard_generation_ = 0;  // its shards carry a guard bit (others: STRLEN checks)
+  std::uint64_t pending_count_ = 0;     // new keys not yet counted in N:meta
+  std::uint64_t uncounted_ = 0;         // new keys whose count the server refused
   std::string count_refusal_;
   filter_options options_;
 
