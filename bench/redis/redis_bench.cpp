@@ -9,6 +9,8 @@
 //             of MurmurHash3 x64_128, seed 0) of key ++ byte(i), i = 0..13, modulo the bits.
 //   perbit    the naive client: one SETBIT / GETBIT round trip per bit (the same 14 positions;
 //             lookups stop at the first 0).
+//   single    redis_filter::insert / contains, one key per call (one round trip each): what a
+//             service pays per request. Not in the default --methods.
 //
 // Every method gets a filter of the same m bits (sized for --capacity keys at --fpp), fully
 // preallocated before timing. Server CPU is used_cpu_sys + used_cpu_user (INFO CPU) summed over
@@ -17,7 +19,8 @@
 //
 //   bloomkit_redis_bench --url redis://127.0.0.1:6379 [--rounds 3] [--keys-bloomkit 200000]
 //                        [--keys-gozero 20000] [--keys-perbit 2000] [--capacity 1e8] [--fpp 0.01]
-//                        [--methods bloomkit,gozero,perbit] [--label single]
+//                        [--methods bloomkit,gozero,perbit,single] [--label single]
+//                        [--keys-single 20000]
 //                        [--keys-per-command 64]
 
 #include <murmurhash.h>
@@ -60,6 +63,7 @@ struct options {
   std::size_t keys_bloomkit = 200000;
   std::size_t keys_gozero = 20000;
   std::size_t keys_perbit = 2000;
+  std::size_t keys_single = 20000;
   std::uint64_t capacity = 100000000;
   double fpp = 0.01;
   std::string label = "single";
@@ -161,6 +165,25 @@ void run_bloomkit(redis::client& c, const options& o, int round, const bench::ke
   f.drop();
 }
 
+void run_single(redis::client& c, const options& o, int round, const bench::key_set& keys) {
+  const std::string name = "bench:single:" + std::to_string(round);
+  auto f = redis::redis_filter::create(c, name, o.capacity, o.fpp);
+  const auto all = keys.keys();
+  const auto ins = measure(c, [&] {
+    std::size_t fresh = 0;
+    for (auto k : all) fresh += f.insert(k);
+    return fresh;
+  });
+  report(o, "single", "insert", round, all.size(), ins);
+  const auto look = measure(c, [&] {
+    std::size_t present = 0;
+    for (auto k : all) present += f.contains(k);
+    return present;
+  });
+  report(o, "single", "contains", round, all.size(), look);
+  f.drop();
+}
+
 // A plain string of `bits` bits, preallocated like the filter's shards (not timed).
 std::string make_plain_key(redis::client& c, const std::string& name, std::uint64_t bits) {
   c.execute(command{{"UNLINK", name}});
@@ -252,6 +275,8 @@ options parse(int argc, char** argv) {
       o.keys_gozero = static_cast<std::size_t>(std::atof(v));
     else if (flag == "--keys-perbit")
       o.keys_perbit = static_cast<std::size_t>(std::atof(v));
+    else if (flag == "--keys-single")
+      o.keys_single = static_cast<std::size_t>(std::atof(v));
     else if (flag == "--capacity")
       o.capacity = static_cast<std::uint64_t>(std::atof(v));
     else if (flag == "--fpp")
@@ -280,13 +305,14 @@ int main(int argc, char** argv) {
     const auto keys_bloomkit = bench::make_insert_keys(o.keys_bloomkit);
     const auto keys_gozero = bench::make_insert_keys(o.keys_gozero);
     const auto keys_perbit = bench::make_insert_keys(o.keys_perbit);
+    const auto keys_single = bench::make_insert_keys(o.keys_single);
     std::mt19937 rng(12345);
     for (int round = 0; round < o.rounds; ++round) {
       // Interleave: the order of the methods changes from round to round.
-      std::vector<int> order = {0, 1, 2};
+      std::vector<int> order = {0, 1, 2, 3};
       std::shuffle(order.begin(), order.end(), rng);
       for (int method : order) {
-        static const char* const names[] = {"bloomkit", "gozero", "perbit"};
+        static const char* const names[] = {"bloomkit", "gozero", "perbit", "single"};
         if (("," + o.methods + ",").find(std::string(",") + names[method] + ",") ==
             std::string::npos) {
           continue;
@@ -294,6 +320,7 @@ int main(int argc, char** argv) {
         if (method == 0) run_bloomkit(c, o, round, keys_bloomkit);
         if (method == 1) run_gozero(c, o, round, keys_gozero, bits);
         if (method == 2) run_perbit(c, o, round, keys_perbit, bits);
+        if (method == 3) run_single(c, o, round, keys_single);
       }
     }
   } catch (const std::exception& e) {

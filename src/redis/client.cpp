@@ -434,14 +434,23 @@ std::vector<reply> client::execute_many(std::span<const command> cs) {
 }
 
 std::vector<reply> client::execute_on_masters(const command& c) {
+  const std::vector<command> copies(impl_->master_list.size(), c);
+  return execute_on_masters(copies);
+}
+
+std::vector<reply> client::execute_on_masters(std::span<const command> per_master) {
   const auto masters = impl_->master_list;
-  std::vector<command> copies(masters.size(), c);
+  if (per_master.size() != masters.size()) {
+    throw error(errc::invalid_argument, "execute_on_masters: " + std::to_string(per_master.size()) +
+                                            " commands for " + std::to_string(masters.size()) +
+                                            " masters");
+  }
   std::vector<impl::work> todo(masters.size());
   for (std::size_t i = 0; i < masters.size(); ++i) {
     todo[i].index = i;
     todo[i].pinned = masters[i];
   }
-  return impl_->run(copies, std::move(todo));
+  return impl_->run(per_master, std::move(todo));
 }
 
 bool client::is_cluster() const {

@@ -9,6 +9,7 @@
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/redis/eviction.hpp"
 #include "bloomkit/sizing.hpp"
 #include "reply_errors.hpp"
 
@@ -130,6 +131,23 @@ std::uint64_t go_zero_filter::bits_set() {
   const reply r = client_->execute(command{{"BITCOUNT", key_}, 1});
   check_reply(r, describe_key(key_) + " (BITCOUNT)");
   return static_cast<std::uint64_t>(r.integer());
+}
+
+std::vector<std::string> go_zero_filter::warnings() {
+  const reply r = client_->execute(command{{"PTTL", key_}, 1});
+  check_reply(r, describe_key(key_) + " (PTTL)");
+  std::vector<std::string> out;
+  if (r.integer() == -2) {
+    out.push_back(describe_key(key_) +
+                  " does not exist: every lookup answers absent until the first add creates it "
+                  "(if it held keys, it was evicted, deleted or lost in a restart: rebuild it "
+                  "from the source of truth)");
+  }
+  if (std::string w = eviction_warning(*client_, describe_key(key_), r.integer() >= 0);
+      !w.empty()) {
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 double go_zero_filter::estimated_count() {

@@ -16,8 +16,11 @@
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/redis/eviction.hpp"
 #include "bloomkit/sizing.hpp"
+#include "filter_keys.hpp"
 #include "reply_errors.hpp"
+#include "shard_guard.hpp"
 
 namespace bloomkit::redis {
 
@@ -35,26 +38,12 @@ constexpr const char* create_meta_script =
 // The rebuild's flip: one atomic step from generation g to the rebuilt one.
 constexpr const char* flip_script =
     "if redis.call('HGET', KEYS[1], 'next_generation') ~= ARGV[1] then return 0 end "
-    "redis.call('HSET', KEYS[1], 'generation', ARGV[1], 'inserted', ARGV[2]) "
+    "redis.call('HSET', KEYS[1], 'generation', ARGV[1], 'inserted', ARGV[2], "
+    "'shard_guard', ARGV[3]) "
     "redis.call('HDEL', KEYS[1], 'next_generation') return 1";
-// Counts new keys in the meta, unless the filter was dropped meanwhile (a plain HINCRBY would
-// recreate a meta with only that field). Once per batch, never per key.
-constexpr const char* count_script =
-    "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
-    "redis.call('HINCRBY', KEYS[1], 'inserted', ARGV[1]) return 1";
 
-std::string meta_key(const std::string& name) {
-  return name + ":meta";
-}
-
-std::string shard_key(const std::string& name, std::uint64_t generation, std::uint64_t shard) {
-  std::string key = name;
-  key += ':';
-  key += std::to_string(generation);
-  key += ':';
-  key += std::to_string(shard);
-  return key;
-}
+using detail::meta_key;
+using detail::shard_key;
 
 command make_command(std::vector<std::string> args, std::size_t key_index = 1) {
   return command{std::move(args), key_index};
@@ -113,6 +102,12 @@ struct redis_filter::meta {
   std::uint64_t next_generation = 0;
   std::int64_t created = 0;
   std::uint64_t inserted = 0;
+  // The generation whose shards carry a guard bit (shard_layout::guard_bit), 0 for none.
+  // Filters made before guards, shards of 2^32 bits, and a generation an older bloomkit rebuilt
+  // have none: their shards are checked by length instead.
+  std::uint64_t guard_generation = 0;
+
+  bool guarded() const noexcept { return guard_generation != 0 && guard_generation == generation; }
 
   std::vector<std::string> fields() const {
     return {"format_version", std::to_string(format_version),
@@ -124,7 +119,8 @@ struct redis_filter::meta {
             "target_fpp",     bloomkit::detail::exact_double(target_fpp),
             "generation",     std::to_string(generation),
             "created",        std::to_string(created),
-            "inserted",       std::to_string(inserted)};
+            "inserted",       std::to_string(inserted),
+            "shard_guard",    std::to_string(guard_generation)};
   }
 };
 
@@ -136,6 +132,7 @@ struct filter_ops {
   static meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits) {
     meta m;
     m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
+    m.guard_generation = m.layout.has_guard_room() ? m.generation : 0;
     m.capacity = capacity;
     m.target_fpp = fpp;
     return m;
@@ -204,6 +201,10 @@ struct filter_ops {
     m.created = static_cast<std::int64_t>(number("created"));
     m.inserted = number("inserted");
     if (f.count("next_generation")) m.next_generation = number("next_generation");
+    if (f.count("shard_guard")) m.guard_generation = number("shard_guard");
+    if (m.guard_generation != 0 && !m.layout.has_guard_room()) {
+      throw bad("shards of 2^32 bits have no room for a guard bit");
+    }
     return m;
   }
 
@@ -226,14 +227,6 @@ struct filter_ops {
     return out;
   }
 
-  static std::vector<std::string> shard_keys(const std::string& name, std::uint64_t generation,
-                                             std::uint64_t count) {
-    std::vector<std::string> keys;
-    keys.reserve(count);
-    for (std::uint64_t j = 0; j < count; ++j) keys.push_back(shard_key(name, generation, j));
-    return keys;
-  }
-
   // Fails with already_exists naming the first of `keys` that exists. Writes nothing.
   static void require_absent(client& c, const std::string& name,
                              const std::vector<std::string>& keys) {
@@ -244,22 +237,33 @@ struct filter_ops {
       if (as_integer(replies[i], "EXISTS " + keys[i]) != 0) {
         throw error(errc::already_exists,
                     "filter '" + name + "': key '" + keys[i] + "' exists but " + meta_key(name) +
-                        " does not (left by an interrupted create or rebuild, or another "
-                        "create is running); remove it first");
+                        " does not (left by an interrupted create, or another create is "
+                        "running); `bloomkit redis drop " +
+                        name + "` (redis_filter::drop) removes every key of the name");
       }
     }
   }
 
-  // Preallocates shard strings one at a time: BITFIELD INCRBY u1 <last bit> 0 sizes the string
-  // to its full length (zero-filled) without changing any bit, so it is harmless even on a shard
-  // another client already uses. `created` gets every key this call may have allocated.
+  // Preallocates shard strings one at a time (detail::preallocate_command: full length, zero
+  // bits, the guard bit set), harmless even on a shard another client already uses. `created`
+  // gets every key this call may have allocated.
   static void preallocate(client& c, const std::vector<std::string>& keys,
-                          const shard_layout& layout, std::vector<std::string>& created) {
-    const std::string last_bit = std::to_string(layout.shard_bits - 1);
+                          const shard_layout& layout, bool guarded,
+                          std::vector<std::string>& created) {
     for (const auto& key : keys) {
       created.push_back(key);
-      const reply r = c.execute(make_command({"BITFIELD", key, "INCRBY", "u1", last_bit, "0"}));
+      const reply r = c.execute(detail::preallocate_command(key, layout, guarded));
       check_reply(r, "preallocating shard '" + key + "'");
+    }
+  }
+
+  // Throws broken_shard_error for the first of `keys` that is missing or short.
+  static void require_whole(client& c, const std::string& name,
+                            const std::vector<std::string>& keys, const shard_layout& layout,
+                            bool guarded) {
+    const auto broken = detail::broken_shards(c, keys, layout, guarded);
+    if (!broken.empty()) {
+      throw detail::broken_shard_error(name, broken.front(), &c, layout, guarded);
     }
   }
 
@@ -274,12 +278,15 @@ struct filter_ops {
                   "filter '" + name + "' already exists" +
                       (diff.empty() ? std::string() : " with other parameters: " + diff));
     }
-    const auto keys = shard_keys(name, 1, want.layout.shard_count);
+    const auto keys = detail::shard_keys(name, 1, want.layout.shard_count);
     require_absent(c, name, keys);
     std::vector<std::string> created;
     try {
-      preallocate(c, keys, want.layout, created);
+      preallocate(c, keys, want.layout, want.guarded(), created);
       if (fill) fill(keys);
+      // A shard evicted or deleted meanwhile (and maybe recreated short by a push's SETRANGE):
+      // fail now rather than make a filter that cannot answer.
+      require_whole(c, name, keys, want.layout, want.guarded());
       const reply r = c.execute(eval_command(create_meta_script, meta_key(name), want.fields()));
       if (as_integer(r, "writing " + meta_key(name)) == 1) return want;
     } catch (...) {
@@ -347,15 +354,39 @@ struct filter_ops {
     return p;
   }
 
-  static std::vector<command> make_commands(const redis_filter& f, const plan& p,
-                                            std::uint64_t generation, bool write) {
-    std::vector<command> cs;
-    cs.reserve(p.groups.size());
+  // One generation's commands for a plan: a BITFIELD (write) or BITFIELD_RO per group, whose
+  // first operation reads the shard's guard bit (GET u1 <guard>: 0 for a missing or short shard,
+  // and for one the write itself just created); for a filter without guards, a STRLEN per shard
+  // touched instead, before a write (which would grow a short shard) and after a read.
+  // Where a batch's commands are in the round trip's command list.
+  struct batch {
+    bool guarded = false;
+    std::size_t checks_begin = 0, checks_end = 0;  // the STRLENs
+    std::size_t bitfields_begin = 0;               // p.groups.size() BITFIELDs from here
+  };
+
+  static batch make_batch(const redis_filter& f, const plan& p, std::uint64_t generation,
+                          bool write, std::vector<command>& cs) {
+    batch b;
+    b.guarded = generation != 0 && generation == f.guard_generation_;
+    cs.reserve(cs.size() + p.groups.size() + (b.guarded ? 0 : p.groups.size()));
+    auto add_checks = [&] {
+      b.checks_begin = cs.size();
+      for (std::size_t g = 0; !b.guarded && g < p.groups.size(); ++g) {
+        if (g > 0 && p.groups[g].shard == p.groups[g - 1].shard) continue;
+        cs.push_back(make_command({"STRLEN", shard_key(f.name_, generation, p.groups[g].shard)}));
+      }
+      b.checks_end = cs.size();
+    };
+    if (write) add_checks();
+    b.bitfields_begin = cs.size();
+    const std::string guard_bit = std::to_string(f.layout_.guard_bit());
     for (const auto& g : p.groups) {
       command c;
-      c.args.reserve(2 + (g.end - g.begin) * p.k * (write ? 4 : 3));
+      c.args.reserve(5 + (g.end - g.begin) * p.k * (write ? 4 : 3));
       c.args.emplace_back(write ? "BITFIELD" : "BITFIELD_RO");
       c.args.push_back(shard_key(f.name_, generation, g.shard));
+      if (b.guarded) c.args.insert(c.args.end(), {"GET", "u1", guard_bit});
       for (std::size_t o = g.begin; o < g.end; ++o) {
         const std::uint64_t* off = p.offsets.data() + std::size_t{p.order[o]} * p.k;
         for (std::uint32_t i = 0; i < p.k; ++i) {
@@ -367,76 +398,141 @@ struct filter_ops {
       }
       cs.push_back(std::move(c));
     }
-    return cs;
+    if (!write) add_checks();
+    return b;
   }
 
-  // Decodes the replies of make_commands: for writes, out[key] = some old bit was 0 (new); for
-  // reads, out[key] = every bit is 1 (present).
-  static void collect(const plan& p, std::span<const reply> replies, std::span<const command> cs,
-                      bool write, std::vector<char>& out) {
+  // Decodes a batch's replies: out[key] = some old bit was 0 (write: new) / every bit is 1
+  // (read: present). `broken` gets the shards found missing or short; their keys answer false.
+  static void decode(const redis_filter& f, const plan& p, const batch& b,
+                     std::span<const command> cs, std::span<const reply> replies, bool write,
+                     std::vector<char>& out, std::vector<std::string>& broken) {
     out.assign(p.order.size(), 0);
+    const std::size_t first = broken.size();
+    for (std::size_t i = b.checks_begin; i < b.checks_end; ++i) {
+      const std::string& key = cs[i].args[1];
+      const auto length = as_integer(replies[i], "STRLEN " + key);
+      if (static_cast<std::uint64_t>(length) < f.layout_.shard_bytes()) broken.push_back(key);
+    }
+    const std::size_t skip = b.guarded ? 1 : 0;
     for (std::size_t g = 0; g < p.groups.size(); ++g) {
-      const reply& r = replies[g];
-      const std::string& key = cs[g].args[1];
+      const reply& r = replies[b.bitfields_begin + g];
+      const std::string& key = cs[b.bitfields_begin + g].args[1];
       check_reply(r, std::string(write ? "BITFIELD " : "BITFIELD_RO ") + key);
       const auto& bits = r.elements();
       const auto& grp = p.groups[g];
-      if (bits.size() != (grp.end - grp.begin) * p.k) {
+      if (bits.size() != skip + (grp.end - grp.begin) * p.k) {
         throw error(errc::server_error,
                     "BITFIELD " + key + ": " + std::to_string(bits.size()) + " values for " +
-                        std::to_string((grp.end - grp.begin) * p.k) + " probes");
+                        std::to_string(skip + (grp.end - grp.begin) * p.k) + " fields");
       }
-      std::size_t b = 0;
+      if (b.guarded && bits[0].integer() == 0) {
+        if (broken.size() == first || broken.back() != key) broken.push_back(key);
+        continue;
+      }
+      if (std::find(broken.begin() + static_cast<std::ptrdiff_t>(first), broken.end(), key) !=
+          broken.end()) {
+        continue;
+      }
+      std::size_t at = skip;
       for (std::size_t o = grp.begin; o < grp.end; ++o) {
         bool zero_seen = false;
-        for (std::uint32_t i = 0; i < p.k; ++i) zero_seen |= bits[b++].integer() == 0;
+        for (std::uint32_t i = 0; i < p.k; ++i) zero_seen |= bits[at++].integer() == 0;
         out[p.order[o]] = write ? zero_seen : !zero_seen;
       }
     }
   }
 
-  // Runs commands, then re-reads the meta's generation (in the same pipeline on a single node,
-  // where it executes after them; after them on a cluster). Returns the replies of `cs` and
-  // whether the filter's generation view changed (members updated). Throws not_found when the
-  // filter is gone.
-  static std::vector<reply> run_checked(redis_filter& f, std::vector<command>& cs, bool& changed) {
+  struct meta_view {
+    bool exists = false;
+    bool changed = false;  // generation, next_generation or shard_guard differ from the handle's
+  };
+
+  // Runs `cs`, then sends the count of new keys still pending (HINCRBY N:meta inserted) and
+  // re-reads the meta's generation (HMGET): in the same pipeline on a single server, where they
+  // execute after `cs`; right after `cs` on a cluster. Updates f's view of the meta and returns
+  // the replies of `cs`. A count sent to a filter dropped meanwhile made a stray N:meta of that
+  // one field: it is removed.
+  static std::vector<reply> run_checked(redis_filter& f, std::vector<command>& cs,
+                                        meta_view& view) {
     client& c = *f.client_;
-    const command check =
-        make_command({"HMGET", meta_key(f.name_), "generation", "next_generation"});
+    const std::string key = meta_key(f.name_);
+    const std::uint64_t count = f.pending_count_;
+    std::vector<command> tail;
+    if (count > 0) {
+      tail.push_back(make_command({"HINCRBY", key, "inserted", std::to_string(count)}));
+    }
+    tail.push_back(make_command({"HMGET", key, "generation", "next_generation", "shard_guard"}));
     std::vector<reply> replies;
-    reply view;
+    std::vector<reply> tail_replies;
     if (!c.is_cluster()) {
-      cs.push_back(check);
+      const std::size_t n = cs.size();
+      cs.insert(cs.end(), tail.begin(), tail.end());
       try {
         replies = c.execute_many(cs);
       } catch (...) {
-        cs.pop_back();
+        cs.resize(n);
         throw;
       }
-      cs.pop_back();
-      view = std::move(replies.back());
-      replies.pop_back();
+      cs.resize(n);
+      tail_replies.assign(std::make_move_iterator(replies.begin() + static_cast<std::ptrdiff_t>(n)),
+                          std::make_move_iterator(replies.end()));
+      replies.resize(n);
     } else {
       if (!cs.empty()) replies = c.execute_many(cs);
-      view = c.execute(check);
+      tail_replies = c.execute_many(tail);
     }
-    check_reply(view, "filter '" + f.name_ + "': HMGET " + meta_key(f.name_));
-    const auto& e = view.elements();
+    bool counted = false;
+    if (count > 0) {
+      f.pending_count_ -= count;
+      const reply& r = tail_replies.front();
+      counted = !r.is_error();
+      if (!counted) {
+        // Not an error of the call: its keys are in. inserted is now too low; say so.
+        f.uncounted_ += count;
+        f.count_refusal_ = "HINCRBY " + key + ": " + r.str();
+      }
+    }
+    const reply& r = tail_replies.back();
+    check_reply(r, "filter '" + f.name_ + "': HMGET " + key);
+    const auto& e = r.elements();
     std::uint64_t generation = 0;
-    std::uint64_t next = 0;
-    if (e.size() != 2 || e[0].is_nil() || !parse_u64(e[0].str(), generation)) {
-      throw error(errc::not_found,
-                  "filter '" + f.name_ + "' no longer exists (no key '" + meta_key(f.name_) + "')");
+    view.exists = e.size() == 3 && !e[0].is_nil() && parse_u64(e[0].str(), generation);
+    if (!view.exists) {
+      if (counted) detail::remove_stray_meta(c, key);
+      return replies;
     }
+    std::uint64_t next = 0;
     if (!e[1].is_nil() && !parse_u64(e[1].str(), next)) next = 0;
-    changed = generation != f.generation_ || next != f.next_generation_;
+    std::uint64_t guarded = 0;
+    if (!e[2].is_nil() && !parse_u64(e[2].str(), guarded)) guarded = 0;
+    view.changed =
+        generation != f.generation_ || next != f.next_generation_ || guarded != f.guard_generation_;
     f.generation_ = generation;
     f.next_generation_ = next;
+    f.guard_generation_ = guarded;
     return replies;
   }
 
+  static error gone(const redis_filter& f) {
+    return error(errc::not_found,
+                 "filter '" + f.name_ + "' no longer exists (no key '" + meta_key(f.name_) + "')");
+  }
+
+  // The error for shard `key` that a write found missing (after removing what the write
+  // created: `cleanup` says what could not be removed).
+  static error broken_write(const redis_filter& f, const std::string& key, bool guarded,
+                            const std::string& cleanup) {
+    const error e = detail::broken_shard_error(f.name_, key, nullptr, f.layout_, guarded);
+    if (cleanup.empty()) return e;
+    return error(e.code(), std::string(e.what()) + " (" + cleanup + "; `bloomkit redis drop " +
+                               f.name_ + "` removes it)");
+  }
+
   // Writes keys to every generation a writer must reach (the current one, and the one a
-  // rebuild is filling); out[key] = new in the current generation.
+  // rebuild is filling); out[key] = new in the current generation. A shard that the write found
+  // missing is removed again (the write created it) and, in the current generation, is
+  // errc::not_found; in a rebuild's generation it fails the rebuild, not this write.
   static std::size_t write(redis_filter& f, std::span<const std::string_view> keys,
                            std::vector<char>& out) {
     if (keys.empty()) return 0;
@@ -447,23 +543,29 @@ struct filter_ops {
       for (std::uint64_t g : {f.generation_, f.next_generation_}) {
         if (g != 0 && !written.count(g)) targets.push_back(g);
       }
+      std::vector<batch> batches;
       std::vector<command> cs;
-      std::vector<std::size_t> starts;
-      for (std::uint64_t g : targets) {
-        starts.push_back(cs.size());
-        auto more = make_commands(f, p, g, true);
-        std::move(more.begin(), more.end(), std::back_inserter(cs));
-      }
-      bool changed = false;
-      const auto replies = run_checked(f, cs, changed);
+      for (std::uint64_t g : targets) batches.push_back(make_batch(f, p, g, true, cs));
+      meta_view view;
+      const auto replies = run_checked(f, cs, view);
+      std::vector<std::vector<std::string>> broken(targets.size());
+      std::vector<std::string> orphans;
       for (std::size_t t = 0; t < targets.size(); ++t) {
-        const std::size_t n = p.groups.size();
-        collect(p, std::span<const reply>(replies).subspan(starts[t], n),
-                std::span<const command>(cs).subspan(starts[t], n), true, written[targets[t]]);
+        decode(f, p, batches[t], cs, replies, true, written[targets[t]], broken[t]);
+        orphans.insert(orphans.end(), broken[t].begin(), broken[t].end());
+      }
+      const bool guarded = !batches.empty() && batches.front().guarded;
+      const std::string cleanup =
+          detail::remove_orphan_shards(*f.client_, orphans, f.layout_, guarded);
+      if (!view.exists) throw gone(f);
+      for (std::size_t t = 0; t < targets.size(); ++t) {
+        if (targets[t] == f.generation_ && !broken[t].empty()) {
+          throw broken_write(f, broken[t].front(), guarded, cleanup);
+        }
       }
       const bool complete = written.count(f.generation_) &&
                             (f.next_generation_ == 0 || written.count(f.next_generation_));
-      if (!changed || complete) break;
+      if (!view.changed || complete) break;
       if (attempt > 8) {
         throw error(errc::server_error,
                     "filter '" + f.name_ + "': its generation keeps changing during a write");
@@ -472,24 +574,50 @@ struct filter_ops {
     out = written[f.generation_];
     std::size_t fresh = 0;
     for (char x : out) fresh += x;
-    finish_write(f, fresh);
+    f.pending_count_ += fresh;  // sent with the next call (run_checked) or flush()
+    wait_for_replicas(f);
     return fresh;
   }
 
-  static void finish_write(redis_filter& f, std::size_t fresh) {
-    client& c = *f.client_;
-    if (fresh > 0) {
-      c.execute(eval_command(count_script, meta_key(f.name_), {std::to_string(fresh)}));
+  // A rebuild's fill: writes keys into `generation` only; returns the number of new ones.
+  static std::size_t write_into(redis_filter& f, std::span<const std::string_view> keys,
+                                std::uint64_t generation) {
+    const plan p = make_plan(f, keys);
+    std::vector<command> cs;
+    const batch b = make_batch(f, p, generation, true, cs);
+    const auto replies = f.client_->execute_many(cs);
+    std::vector<char> out;
+    std::vector<std::string> broken;
+    decode(f, p, b, cs, replies, true, out, broken);
+    if (!broken.empty()) {
+      const std::string cleanup =
+          detail::remove_orphan_shards(*f.client_, broken, f.layout_, b.guarded);
+      throw broken_write(f, broken.front(), b.guarded, cleanup);
     }
-    if (f.options_.wait_replicas > 0) {
-      const long long acked = c.wait_replicas(f.options_.wait_replicas, f.options_.wait_timeout);
-      if (acked < f.options_.wait_replicas) {
-        throw error(errc::timeout, "filter '" + f.name_ + "': only " + std::to_string(acked) +
-                                       " of " + std::to_string(f.options_.wait_replicas) +
-                                       " replicas acknowledged the write within " +
-                                       std::to_string(f.options_.wait_timeout.count()) + " ms");
-      }
+    std::size_t fresh = 0;
+    for (char x : out) fresh += x;
+    return fresh;
+  }
+
+  static void wait_for_replicas(redis_filter& f) {
+    if (f.options_.wait_replicas <= 0) return;
+    const long long acked =
+        f.client_->wait_replicas(f.options_.wait_replicas, f.options_.wait_timeout);
+    if (acked < f.options_.wait_replicas) {
+      throw error(errc::timeout, "filter '" + f.name_ + "': only " + std::to_string(acked) +
+                                     " of " + std::to_string(f.options_.wait_replicas) +
+                                     " replicas acknowledged the write within " +
+                                     std::to_string(f.options_.wait_timeout.count()) + " ms");
     }
+  }
+
+  // Sends the pending count now (a round trip with only the count and the meta check).
+  static void flush(redis_filter& f) {
+    if (f.pending_count_ == 0) return;
+    std::vector<command> none;
+    meta_view view;
+    run_checked(f, none, view);
+    if (!view.exists) throw gone(f);
   }
 
   static std::size_t read(redis_filter& f, std::span<const std::string_view> keys,
@@ -498,13 +626,20 @@ struct filter_ops {
     const plan p = make_plan(f, keys);
     for (int attempt = 0;; ++attempt) {
       const std::uint64_t generation = f.generation_;
-      auto cs = make_commands(f, p, generation, false);
-      bool changed = false;
-      const auto replies = run_checked(f, cs, changed);
+      std::vector<command> cs;
+      const batch b = make_batch(f, p, generation, false, cs);
+      meta_view view;
+      const auto replies = run_checked(f, cs, view);
+      if (!view.exists) throw gone(f);
       // Answers from the generation current when the meta was read are good; after a flip the
       // old one may already be expired, so read again from the new one.
       if (generation == f.generation_) {
-        collect(p, replies, cs, false, out);
+        std::vector<std::string> broken;
+        decode(f, p, b, cs, replies, false, out, broken);
+        if (!broken.empty()) {
+          throw detail::broken_shard_error(f.name_, broken.front(), f.client_, f.layout_,
+                                           b.guarded);
+        }
         break;
       }
       if (attempt > 8) {
@@ -526,6 +661,7 @@ redis_filter::redis_filter(client& c, std::string name, const meta& m, filter_op
       target_fpp_(m.target_fpp),
       generation_(m.generation),
       next_generation_(m.next_generation),
+      guard_generation_(m.guard_generation),
       options_(options) {}
 
 namespace {
@@ -606,10 +742,13 @@ std::size_t redis_filter::contains_many(std::span<const std::string_view> keys,
 }
 
 filter_info redis_filter::info() {
-  const meta m = filter_ops::require_meta(*client_, name_);
+  filter_ops::flush(*this);
+  client& c = *client_;
+  const meta m = filter_ops::require_meta(c, name_);
   layout_ = m.layout;
   generation_ = m.generation;
   next_generation_ = m.next_generation;
+  guard_generation_ = m.guard_generation;
   filter_info out;
   out.name = name_;
   out.format_version = m.format_version;
@@ -620,23 +759,68 @@ filter_info redis_filter::info() {
   out.generation = m.generation;
   out.created = m.created;
   out.inserted = m.inserted;
+  // Every shard: its length (and guard bit), its set bits, its time to live.
+  const auto keys = detail::shard_keys(name_, m.generation, m.layout.shard_count);
+  const auto broken = detail::broken_shards(c, keys, m.layout, m.guarded());
+  if (!broken.empty()) {
+    const error e = detail::broken_shard_error(name_, broken.front(), &c, m.layout, m.guarded());
+    throw error(e.code(), std::string(e.what()) + (broken.size() > 1
+                                                       ? " (" + std::to_string(broken.size() - 1) +
+                                                             " more shards are missing or short)"
+                                                       : std::string()));
+  }
   std::vector<command> cs;
-  for (const auto& key : filter_ops::shard_keys(name_, m.generation, m.layout.shard_count)) {
+  for (const auto& key : keys) {
     cs.push_back(make_command({"BITCOUNT", key}));
+    cs.push_back(make_command({"PTTL", key}));
   }
   cs.push_back(make_command({"PTTL", meta_key(name_)}));
-  const auto replies = client_->execute_many(cs);
-  for (std::size_t i = 0; i + 1 < replies.size(); ++i) {
-    out.bits_set += static_cast<std::uint64_t>(as_integer(replies[i], cs[i].args[1]));
-  }
+  const auto replies = c.execute_many(cs);
   const std::int64_t pttl = as_integer(replies.back(), "PTTL " + meta_key(name_));
   out.ttl_ms = pttl >= 0 ? pttl : -1;
+  std::size_t ttl_mismatches = 0;
+  std::string first_mismatch;
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    out.bits_set += static_cast<std::uint64_t>(as_integer(replies[2 * j], "BITCOUNT " + keys[j]));
+    // A shard that expires before the meta leaves a filter that cannot answer; one that does
+    // not expire with it outlives it.
+    const std::int64_t shard_ttl = as_integer(replies[2 * j + 1], "PTTL " + keys[j]);
+    const bool mismatch =
+        out.ttl_ms < 0 ? shard_ttl >= 0 : shard_ttl < 0 || shard_ttl + 1000 < out.ttl_ms;
+    if (mismatch && ttl_mismatches++ == 0) {
+      const auto seconds = [](std::int64_t ms) {
+        return ms < 0 ? std::string("never") : "in " + std::to_string((ms + 999) / 1000) + " s";
+      };
+      first_mismatch = "'" + keys[j] + "' expires " + seconds(shard_ttl) + ", " + meta_key(name_) +
+                       " " + seconds(out.ttl_ms);
+    }
+  }
+  if (m.guarded()) out.bits_set -= m.layout.shard_count;  // BITCOUNT counted the guard bits
+  if (ttl_mismatches > 0) {
+    out.warnings.push_back("filter '" + name_ + "': " + std::to_string(ttl_mismatches) +
+                           " shards expire other than its meta (" + first_mismatch +
+                           "); `bloomkit redis expire " + name_ +
+                           " SECONDS` sets one time to live on every key");
+  }
+  if (std::string w = eviction_warning(c, "filter '" + name_ + "'", out.ttl_ms >= 0); !w.empty()) {
+    out.warnings.push_back(std::move(w));
+  }
+  if (uncounted_ > 0) {
+    out.inserted_stale = true;
+    out.warnings.push_back("filter '" + name_ + "': inserted is too low by at least " +
+                           std::to_string(uncounted_) + ": the server refused to count them (" +
+                           count_refusal_ + ")");
+  }
   const double bits = static_cast<double>(m.layout.total_bits());
   const double set = static_cast<double>(out.bits_set);
   out.fill_ratio = set / bits;
   out.estimated_count = set >= bits ? HUGE_VAL : -bits / m.layout.hashes * std::log1p(-set / bits);
   out.estimated_fpp = expected_fpp(m.layout.total_bits(), m.layout.hashes, m.inserted);
   return out;
+}
+
+void redis_filter::flush() {
+  filter_ops::flush(*this);
 }
 
 double redis_filter::estimated_count() {
@@ -652,7 +836,7 @@ void redis_filter::expire(std::chrono::seconds ttl) {
   std::vector<std::string> keys;
   for (std::uint64_t g : {m.generation, m.next_generation}) {
     if (g == 0) continue;
-    const auto shards = filter_ops::shard_keys(name_, g, m.layout.shard_count);
+    const auto shards = detail::shard_keys(name_, g, m.layout.shard_count);
     keys.insert(keys.end(), shards.begin(), shards.end());
   }
   keys.push_back(meta_key(name_));
@@ -669,28 +853,67 @@ void redis_filter::expire(std::chrono::seconds ttl) {
 }
 
 void redis_filter::drop() {
-  const meta m = filter_ops::require_meta(*client_, name_);
-  check_reply(client_->execute(make_command({"UNLINK", meta_key(name_)})),
-              "UNLINK " + meta_key(name_));
-  std::vector<command> cs;
-  for (std::uint64_t g : {m.generation, m.next_generation}) {
-    if (g == 0) continue;
-    for (const auto& k : filter_ops::shard_keys(name_, g, m.layout.shard_count)) {
-      cs.push_back(make_command({"UNLINK", k}));
+  pending_count_ = 0;  // the filter is going: nothing left to count
+  drop(*client_, name_);
+}
+
+std::size_t redis_filter::drop(client& c, const std::string& name) {
+  validate_name(name);
+  const std::string key = meta_key(name);
+  // The meta first, so that every client sees "does not exist" at once; then the shards of the
+  // generations it names, at once (no scan needed); then everything of the name's key shapes
+  // that is left, on every master: orphans of interrupted creates, rebuilds and old writers.
+  const reply type = c.execute(make_command({"TYPE", key}));
+  check_reply(type, "filter '" + name + "': TYPE " + key);
+  if (type.str() != "none" && type.str() != "hash") {
+    throw error(errc::wrong_type, "filter '" + name + "': key '" + key + "' exists but is not a " +
+                                      "hash (not a bloomkit filter meta); nothing was deleted");
+  }
+  std::optional<meta> m;
+  if (type.str() == "hash") {
+    try {
+      m = filter_ops::read_meta(c, name);
+    } catch (const error&) {
+      // A meta this build cannot read: its keys are still found by their names below.
     }
   }
-  for (const auto& r : client_->execute_many(cs)) check_reply(r, "filter '" + name_ + "': UNLINK");
-}
-
-void redis_filter::rebuild(std::span<const std::string_view> keys) {
-  rebuild([keys](const key_sink& sink) {
-    for (std::size_t i = 0; i < keys.size(); i += 1000) {
-      sink(keys.subspan(i, std::min<std::size_t>(1000, keys.size() - i)));
+  std::size_t removed = 0;
+  auto unlink = [&](const std::vector<std::string>& keys) {
+    for (std::size_t at = 0; at < keys.size(); at += 1000) {
+      std::vector<command> cs;
+      for (std::size_t i = at; i < std::min(keys.size(), at + 1000); ++i) {
+        cs.push_back(make_command({"UNLINK", keys[i]}));
+      }
+      for (const auto& r : c.execute_many(cs)) {
+        removed += static_cast<std::size_t>(as_integer(r, "filter '" + name + "': UNLINK"));
+      }
     }
-  });
+  };
+  unlink({key});
+  if (m) {
+    for (std::uint64_t g : {m->generation, m->next_generation}) {
+      if (g != 0) unlink(detail::shard_keys(name, g, m->layout.shard_count));
+    }
+  }
+  unlink(detail::find_filter_keys(c, name));
+  if (removed == 0) {
+    throw error(errc::not_found,
+                "filter '" + name + "' does not exist (no key '" + key + "', no shard keys)");
+  }
+  return removed;
 }
 
-void redis_filter::rebuild(const key_source& source) {
+void redis_filter::rebuild(std::span<const std::string_view> keys, rebuild_options options) {
+  rebuild(
+      [keys](const key_sink& sink) {
+        for (std::size_t i = 0; i < keys.size(); i += 1000) {
+          sink(keys.subspan(i, std::min<std::size_t>(1000, keys.size() - i)));
+        }
+      },
+      options);
+}
+
+void redis_filter::rebuild(const key_source& source, rebuild_options options) {
   client& c = *client_;
   const meta m = filter_ops::require_meta(c, name_);
   if (m.next_generation != 0) {
@@ -702,14 +925,17 @@ void redis_filter::rebuild(const key_source& source) {
   layout_ = m.layout;
   generation_ = m.generation;
   next_generation_ = 0;
+  guard_generation_ = m.guard_generation;
+  // The new generation gets guard bits whenever they fit, also when the old one had none.
+  const bool guarded = m.layout.has_guard_room();
   const std::uint64_t target = m.generation + 1;
-  const auto keys = filter_ops::shard_keys(name_, target, m.layout.shard_count);
+  const auto keys = detail::shard_keys(name_, target, m.layout.shard_count);
   // Shards of `target` are not referenced by the meta: leftovers of an interrupted rebuild.
   unlink_quietly(c, keys);
   std::vector<std::string> created;
   bool marked = false;
   try {
-    filter_ops::preallocate(c, keys, m.layout, created);
+    filter_ops::preallocate(c, keys, m.layout, guarded, created);
     // From here on every writer also writes into `target` (it reads next_generation with each
     // batch), so nothing inserted during the rebuild is lost at the flip.
     const reply r = c.execute(
@@ -722,21 +948,30 @@ void redis_filter::rebuild(const key_source& source) {
     redis_filter fill = *this;
     fill.generation_ = target;
     fill.next_generation_ = 0;
+    fill.guard_generation_ = guarded ? target : 0;
+    fill.pending_count_ = 0;
     std::uint64_t fresh = 0;
+    std::uint64_t given = 0;
     source([&](std::span<const std::string_view> batch) {
+      given += batch.size();
       for (std::size_t at = 0; at < batch.size(); at += max_keys_per_round_trip) {
         const auto part = batch.subspan(at, std::min(max_keys_per_round_trip, batch.size() - at));
-        const filter_ops::plan p = filter_ops::make_plan(fill, part);
-        const auto cs = filter_ops::make_commands(fill, p, target, true);
-        const auto replies = c.execute_many(cs);
-        std::vector<char> out;
-        filter_ops::collect(p, replies, cs, true, out);
-        for (char x : out) fresh += x;
+        fresh += filter_ops::write_into(fill, part, target);
       }
     });
-    if (options_.wait_replicas > 0) filter_ops::finish_write(fill, 0);
-    const reply flipped = c.execute(eval_command(flip_script, meta_key(name_),
-                                                 {std::to_string(target), std::to_string(fresh)}));
+    if (given == 0 && !options.allow_empty) {
+      throw error(errc::invalid_argument,
+                  "filter '" + name_ +
+                      "': the rebuild's source gave no keys: refusing to replace the filter with "
+                      "an empty one (--allow-empty, rebuild_options::allow_empty, allows it)");
+    }
+    filter_ops::wait_for_replicas(fill);
+    // A shard of the new generation evicted or deleted during the fill: fail before the flip
+    // rather than switch to a filter that cannot answer.
+    filter_ops::require_whole(c, name_, keys, m.layout, guarded);
+    const reply flipped = c.execute(eval_command(
+        flip_script, meta_key(name_),
+        {std::to_string(target), std::to_string(fresh), std::to_string(guarded ? target : 0)}));
     if (as_integer(flipped, "flipping " + meta_key(name_)) != 1) {
       throw error(errc::server_error, "filter '" + name_ + "': the rebuild's mark on " +
                                           meta_key(name_) + " vanished before the flip");
@@ -754,11 +989,12 @@ void redis_filter::rebuild(const key_source& source) {
   }
   generation_ = target;
   next_generation_ = 0;
+  guard_generation_ = guarded ? target : 0;
   // The old generation stays for readers that read it just before the flip, then expires.
   // A TTL on the filter carries over to the new generation.
   std::vector<command> cs;
   const std::string grace = std::to_string(std::max<long long>(1, options_.rebuild_grace.count()));
-  for (const auto& k : filter_ops::shard_keys(name_, m.generation, m.layout.shard_count)) {
+  for (const auto& k : detail::shard_keys(name_, m.generation, m.layout.shard_count)) {
     cs.push_back(make_command({"PEXPIRE", k, grace}));
   }
   const std::int64_t pttl =
@@ -804,9 +1040,18 @@ redis_filter redis_filter::push(client& c, const std::filesystem::path& file, st
   if (const std::string problem = want.layout.inconsistency(); !problem.empty()) {
     throw error(errc::unsupported, file.string() + ": " + problem);
   }
+  want.guard_generation = want.layout.has_guard_room() ? want.generation : 0;
   auto* bytes = reinterpret_cast<unsigned char*>(raw.bits.mutable_words().data());
   reverse_bits_in_bytes({bytes, raw.bits.byte_size()});
   const shard_layout layout = want.layout;
+  // A guard bit in a spare bit of the shard's last byte (shard_layout::guard_bit) is part of the
+  // bytes sent: set it there, or SETRANGE would clear the one preallocation set.
+  if (want.guarded() && layout.guard_bit() / 8 < layout.shard_bytes()) {
+    for (std::uint64_t j = 0; j < layout.shard_count; ++j) {
+      bytes[j * (layout.shard_bits / 8) + layout.guard_bit() / 8] |=
+          static_cast<unsigned char>(0x80u >> (layout.guard_bit() % 8));
+    }
+  }
   const meta m = filter_ops::create_with(c, name, want, [&](const std::vector<std::string>& keys) {
     const std::uint64_t shard_bytes = layout.shard_bytes();
     for (std::uint64_t j = 0; j < layout.shard_count; ++j) {
@@ -828,10 +1073,13 @@ redis_filter redis_filter::push(client& c, const std::filesystem::path& file, st
 }
 
 void redis_filter::pull(const std::filesystem::path& file) {
+  filter_ops::flush(*this);
   client& c = *client_;
   for (int attempt = 0;; ++attempt) {
     const meta m = filter_ops::require_meta(c, name_);
     const shard_layout& layout = m.layout;
+    filter_ops::require_whole(c, name_, detail::shard_keys(name_, m.generation, layout.shard_count),
+                              layout, m.guarded());
     bit_array bits(layout.total_bits());
     auto* bytes = reinterpret_cast<unsigned char*>(bits.mutable_words().data());
     const std::uint64_t shard_bytes = layout.shard_bytes();
@@ -851,9 +1099,7 @@ void redis_filter::pull(const std::filesystem::path& file) {
         const std::uint64_t at = i * transfer_chunk;
         const std::uint64_t n = std::min(transfer_chunk, shard_bytes - at);
         if (chunk.size() != n) {
-          throw error(errc::server_error, "filter '" + name_ + "': shard '" + key + "' holds " +
-                                              std::to_string(at + chunk.size()) +
-                                              " bytes, expected " + std::to_string(shard_bytes));
+          throw detail::broken_shard_error(name_, key, &c, layout, m.guarded());
         }
         std::memcpy(shard + at, chunk.data(), n);
       }

@@ -113,6 +113,29 @@ TEST_F(RedisGoZero, AMissingKeyIsEmpty) {
   EXPECT_EQ(server_->raw({"EXISTS", "nothing"}).integer(), 0);  // reads create nothing
 }
 
+TEST_F(RedisGoZero, WarningsSayWhenTheKeyIsMissingOrMayBeEvicted) {
+  // go-zero's semantics: a missing key is an empty filter and the first add creates it. What
+  // info can do is say so, and say when the server may evict the key.
+  go_zero_filter f(*client_, "users", 1000);
+  auto w = f.warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rfind("go-zero filter key 'users' does not exist: every lookup answers absent", 0),
+            0u)
+      << w[0];
+  f.insert("alice");
+  EXPECT_EQ(f.warnings(), std::vector<std::string>{});
+  server_->raw({"CONFIG", "SET", "maxmemory-policy", "volatile-lru"});
+  EXPECT_EQ(f.warnings(), std::vector<std::string>{});  // no TTL: volatile-* leaves it
+  server_->raw({"EXPIRE", "users", "100"});
+  w = f.warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0],
+            "go-zero filter key 'users': maxmemory-policy volatile-lru lets Redis evict its keys "
+            "(they have a time to live) under memory pressure; use noeviction (docs/REDIS.md, "
+            "\"Eviction\")");
+  server_->raw({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+}
+
 TEST_F(RedisGoZero, AKeyOfAnotherTypeIsWrongTypeNamingIt) {
   server_->raw({"HSET", "users", "f", "v"});
   go_zero_filter f(*client_, "users", 1000);

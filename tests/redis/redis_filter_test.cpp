@@ -8,8 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -469,6 +471,404 @@ TEST_F(RedisFilterSingle, PushPullRoundTripIsBitIdentical) {
   EXPECT_EQ(take_snapshot(*server_), before);
 }
 
+// --- missing shards, writes that would create shards, empty rebuilds, the count (issue 11) ---
+
+constexpr auto npos = std::string::npos;
+
+// The key of the shard `key` lands in.
+std::string shard_of(const redis_filter& f, std::string_view key, std::uint64_t generation = 1) {
+  return f.name() + ":" + std::to_string(generation) + ":" +
+         std::to_string(f.layout().shard_of(bloomkit::xxh3_128(key)));
+}
+
+// The first of `keys` whose shard is not `shard`.
+std::string key_outside(const redis_filter& f, const std::vector<std::string>& keys,
+                        const std::string& shard) {
+  for (const auto& k : keys) {
+    if (shard_of(f, k) != shard) return k;
+  }
+  ADD_FAILURE() << "every key is in " << shard;
+  return {};
+}
+
+TEST_F(RedisFilterSingle, AMissingOrShortShardIsAnErrorNamingItNeverAnAnswer) {
+  auto f = redis_filter::create(*client_, "gap", 20000, 0.01, 14);
+  ASSERT_GT(f.layout().shard_count, 10u);
+  const auto keys = make_keys(2000, 70);
+  insert_all(f, keys);
+  const std::string victim = shard_of(f, keys[0]);
+  const std::string other = key_outside(f, keys, victim);
+  auto c2 = client::connect(server_->url());
+  auto fresh_handle = redis_filter::open(c2, "gap");
+  // Missing (deleted, evicted, lost in a restart) while the meta survives.
+  server_->raw({"DEL", victim});
+  for (redis_filter* h : {&f, &fresh_handle}) {
+    auto m = error_of([&] { h->contains(keys[0]); }, errc::not_found);
+    EXPECT_EQ(m, "filter 'gap': shard '" + victim +
+                     "' is missing (evicted or deleted): the filter cannot answer; rebuild or "
+                     "push it again")
+        << m;
+    m = error_of([&] { count_present(*h, keys); }, errc::not_found);
+    EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+    EXPECT_TRUE(h->contains(other));  // the other shards still answer
+  }
+  auto m = error_of([&] { f.info(); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);  // lookups create nothing
+
+  // Short: fewer bytes than the layout says, here with every bit it has set.
+  server_->raw({"SET", victim, std::string(16, '\xff')});
+  m = error_of([&] { f.contains(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is short"), npos) << m;
+  error_of([&] { count_present(fresh_handle, keys); }, errc::not_found);
+  m = error_of([&] { f.info(); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+}
+
+TEST_F(RedisFilterSingle, WritesNeverCreateAShard) {
+  auto f = redis_filter::create(*client_, "w", 20000, 0.01, 14);
+  const auto keys = make_keys(1000, 71);
+  const std::string victim = shard_of(f, keys[0]);
+  server_->raw({"DEL", victim});
+  auto m = error_of([&] { f.insert(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is missing"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  m = error_of([&] { insert_all(f, keys); }, errc::not_found);
+  EXPECT_NE(m.find("'" + victim + "'"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  const std::string other = key_outside(f, make_keys(100, 75), victim);
+  f.insert(other);  // the other shards still take keys
+  EXPECT_TRUE(f.contains(other));
+
+  // A stale handle: the filter was dropped by another client, expired, or lost in a restart
+  // without persistence. Its writes create no key at all (no shard, no meta).
+  auto c2 = client::connect(server_->url());
+  redis_filter::open(c2, "w").drop();
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+  error_of([&] { f.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(f, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+
+  auto g = redis_filter::create(*client_, "ttl", 20000, 0.01, 14);
+  g.insert(keys[0]);
+  g.expire(1s);
+  std::this_thread::sleep_for(1100ms);
+  error_of([&] { g.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(g, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+
+  auto h = redis_filter::create(*client_, "lost", 20000, 0.01, 14);
+  h.insert(keys[0]);
+  server_->restart();  // no persistence: everything is gone
+  error_of([&] { h.insert(keys[1]); }, errc::not_found);
+  error_of([&] { insert_all(h, keys); }, errc::not_found);
+  EXPECT_EQ(keys_of(*server_, "*"), std::set<std::string>{});
+}
+
+TEST_F(RedisFilterSingle, RebuildOfNoKeysIsRefusedAndLeavesTheFilterAsItWas) {
+  auto f = redis_filter::create(*client_, "rb0", 20000, 0.01, 16);
+  const auto keys = make_keys(1000, 72);
+  insert_all(f, keys);
+  const auto before = take_snapshot(*server_);
+  auto m =
+      error_of([&] { f.rebuild(std::span<const std::string_view>{}); }, errc::invalid_argument);
+  EXPECT_NE(m.find("filter 'rb0': the rebuild's source gave no keys"), npos) << m;
+  // A source that calls its sink with empty batches only gave no keys either.
+  error_of([&] { f.rebuild([](const bloomkit::redis::key_sink& sink) { sink({}); }); },
+           errc::invalid_argument);
+  EXPECT_EQ(take_snapshot(*server_), before);
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  EXPECT_EQ(f.generation(), 1u);
+}
+
+// INFO stats' total_reads_processed: how many reads the server did on client sockets. A pipeline
+// sent with one write arrives in one read on the loopback.
+long long reads_processed(const redis_server& s) {
+  const std::string info = s.raw({"INFO", "STATS"}).str();
+  const auto at = info.find("total_reads_processed:") + 22;
+  return std::stoll(info.substr(at, info.find('\r', at) - at));
+}
+
+TEST_F(RedisFilterSingle, SingleKeyInsertIsOneRoundTripWithoutLua) {
+  auto f = redis_filter::create(*client_, "one", 10000, 0.01);
+  f.contains("warm up");
+  server_->raw({"CONFIG", "RESETSTAT"});
+  // The cost of measuring (raw() connects, sends INFO, disconnects), then one contains (one round
+  // trip), then single inserts, new and old.
+  const long long r0 = reads_processed(*server_);
+  const long long r1 = reads_processed(*server_);
+  f.contains("a");
+  const long long r2 = reads_processed(*server_);
+  EXPECT_TRUE(f.insert("a"));
+  const long long r3 = reads_processed(*server_);
+  EXPECT_TRUE(f.insert("b"));
+  const long long r4 = reads_processed(*server_);
+  EXPECT_FALSE(f.insert("b"));
+  const long long r5 = reads_processed(*server_);
+  const long long measuring = r1 - r0;
+  EXPECT_EQ(r2 - r1 - measuring, 1);
+  EXPECT_EQ(r3 - r2 - measuring, 1);
+  EXPECT_EQ(r4 - r3 - measuring, 1);
+  EXPECT_EQ(r5 - r4 - measuring, 1);
+  const std::string stats = server_->raw({"INFO", "COMMANDSTATS"}).str();
+  EXPECT_EQ(stats.find("cmdstat_eval"), npos) << stats;
+  // And the count stays right: the count of an insert travels with the next call.
+  for (const auto& k : make_keys(50, 73)) f.insert(k);
+  EXPECT_EQ(f.info().inserted, 52u);
+  auto c2 = client::connect(server_->url());
+  EXPECT_EQ(redis_filter::open(c2, "one").info().inserted, 52u);
+}
+
+TEST_F(RedisFilterSingle, RebuildOfNoKeysIsAllowedWhenAsked) {
+  auto f = redis_filter::create(*client_, "rb1", 20000, 0.01, 16);
+  const auto keys = make_keys(1000, 76);
+  insert_all(f, keys);
+  f.rebuild(std::span<const std::string_view>{}, bloomkit::redis::rebuild_options{true});
+  EXPECT_EQ(f.generation(), 2u);
+  EXPECT_LT(count_present(f, keys), 5u);
+  EXPECT_EQ(f.info().bits_set, 0u);
+}
+
+TEST_F(RedisFilterSingle, DropRemovesEveryKeyOfTheNameIncludingOrphans) {
+  // A filter, plus orphans: an interrupted rebuild's generation and stray shards of others.
+  auto f = redis_filter::create(*client_, "d", 20000, 0.01, 14);
+  f.insert("k");
+  for (const std::string key : {"d:2:0", "d:2:5", "d:9:1", "d:1:99"}) {
+    server_->raw({"SET", key, "x"});
+  }
+  const std::set<std::string> others = {"d",      "d:x",    "d:1",     "d:1:2:3",
+                                        "d:01:1", "dd:1:0", "d:meta:x"};
+  for (const auto& key : others) server_->raw({"SET", key, "other"});
+  EXPECT_EQ(redis_filter::drop(*client_, "d"), f.layout().shard_count + 1 + 4);
+  EXPECT_EQ(keys_of(*server_, "*"), others);
+  error_of([&] { f.contains("k"); }, errc::not_found);
+  error_of([&] { redis_filter::drop(*client_, "d"); }, errc::not_found);
+
+  // Shards without any meta (a create killed half-way): drop finds them; create works again.
+  server_->raw({"SET", "e:1:3", "x"});
+  auto m =
+      error_of([&] { redis_filter::create(*client_, "e", 20000, 0.01, 14); }, errc::already_exists);
+  EXPECT_NE(m.find("`bloomkit redis drop e`"), npos) << m;
+  EXPECT_EQ(redis_filter::drop(*client_, "e"), 1u);
+  redis_filter::create(*client_, "e", 20000, 0.01, 14).insert("k");
+
+  // A meta of another type is not ours to delete.
+  server_->raw({"SET", "s:meta", "x"});
+  server_->raw({"SET", "s:1:0", "x"});
+  error_of([&] { redis_filter::drop(*client_, "s"); }, errc::wrong_type);
+  EXPECT_EQ(server_->raw({"EXISTS", "s:1:0"}).integer(), 1);
+}
+
+// A filter as bloomkit made them before guard bits: no shard_guard in the meta, shards of
+// exactly their bits' bytes.
+void strip_guards(const redis_server& s, const redis_filter& f) {
+  s.raw({"HDEL", f.name() + ":meta", "shard_guard"});
+  for (std::uint64_t j = 0; j < f.layout().shard_count; ++j) {
+    const std::string key = f.name() + ":1:" + std::to_string(j);
+    const std::string bits =
+        s.raw({"GETRANGE", key, "0", std::to_string(f.layout().shard_bytes() - 1)}).str();
+    s.raw({"SET", key, bits});
+  }
+}
+
+TEST_F(RedisFilterSingle, AFilterWithoutGuardBitsIsCheckedByLengthAndRebuildAddsThem) {
+  auto f = redis_filter::create(*client_, "old", 20000, 0.01, 14);
+  const auto keys = make_keys(2000, 77);
+  insert_all(f, keys);
+  strip_guards(*server_, f);
+  auto g = redis_filter::open(*client_, "old");
+  EXPECT_EQ(count_present(g, keys), keys.size());
+  insert_all(g, make_keys(100, 78));
+  const std::string victim = shard_of(g, keys[0]);
+  server_->raw({"DEL", victim});
+  auto m = error_of([&] { g.contains(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is missing"), npos) << m;
+  m = error_of([&] { g.insert(keys[0]); }, errc::not_found);
+  EXPECT_NE(m.find("shard '" + victim + "' is missing"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  error_of([&] { g.info(); }, errc::not_found);
+  // A rebuild gives it guard bits: shard_guard names the generation that has them.
+  g.rebuild(views(keys));
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "shard_guard"}).str(), "2");
+  EXPECT_EQ(count_present(g, keys), keys.size());
+  EXPECT_EQ(count_present(f, keys), keys.size());  // the other handle follows the flip
+  // A generation that an older bloomkit rebuilt has no guard bits, though the meta still names
+  // the one before: checked by length.
+  server_->raw({"HSET", "old:meta", "shard_guard", "1"});
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  insert_all(f, make_keys(100, 83));
+  server_->raw({"DEL", shard_of(g, keys[0], 2)});
+  error_of([&] { f.contains(keys[0]); }, errc::not_found);
+  server_->raw({"HSET", "old:meta", "shard_guard", "2"});
+  error_of([&] { g.contains(keys[0]); }, errc::not_found);
+}
+
+TEST_F(RedisFilterSingle, InfoChecksEveryShardItsTtlAndTheEvictionPolicy) {
+  auto f = redis_filter::create(*client_, "i", 20000, 0.01, 14);
+  insert_all(f, make_keys(500, 79));
+  auto i = f.info();
+  EXPECT_EQ(i.warnings, std::vector<std::string>{});
+  EXPECT_FALSE(i.inserted_stale);
+  EXPECT_NEAR(static_cast<double>(i.bits_set), 500.0 * f.layout().hashes, 100.0);
+  EXPECT_NEAR(i.estimated_count, 500, 20);
+  server_->raw({"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"});
+  i = f.info();
+  ASSERT_EQ(i.warnings.size(), 1u);
+  EXPECT_EQ(i.warnings[0],
+            "filter 'i': maxmemory-policy allkeys-lfu lets Redis evict its keys under memory "
+            "pressure; use noeviction (docs/REDIS.md, \"Eviction\")");
+  server_->raw({"CONFIG", "SET", "maxmemory-policy", "volatile-ttl"});
+  EXPECT_EQ(f.info().warnings, std::vector<std::string>{});
+  f.expire(100s);
+  i = f.info();
+  ASSERT_EQ(i.warnings.size(), 1u);
+  EXPECT_NE(i.warnings[0].find("maxmemory-policy volatile-ttl"), npos) << i.warnings[0];
+  server_->raw({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  EXPECT_EQ(f.info().warnings, std::vector<std::string>{});
+  server_->raw({"PERSIST", "i:1:2"});
+  server_->raw({"EXPIRE", "i:1:3", "10"});
+  i = f.info();
+  ASSERT_EQ(i.warnings.size(), 1u);
+  EXPECT_EQ(i.warnings[0].rfind("filter 'i': 2 shards expire other than its meta ('i:1:2' "
+                                "expires never, i:meta in 100 s)",
+                                0),
+            0u)
+      << i.warnings[0];
+  // A short shard: an error naming it, with its length.
+  server_->raw({"SET", "i:1:4", "abc"});
+  const auto m = error_of([&] { f.info(); }, errc::not_found);
+  EXPECT_NE(m.find("shard 'i:1:4' is short (3 of "), npos) << m;
+}
+
+// --- ACL users with exactly the commands docs/REDIS.md lists ("Permissions") ---------------
+
+// The arguments of the documented `ACL SETUSER urls-<role> ...` line after SETUSER, with
+// PASSWORD replaced by `password`.
+std::vector<std::string> documented_acl(const std::string& role, const std::string& password) {
+  std::ifstream docs(BLOOMKIT_DOCS "/REDIS.md");
+  std::string line;
+  const std::string prefix = "ACL SETUSER urls-" + role + " ";
+  while (std::getline(docs, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::istringstream words(line.substr(4 + 8));  // past "ACL SETUSER "
+    std::vector<std::string> out;
+    for (std::string w; words >> w;) out.push_back(w == ">PASSWORD" ? ">" + password : w);
+    return out;
+  }
+  ADD_FAILURE() << "docs/REDIS.md has no line starting with '" << prefix << "'";
+  return {};
+}
+
+class RedisFilterAcl : public single_server_client_test {
+ protected:
+  // A client of the documented user `role`, minus the commands in `without`.
+  client user(const std::string& role, const std::vector<std::string>& without = {}) {
+    auto rules = documented_acl(role, "secret");
+    std::vector<std::string> args = {"ACL", "SETUSER"};
+    args.insert(args.end(), rules.begin(), rules.end());
+    for (const auto& c : without) args.push_back("-" + c);
+    EXPECT_EQ(server_->raw(args).str(), "OK");
+    return client::connect("redis://" + args[2] + ":secret@" + server_->address());
+  }
+};
+
+TEST_F(RedisFilterAcl, TheDocumentedUsersCanDoTheirJobsWithNothingMore) {
+  bloomkit::test::temp_dir dir;
+  auto admin = user("admin");
+  auto made = redis_filter::create(admin, "urls", 20000, 0.01, 14);
+  const auto keys = make_keys(1000, 80);
+
+  auto writer_client = user("writer");
+  auto writer = redis_filter::open(writer_client, "urls");
+  insert_all(writer, keys);
+  EXPECT_TRUE(writer.insert("one more"));
+  writer.flush();
+  EXPECT_EQ(writer.uncounted_inserts(), 0u);
+  // A write that finds its shard missing removes what it created (the script's commands).
+  const std::string victim = shard_of(writer, "another");
+  const std::string bits = server_->raw({"GET", victim}).str();
+  server_->raw({"DEL", victim});
+  const auto m = error_of([&] { writer.insert("another"); }, errc::not_found);
+  EXPECT_EQ(m.find("could not remove"), npos) << m;
+  EXPECT_EQ(server_->raw({"EXISTS", victim}).integer(), 0);
+  server_->raw({"SET", victim, bits});
+
+  auto reader_client = user("reader");
+  auto reader = redis_filter::open(reader_client, "urls");
+  EXPECT_EQ(count_present(reader, keys), keys.size());
+  EXPECT_TRUE(reader.contains("one more"));
+  const auto i = reader.info();
+  EXPECT_EQ(i.inserted, keys.size() + 1);
+  EXPECT_EQ(i.warnings, std::vector<std::string>{});
+  error_of([&] { reader.insert("x"); }, errc::server_error);  // NOPERM: a reader cannot write
+
+  made.expire(1000s);
+  made.pull(dir / "urls.bf");
+  made.rebuild(views(keys));
+  EXPECT_EQ(count_present(reader, keys), keys.size());
+  made.drop();
+  redis_filter::push(admin, dir / "urls.bf", "urls");
+  EXPECT_EQ(count_present(reader, keys), keys.size());
+  EXPECT_EQ(redis_filter::drop(admin, "urls"), made.layout().shard_count + 1);
+}
+
+TEST_F(RedisFilterAcl, ARefusedCountIsReportedNeverSilentlyWrong) {
+  auto admin = user("admin");
+  redis_filter::create(admin, "urls", 20000, 0.01, 14);
+  auto no_count = user("writer", {"hincrby"});
+  auto f = redis_filter::open(no_count, "urls");
+  const auto keys = make_keys(300, 81);
+  EXPECT_EQ(insert_all(f, keys), 300u);
+  EXPECT_TRUE(f.insert("single"));
+  f.flush();
+  EXPECT_EQ(f.uncounted_inserts(), 301u);
+  EXPECT_NE(f.count_refusal().find("NOPERM"), npos) << f.count_refusal();
+  const auto i = f.info();
+  EXPECT_EQ(i.inserted, 0u);
+  EXPECT_TRUE(i.inserted_stale);
+  ASSERT_EQ(i.warnings.size(), 1u);
+  EXPECT_EQ(i.warnings[0].rfind("filter 'urls': inserted is too low by at least 301: the server "
+                                "refused to count them (HINCRBY urls:meta: NOPERM",
+                                0),
+            0u)
+      << i.warnings[0];
+  auto reader = redis_filter::open(admin, "urls");
+  EXPECT_EQ(count_present(reader, keys), keys.size());
+}
+
+TEST(RedisFilterEviction, AnEvictedShardIsAnErrorNeverAnAnswer) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_server_options so;
+  so.extra_args = {"--maxmemory",         "8mb", "--maxmemory-policy", "allkeys-lru",
+                   "--maxmemory-samples", "10"};
+  redis_server server(so);
+  auto c = client::connect(server.url());
+  auto f = redis_filter::create(c, "ev", 200000, 0.01, 14);  // ~117 shards of 2 KiB
+  const auto keys = make_keys(5000, 74);
+  insert_all(f, keys);
+  ASSERT_EQ(count_present(f, keys), keys.size());
+  // Fill the server with other keys, touched as we go, until some key of the filter is gone.
+  auto shards_left = [&] { return keys_of(server, "ev:1:*").size(); };
+  const std::string value(4096, 'x');
+  for (int i = 0; shards_left() == f.layout().shard_count && i < 100; ++i) {
+    std::vector<command> fill;
+    for (int j = 0; j < 200; ++j) {
+      fill.push_back({{"SET", "filler:" + std::to_string(i) + ":" + std::to_string(j), value}});
+    }
+    c.execute_many(fill);
+  }
+  ASSERT_LT(shards_left(), f.layout().shard_count) << "nothing of the filter was evicted";
+  // Every lookup of the inserted keys errs (a shard or the meta is gone): none answers absent.
+  for (std::size_t i = 0; i < 200; ++i) {
+    try {
+      EXPECT_TRUE(f.contains(keys[i])) << keys[i];
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::not_found) << e.what();
+    }
+  }
+  error_of([&] { count_present(f, keys); }, errc::not_found);
+}
+
 TEST(RedisFilterRestart, ClearErrorWhileDownAndRecoveryWithoutANewClient) {
   BLOOMKIT_REQUIRE_REDIS();
   redis_server_options so;
@@ -589,6 +989,24 @@ TEST_F(RedisFilterCluster, NoFalseNegativesWhileASlotMigrates) {
   EXPECT_GT(c.stats().ask, 0u);
   EXPECT_GT(c.stats().moved, 0u);
   EXPECT_EQ(cluster_->owner_of_slot(slot), to);
+}
+
+TEST_F(RedisFilterCluster, DropFindsOrphansOnEveryMasterAndWritesCreateNone) {
+  auto c = client::connect(cluster_->url());
+  auto f = redis_filter::create(c, "orph", 20000, 0.01, 12);  // ~47 shards over the masters
+  const auto keys = make_keys(500, 82);
+  insert_all(f, keys);
+  std::vector<command> orphans;
+  for (int j = 0; j < 60; ++j) orphans.push_back({{"SET", "orph:7:" + std::to_string(j), "x"}});
+  c.execute_many(orphans);
+  // A stale handle after another client's drop: its writes create nothing, on any master.
+  auto c2 = client::connect(cluster_->url());
+  EXPECT_EQ(redis_filter::drop(c2, "orph"), f.layout().shard_count + 1 + 60);
+  error_of([&] { insert_all(f, keys); }, errc::not_found);
+  error_of([&] { f.insert("x"); }, errc::not_found);
+  for (const auto m : cluster_->masters()) {
+    EXPECT_EQ(cluster_->node(m).raw({"DBSIZE"}).integer(), 0) << m;
+  }
 }
 
 TEST(RedisFilterFailover, InsertsAcknowledgedWithWaitSurviveAKilledMaster) {

@@ -33,7 +33,8 @@ class usage_error : public std::runtime_error {
 
 // "bloomkit: error: <message>" on stderr.
 void print_error(std::string_view message);
-// "bloomkit: warning: <message>" on stderr; the command goes on.
+// "bloomkit: warning: <message>" on stderr: something the user should know about a command that
+// still succeeded.
 void print_warning(std::string_view message);
 // print_error() plus "Run 'bloomkit <command> --help' for usage."
 void print_usage_error(std::string_view message, std::string_view command);

@@ -4,15 +4,19 @@
 // insert_many, in batches of 4096, into a bloomkit filter or (--layout go-zero) go-zero's key
 // NAME.
 // Prints: added <new> new of <keys> keys
+// Warns on stderr when the server refused to count the new keys in the filter's meta (an ACL
+// user without HINCRBY): the keys are in, `inserted` is too low.
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "errors.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
 
@@ -34,7 +38,16 @@ void add_keys(Filter& filter, const redis_add_options& o) {
     keys += batch.size();
     fresh += filter.insert_many(batch);
   });
+  if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
   fmt::print("added {} new of {} keys\n", fresh, keys);
+  if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
+    if (filter.uncounted_inserts() > 0) {
+      print_warning(fmt::format(
+          "filter '{}': the server refused to count {} new keys in its meta ({}): they are "
+          "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
+          filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
+    }
+  }
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {

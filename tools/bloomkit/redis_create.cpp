@@ -24,10 +24,24 @@ struct redis_create_options {
   std::string capacity;
   double fpp = 0;
   unsigned shard_bits = redis::default_shard_bits_log2;
+  // Required, but checked after the layout: `--layout go-zero create` needs another answer
+  // than "--capacity is required".
+  const CLI::Option* capacity_option = nullptr;
+  const CLI::Option* fpp_option = nullptr;
 };
 
 void run_redis_create(const redis_context& context, const redis_create_options& o) {
+  if (context.layout == "go-zero") {
+    throw usage_error(fmt::format(
+        "redis create: go-zero keys are not created beforehand (go-zero's New(store, key, bits) "
+        "writes nothing; the first add creates the key): run `bloomkit redis --layout go-zero "
+        "--bits M add {}`; --layout go-zero supports add, query and info",
+        o.name));
+  }
   context.require_native("create");
+  for (const CLI::Option* required : {o.capacity_option, o.fpp_option}) {
+    if (required->count() == 0) throw usage_error(required->get_name() + " is required");
+  }
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
   redis::client client = context.connect();
@@ -45,8 +59,8 @@ command add_redis_create_command(CLI::App& group, redis_context_ptr context) {
   sub->add_option("NAME", o->name, "Filter name (its keys are NAME:meta, NAME:<gen>:<shard>)")
       ->type_name("")
       ->required();
-  add_capacity_option(*sub, o->capacity)->required();
-  add_fpp_option(*sub, o->fpp)->required();
+  o->capacity_option = add_capacity_option(*sub, o->capacity);
+  o->fpp_option = add_fpp_option(*sub, o->fpp);
   add_whole_number_option(*sub, "--shard-bits", o->shard_bits, redis::min_shard_bits_log2,
                           redis::max_shard_bits_log2,
                           "Shards of at most 2^B bits (10..32, default 27 = 16 MiB)")

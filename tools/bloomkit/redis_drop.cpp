@@ -1,7 +1,8 @@
 // bloomkit redis drop NAME
 //
 // Deletes a filter: its meta first (every client sees "does not exist" at once), then its
-// shards (UNLINK: freed in the background).
+// shards (UNLINK: freed in the background), and every other key of the name's shapes on every
+// master (SCAN): the orphans of an interrupted create or rebuild, with or without a meta.
 // Prints: dropped NAME
 
 #include <memory>
@@ -20,8 +21,7 @@ namespace {
 void run_redis_drop(const redis_context& context, const std::string& name) {
   context.require_native("drop");
   redis::client client = context.connect();
-  auto filter = redis::redis_filter::open(client, name);
-  filter.drop();
+  redis::redis_filter::drop(client, name);
   fmt::print("dropped {}\n", printable(name));
 }
 

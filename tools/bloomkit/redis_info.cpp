@@ -3,6 +3,9 @@
 // Describes a filter in Redis: its meta (format version, hash scheme, layout, parameters,
 // generation, creation time, TTL) and figures computed from its bits (BITCOUNT of every shard).
 // A go-zero key has no meta: its name, layout, --bits, 14 hashes and figures from BITCOUNT.
+// Checks every shard: a missing or short one is an error (exit 1) naming it. Warns on stderr
+// about what may break the filter later: shards whose time to live differs from the meta's, a
+// server maxmemory-policy that may evict its keys, a go-zero key that does not exist.
 
 #include <memory>
 #include <string>
@@ -13,6 +16,7 @@
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
+#include "errors.hpp"
 #include "json.hpp"
 #include "redis_context.hpp"
 
@@ -37,6 +41,7 @@ void run_go_zero_info(redis::client& client, std::uint64_t bits, const redis_inf
       .add("bits_set", set)
       .add("estimated_count", estimate_count(bits, go_zero::hashes, set));
   fmt::print("{}", o.json ? r.json() : r.text());
+  for (const std::string& w : filter.warnings()) print_warning(w);
 }
 
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
@@ -67,6 +72,7 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
       .add("fill_ratio", i.fill_ratio)
       .add("estimated_fpp", i.estimated_fpp);
   fmt::print("{}", o.json ? r.json() : r.text());
+  for (const std::string& w : i.warnings) print_warning(w);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// bloomkit redis rebuild NAME [INPUT...]
+// bloomkit redis rebuild NAME [INPUT...] [--allow-empty]
 //
 // Fills a new generation of filter NAME from the lines of the INPUT files (stdin when there are
 // none; "-" is stdin), then switches every client over to it at once; the old generation
-// answers until then and expires after a grace period (docs/REDIS.md).
+// answers until then and expires after a grace period (docs/REDIS.md). Input of no keys is an
+// error that leaves the filter as it was (a failed export upstream of a pipe), unless
+// --allow-empty.
 // Prints: rebuilt NAME: <keys> keys read, <new> new, generation <G>, in <seconds> s
 
 #include <unistd.h>
@@ -27,6 +29,7 @@ namespace {
 struct redis_rebuild_options {
   std::string name;
   std::vector<std::string> inputs;
+  bool allow_empty = false;
 };
 
 void run_redis_rebuild(const redis_context& context, const redis_rebuild_options& o) {
@@ -42,14 +45,16 @@ void run_redis_rebuild(const redis_context& context, const redis_rebuild_options
   redis::client client = context.connect();
   auto filter = redis::redis_filter::open(client, o.name);
   std::uint64_t keys = 0;
-  filter.rebuild([&](const redis::key_sink& sink) {
-    for (input_file& input : inputs) {
-      read_stream_keys(input.fd(), input.name(), [&](std::span<const std::string_view> batch) {
-        keys += batch.size();
-        sink(batch);
-      });
-    }
-  });
+  filter.rebuild(
+      [&](const redis::key_sink& sink) {
+        for (input_file& input : inputs) {
+          read_stream_keys(input.fd(), input.name(), [&](std::span<const std::string_view> batch) {
+            keys += batch.size();
+            sink(batch);
+          });
+        }
+      },
+      redis::rebuild_options{o.allow_empty});
   const auto info = filter.info();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -66,6 +71,8 @@ command add_redis_rebuild_command(CLI::App& group, redis_context_ptr context) {
   sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
   sub->add_option("INPUT", o->inputs, "Files of keys, one per line (default: stdin; '-' is stdin)")
       ->type_name("");
+  sub->add_flag("--allow-empty", o->allow_empty,
+                "Accept input of no keys (the filter becomes empty); without it that is an error");
   return {sub, "rebuild", [context, o] { run_redis_rebuild(*context, *o); }};
 }
 

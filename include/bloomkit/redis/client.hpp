@@ -103,6 +103,9 @@ class client {
   // The same command on every master (e.g. INFO, FLUSHALL); one reply per master, in the order
   // of masters().
   std::vector<reply> execute_on_masters(const command& c);
+  // One command per master: per_master[i] runs on masters()[i] (e.g. SCAN with each master's
+  // cursor). per_master.size() must be master_count() (errc::invalid_argument otherwise).
+  std::vector<reply> execute_on_masters(std::span<const command> per_master);
 
   bool is_cluster() const;
   std::size_t master_count() const;          // 1 for a single node

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bloomkit/redis/client.hpp"
 
@@ -50,6 +51,12 @@ class go_zero_filter {
 
   // BITCOUNT of the key (0 when it does not exist).
   std::uint64_t bits_set();
+  // What can make the key answer "absent" wrongly without any error, for `info`: the key does
+  // not exist (go-zero creates it on its first Add, so a missing key is an empty filter to
+  // go-zero and to this class: after an eviction, a deletion or a restart without persistence
+  // every lookup answers absent), or the server's maxmemory-policy may evict it
+  // (eviction_warning). Empty when neither holds.
+  std::vector<std::string> warnings();
   // -m/k ln(1 - X/m) from the set bits X.
   double estimated_count();
 

@@ -9,13 +9,18 @@
 //
 // Keys of a filter named N:
 //   N:meta                  hash: format_version, hash_scheme, bits_per_shard, shard_count,
-//                           hashes, capacity, target_fpp, generation, created, inserted
+//                           hashes, capacity, target_fpp, generation, created, inserted,
+//                           shard_guard (the generation whose shards carry a guard bit)
 //                           (+ next_generation while a rebuild runs)
-//   N:<generation>:<shard>  strings of bits_per_shard bits (shard_layout.hpp), preallocated
+//   N:<generation>:<shard>  strings of bits_per_shard bits and a guard bit (shard_layout.hpp),
+//                           preallocated
 //
 // Every call re-reads the meta's generation in the same round trip as its commands (a batch
 // costs one HMGET more), so a filter dropped or rebuilt by another client is noticed at once:
 // a dropped filter is errc::not_found, a rebuilt one is answered from the new generation.
+// Every command also reads its shard's guard bit: a missing or short shard (evicted, deleted,
+// lost in a restart) is errc::not_found naming it, never an answer, and a write never leaves a
+// shard behind that it created.
 //
 // A redis_filter refers to its client; both are used by one thread at a time (give each thread
 // its own client and filter handle).
@@ -28,6 +33,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/redis/client.hpp"
@@ -63,11 +69,24 @@ struct filter_info {
   std::uint64_t generation = 0;
   std::int64_t created = 0;    // unix seconds
   std::uint64_t inserted = 0;  // new keys counted by inserts (approximate: see docs/REDIS.md)
-  std::int64_t ttl_ms = -1;    // remaining time to live of the meta, -1 for none
+  // True when this handle knows `inserted` is too low: the server refused to count some of its
+  // new keys (redis_filter::uncounted_inserts()).
+  bool inserted_stale = false;
+  std::int64_t ttl_ms = -1;  // remaining time to live of the meta, -1 for none
   std::uint64_t bits_set = 0;
   double estimated_count = 0;
   double fill_ratio = 0;
   double estimated_fpp = 0;
+  // Problems that do not stop the filter from answering now: shards whose time to live differs
+  // from the meta's, a server policy that may evict the filter's keys, a stale `inserted`.
+  std::vector<std::string> warnings;
+};
+
+struct rebuild_options {
+  // Allow a source that gives no keys: the filter becomes empty. Without it such a rebuild
+  // throws errc::invalid_argument and leaves the filter as it was (an empty source is more
+  // often a failed export upstream than an intent).
+  bool allow_empty = false;
 };
 
 // Calls its argument with successive batches of keys (for rebuild).
@@ -121,13 +140,31 @@ class redis_filter {
 
   // Sets a time to live on EVERY key of the filter (meta and all shards).
   void expire(std::chrono::seconds ttl);
-  // Deletes the filter (the meta first, so other clients see errc::not_found at once).
+  // Deletes the filter: drop(client, name).
   void drop();
+  // Deletes every key of filter `name`: N:meta first (other clients see errc::not_found at
+  // once), then every N:<generation>:<shard> on every master (SCAN), orphans without a meta
+  // included: the leftovers of an interrupted create or rebuild. Needs no valid meta. Returns
+  // the number of keys deleted; errc::not_found when there was none, errc::wrong_type when
+  // N:meta is not a hash (nothing deleted).
+  static std::size_t drop(client& c, const std::string& name);
   // Fills a new generation from `source`, then atomically makes it the filter's generation;
   // the old one is expired rebuild_grace later. Lookups answer from the old generation until
-  // the flip; inserts by any client during the rebuild go to both generations.
-  void rebuild(const key_source& source);
-  void rebuild(std::span<const std::string_view> keys);
+  // the flip; inserts by any client during the rebuild go to both generations. A source of no
+  // keys is refused unless options.allow_empty (errc::invalid_argument, the filter unchanged).
+  void rebuild(const key_source& source, rebuild_options options = {});
+  void rebuild(std::span<const std::string_view> keys, rebuild_options options = {});
+
+  // The count of new keys (N:meta's `inserted`) travels with the next call of this handle, in
+  // the same round trip as its commands (a single-key insert is one round trip). flush() sends
+  // what is still pending now; info() and pull() do it first. A handle dropped without a
+  // later call or flush() leaves its last call's new keys uncounted.
+  void flush();
+  // New keys whose count the server refused (an ACL user without HINCRBY): N:meta's `inserted`
+  // is too low by at least this much. Not an error: the keys themselves were inserted.
+  std::uint64_t uncounted_inserts() const noexcept { return uncounted_; }
+  // The server's refusal of the count, "" when there was none.
+  const std::string& count_refusal() const noexcept { return count_refusal_; }
 
   const std::string& name() const noexcept { return name_; }
   const shard_layout& layout() const noexcept { return layout_; }
@@ -146,7 +183,11 @@ class redis_filter {
   std::uint64_t capacity_ = 0;
   double target_fpp_ = 0;
   std::uint64_t generation_ = 0;
-  std::uint64_t next_generation_ = 0;  // 0: no rebuild running
+  std::uint64_t next_generation_ = 0;   // 0: no rebuild running
+  std::uint64_t guard_generation_ = 0;  // its shards carry a guard bit (others: STRLEN checks)
+  std::uint64_t pending_count_ = 0;     // new keys not yet counted in N:meta
+  std::uint64_t uncounted_ = 0;         // new keys whose count the server refused
+  std::string count_refusal_;
   filter_options options_;
 
   friend struct filter_ops;

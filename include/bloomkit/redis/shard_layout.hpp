@@ -50,8 +50,20 @@ struct shard_layout {
   std::string inconsistency() const;
 
   std::uint64_t total_bits() const noexcept { return shard_bits * shard_count; }
-  // Bytes of one shard's Redis string.
+  // Bytes of one shard's bits (what push and pull transfer).
   std::uint64_t shard_bytes() const noexcept { return (shard_bits + 7) / 8; }
+
+  // The guard bit: the last bit of a shard's Redis string, past every bit a probe can reach (a
+  // spare bit of the last byte, or one more byte when the bits fill whole bytes). Create sets
+  // it; nothing else writes it. It reads 0 when the shard is missing, short, or was just made
+  // by a write (BITFIELD SET creates a missing key): lookups read it in the same command as
+  // their probes and refuse to answer without it (docs/REDIS.md, "Missing shards").
+  std::uint64_t guard_bit() const noexcept { return guarded_bytes() * 8 - 1; }
+  // Bytes of a shard's Redis string with its guard bit.
+  std::uint64_t guarded_bytes() const noexcept { return shard_bits / 8 + 1; }
+  // Whether the guard bit fits (Redis bit offsets stop at 2^32 - 1): not for shards of 2^32
+  // bits, whose filters are checked by string length instead.
+  bool has_guard_room() const noexcept { return guard_bit() < (std::uint64_t{1} << 32); }
 
   std::uint64_t shard_of(const digest128& d) const noexcept {
     if (shard_count == 1) return 0;
