@@ -81,28 +81,33 @@ bool filter_is_broken(errc code) {
   return code == errc::not_found || code == errc::wrong_type || code == errc::incompatible;
 }
 
-// Removes what is left of the service's filter so that a create starts clean: its stamp; the
-// filter through drop() when its meta opens; the meta key itself when it does not (not a hash,
-// fields missing); and the generation-1 shards a create of `layout` needs, which a write through
-// a stale handle or an interrupted create can leave without a meta (create refuses to start
-// over them). Key names: redis_filter.hpp. A meta of a format this build does not know
-// (errc::unsupported) is not touched: the error goes up.
-void discard_filter(client& c, const service_options& o,
-                    const bloomkit::redis::shard_layout& layout) {
-  try {
-    redis_filter::open(c, o.filter_name).drop();
-  } catch (const bloomkit::error& e) {
-    if (!filter_is_broken(e.code())) throw;
-  }
-  std::vector<command> unlink{{{"UNLINK", stamp_key(o)}}, {{"UNLINK", o.filter_name + ":meta"}}};
-  for (std::uint64_t shard = 0; shard < layout.shard_count; ++shard) {
-    unlink.push_back({{"UNLINK", o.filter_name + ":1:" + std::to_string(shard)}});
-  }
-  for (const auto& r : c.execute_many(unlink)) {
+// Removes what is left of the service's filter so that a create starts clean: its stamp, and
+// every key of the filter through redis_filter::drop (meta, shards, and orphan shards that a
+// write through a stale handle or an interrupted create left without a meta). drop refuses a
+// meta that is not a hash (errc::wrong_type) rather than guess; the service owns the name, so it
+// removes that meta first.
+void discard_filter(client& c, const service_options& o) {
+  const auto unlink = [&](const std::string& key) {
+    const auto r = c.execute({{"UNLINK", key}});
     if (r.is_error()) {
       throw bloomkit::error(errc::server_error,
                             "removing what is left of filter " + o.filter_name + ": " + r.str());
     }
+  };
+  unlink(stamp_key(o));
+  const auto drop = [&] {
+    try {
+      redis_filter::drop(c, o.filter_name);
+    } catch (const bloomkit::error& e) {
+      if (e.code() != errc::not_found) throw;  // nothing left: a clean start already
+    }
+  };
+  try {
+    drop();
+  } catch (const bloomkit::error& e) {
+    if (e.code() != errc::wrong_type) throw;
+    unlink(o.filter_name + ":meta");
+    drop();
   }
 }
 
@@ -267,16 +272,16 @@ void service::load_existing(client& redis, item_store& db, redis_filter& f) {
   std::fprintf(stderr, "filter %s exists but was not loaded from %s: rebuilding it\n", name,
                source.c_str());
   scan s;
-  f.rebuild([&](const key_sink& sink) { s = stream_ids(db, 0, "rebuilding filter", sink); });
+  // The database is the source of truth: an empty table is an empty filter, not a failed export.
+  f.rebuild([&](const key_sink& sink) { s = stream_ids(db, 0, "rebuilding filter", sink); },
+            {.allow_empty = true});
   write_stamp(redis, f, db, s.max_id);
 }
 
 service::scan service::recreate_filter(client& redis, item_store& db, const char* verb) {
   const std::uint64_t capacity =
       options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
-  discard_filter(redis, options_,
-                 bloomkit::redis::shard_layout::for_capacity(
-                     capacity, options_.fpp, bloomkit::redis::default_shard_bits_log2));
+  discard_filter(redis, options_);
   auto f = redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
   std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n",
                options_.filter_name.c_str(), static_cast<unsigned long long>(capacity),
@@ -528,9 +533,9 @@ void service::install_routes() {
           redis_filter* f = nullptr;
           try {
             f = &w.filter(epoch_.load());
-            f->rebuild([&](const key_sink& sink) {
-              s = stream_ids(w.db(), 0, "rebuilding filter", sink);
-            });
+            f->rebuild(
+                [&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); },
+                {.allow_empty = true});  // an empty table is an empty filter
           } catch (const bloomkit::error& e) {
             w.forget_filter();
             redis_failed(e);
