@@ -220,12 +220,11 @@ bool scalable_bloom_filter::insert(std::string_view key) {
   return true;
 }
 
-bool scalable_bloom_filter::contains(std::string_view key) const noexcept {
+bool scalable_bloom_filter::contains(std::string_view key) const {
   return contains_digest(bloom_filter::digest_of(key));
 }
 
-bool scalable_bloom_filter::contains_digest(
-    const bloom_filter::digest_type& digest) const noexcept {
+bool scalable_bloom_filter::contains_digest(const bloom_filter::digest_type& digest) const {
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
     if (it->contains_digest(digest)) return true;
   }

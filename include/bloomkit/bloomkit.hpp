@@ -9,6 +9,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/mapped_file.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"

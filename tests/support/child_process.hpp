@@ -27,10 +27,14 @@ inline std::string describe_status(int status) {
 }
 
 // Runs body() in a child process and returns its wait() status. The child exits 0 when body
-// returns without a gtest failure (failures are printed by the child), 1 otherwise or when it
+// returns without a new gtest failure (failures are printed by the child), 1 otherwise or when it
 // throws.
 template <class Body>
 int status_of_child(Body&& body) {
+  // The test's results so far: the child fails on failures of its own only.
+  const ::testing::TestResult& results =
+      *::testing::UnitTest::GetInstance()->current_test_info()->result();
+  const int parts_before = results.total_part_count();
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = ::fork();
@@ -42,7 +46,10 @@ int status_of_child(Body&& body) {
     int code = 1;
     try {
       body();
-      code = ::testing::Test::HasFailure() ? 1 : 0;
+      code = 0;
+      for (int i = parts_before; i < results.total_part_count(); ++i) {
+        if (results.GetTestPartResult(i).failed()) code = 1;
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "child: uncaught exception: %s\n", e.what());
     } catch (...) {

@@ -24,8 +24,10 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/mapped_file.hpp"
 #include "support/child_process.hpp"
 #include "support/errors.hpp"
+#include "support/file_checks.hpp"
 #include "support/keys.hpp"
 #include "support/temp_dir.hpp"
 
@@ -107,11 +109,11 @@ void overwrite_in_place(const fs::path& path, const std::vector<unsigned char>& 
 
 // How the file under the mapping changes.
 enum class change {
-  truncate_to_zero,        // every page gone
-  truncate_to_one_page,    // the header page stays
-  truncate_last_bytes,     // cut inside the last page: no page is gone, its tail reads 0
-  cp_smaller_filter,       // cp of a smaller filter of the same kind over it
-  cp_same_size_filter,     // cp of a filter with the same parameters and other keys
+  truncate_to_zero,      // every page gone
+  truncate_to_one_page,  // the header page stays
+  truncate_last_bytes,   // cut inside the last page: no page is gone, its tail reads 0
+  cp_smaller_filter,     // cp of a smaller filter of the same kind over it
+  cp_same_size_filter,   // cp of a filter with the same parameters and other keys
 };
 
 // Maps a filter of `kind`, checks it, changes the file as `how` says, and expects every lookup
@@ -165,17 +167,25 @@ void check_change(const kind_case& kind, change how) {
 
     const lookup after = look_up(mapped, keys);
     expect_changed_error(after.failure, path);
-    if (how == change::truncate_to_zero || how == change::truncate_to_one_page) {
+    if (how == change::truncate_to_zero) {
+      // Every lost page reads as all-ones (fill_ratio reads every word, unchecked).
+      std::visit([](const auto& f) { EXPECT_GE(f.fill_ratio(), 1.0); }, mapped);
+    }
+    // What a failed lookup wrote is unspecified, but the classic, blocked and counting filters
+    // write their answers before the check: for a pure truncation, every key still says present.
+    // (The scalable filter fills in answers after each sub-filter's lookup returns.)
+    const bool answers_written = !std::holds_alternative<scalable_bloom_filter>(mapped);
+    if (answers_written &&
+        (how == change::truncate_to_zero || how == change::truncate_to_one_page)) {
       for (std::size_t i = 0; i < keys.size(); ++i) {
         ASSERT_TRUE(after.answers[i]) << "false negative for key " << i;
       }
     }
     // One key at a time too, and for good: the mapping stays broken.
     for (std::size_t i = 0; i < 3; ++i) {
-      expect_changed_error(test::thrown_by([&] {
-                             std::visit([&](const auto& f) { f.contains(keys[i]); }, mapped);
-                           }),
-                           path);
+      expect_changed_error(
+          test::thrown_by([&] { std::visit([&](const auto& f) { f.contains(keys[i]); }, mapped); }),
+          path);
     }
     expect_changed_error(look_up(mapped, keys).failure, path);
   });
@@ -331,6 +341,77 @@ TEST(MappedFileDeathTest, ChainsToTheHandlerBeforeIt) {
         ::_exit(0);
       },
       ::testing::ExitedWithCode(42), "");
+}
+
+// mapped_file itself, on any file: lost pages read 0xFF, intact() turns false and check() names
+// the file; a file cut inside its last page (no fault) and a watched word that changes are noticed
+// too; a file that only grows is not a change.
+TEST(MappedFile, AnyFileThatShrinksIsNoticed) {
+  temp_dir dir;
+  const fs::path path = dir / "keys.txt";
+  constexpr std::size_t size = (5u << 20) + 1000;  // more than two 2 MiB blocks
+  std::vector<unsigned char> text(size, 'k');
+  for (std::size_t i = 99; i < size; i += 100) text[i] = '\n';
+  write_bytes(path, text);
+  expect_child_succeeds([&] {
+    const mapped_file m(path, mapped_file::access::sequential);
+    ASSERT_EQ(m.size(), size);
+    EXPECT_EQ(m.name(), path.string());
+    EXPECT_TRUE(m.intact());
+    ASSERT_EQ(::truncate(path.c_str(), 3 << 20), 0);
+    EXPECT_EQ(m.data()[(3u << 20) - 1], 'k');  // still in the file
+    const volatile unsigned char* bytes = m.data();
+    EXPECT_EQ(bytes[size - 1], 0xff);  // lost: all-ones instead of SIGBUS
+    EXPECT_FALSE(m.intact());
+    const std::string message = test::error_of([&] { m.check(); }, errc::io_error);
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    // Every byte reads as the file's or as 0xFF.
+    for (std::size_t i = 0; i < size; i += 4096) {
+      ASSERT_TRUE(bytes[i] == text[i] || bytes[i] == 0xff) << i;
+    }
+  });
+
+  write_bytes(path, text);
+  const mapped_file cut(path);
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size - 10)), 0);  // inside the last page
+  EXPECT_FALSE(cut.intact());
+
+  write_bytes(path, text);
+  const mapped_file grown(path);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_EQ(::write(fd, "more\n", 5), 5);
+  ::close(fd);
+  EXPECT_TRUE(grown.intact());
+  EXPECT_NO_THROW(grown.check());
+}
+
+TEST(MappedFile, WatchedWord) {
+  temp_dir dir;
+  const fs::path path = dir / "f";
+  write_bytes(path, std::vector<unsigned char>(64, 1));
+  mapped_file m(path);
+  m.watch(8, 0x0101010101010101);
+  EXPECT_TRUE(m.intact());
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_EQ(::pwrite(fd, "x", 1, 9), 1);  // the same size, other contents
+  ::close(fd);
+  EXPECT_FALSE(m.intact());
+
+  mapped_file other(path);
+  other.watch(0, 42);  // not what it holds: already changed
+  EXPECT_FALSE(other.intact());
+  EXPECT_EQ(test::code_of([&] { other.watch(64, 0); }), errc::invalid_argument);  // past the end
+  EXPECT_EQ(test::code_of([&] { other.watch(3, 0); }), errc::invalid_argument);   // unaligned
+}
+
+TEST(MappedFile, EmptyAndMissingFiles) {
+  temp_dir dir;
+  write_bytes(dir / "empty", {});
+  const mapped_file empty(dir / "empty");
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_TRUE(empty.intact());
+  test::expect_error_naming(dir / "missing", [&] { mapped_file m(dir / "missing"); });
+  test::expect_error_naming(dir.path(), "not a regular file", [&] { mapped_file m(dir.path()); });
 }
 
 }  // namespace
