@@ -34,6 +34,10 @@ class bit_array {
   // A read-only view over words inside `file`, which it keeps alive and check_source() checks.
   static bit_array view(const std::uint64_t* words, std::uint64_t bits,
                         std::shared_ptr<const mapped_file> file);
+  // A view over memory that outlives it (no owner).
+  static bit_array view(const std::uint64_t* words, std::uint64_t bits, std::nullptr_t) {
+    return view(words, bits, std::shared_ptr<const void>());
+  }
 
   bit_array(const bit_array& other);  // deep copy of owned storage; views share the owner
   bit_array& operator=(const bit_array& other);

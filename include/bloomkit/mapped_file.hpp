@@ -71,9 +71,10 @@ class mapped_file {
   // reading, so that nothing read from a changed file is used without being checked.
   bool intact() const noexcept {
     detail::order_prior_reads();
-    return !faulted_->load(std::memory_order_relaxed) &&
-           __atomic_load_n(tail_, __ATOMIC_RELAXED) == tail_value_ &&
-           __atomic_load_n(watched_, __ATOMIC_RELAXED) == watched_value_;
+    // One branch for the three (all are cheap loads of hot cache lines).
+    return (static_cast<std::uint64_t>(faulted_->load(std::memory_order_relaxed)) |
+            (__atomic_load_n(tail_, __ATOMIC_RELAXED) ^ tail_value_) |
+            (__atomic_load_n(watched_, __ATOMIC_RELAXED) ^ watched_value_)) == 0;
   }
   // Throws errc::io_error "<name>: the file was truncated or overwritten while mapped (...)"
   // unless intact().

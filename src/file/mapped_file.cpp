@@ -20,6 +20,8 @@ namespace {
 
 // The flag of an empty file, which maps nothing and cannot change under us.
 constinit const std::atomic<bool> never_faulted{false};
+// The flag of a file found shorter than `size` when it was mapped.
+constinit const std::atomic<bool> shrank_before{true};
 
 [[noreturn]] void fail_errno(const std::string& name, const char* action) {
   throw error(errc::io_error, name + ": " + action + ": " + std::strerror(errno));
@@ -78,6 +80,12 @@ void mapped_file::map(int fd, access pattern) {
   tail_value_ = __atomic_load_n(tail_, __ATOMIC_RELAXED);
   watched_ = tail_;
   watched_value_ = tail_value_;
+  // A file cut before the tail was read (after the caller took its size) may have given a tail
+  // of zeros without a fault; its size tells. A cut after it changes the tail.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size_) {
+    faulted_ = &shrank_before;
+  }
 }
 
 mapped_file::~mapped_file() {
