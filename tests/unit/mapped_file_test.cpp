@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -236,6 +237,42 @@ TEST(MappedFile, TypedReadersThrowPerKey) {
   check_typed<blocked_bloom_filter>(kinds()[1]);
   check_typed<counting_bloom_filter>(kinds()[2]);
   check_typed<scalable_bloom_filter>(kinds()[3]);
+}
+
+// What else reads a mapped filter's bits checks the file too: merge and intersect reading it,
+// counting_bloom_filter::to_bloom_filter, and check_mapped_file (after figures such as
+// fill_ratio, which do not check by themselves).
+TEST(MappedFile, MergeAndFiguresOfAChangedFileFail) {
+  for (const kind_case& kind : kinds()) {
+    SCOPED_TRACE(kind.name);
+    temp_dir dir;
+    const fs::path path = dir / "f.bf";
+    save_filter(kind, make_keys(key_count, 1), path);
+    expect_child_succeeds([&] {
+      any_filter loaded = load_any(path);
+      const any_filter mapped = map_any(path);
+      EXPECT_NO_THROW(check_mapped_file(mapped));
+      EXPECT_NO_THROW(check_mapped_file(loaded));
+      ASSERT_EQ(::truncate(path.c_str(), 0), 0);
+      std::visit([](const auto& f) { (void)f.fill_ratio(); }, mapped);
+      expect_changed_error(test::thrown_by([&] { check_mapped_file(mapped); }), path);
+      std::visit(
+          [&](auto& into) {
+            using F = std::decay_t<decltype(into)>;
+            const F& from = std::get<F>(mapped);
+            if constexpr (!std::is_same_v<F, scalable_bloom_filter>) {
+              expect_changed_error(test::thrown_by([&] { into.merge(from); }), path);
+            }
+            if constexpr (requires { into.intersect(from); }) {
+              expect_changed_error(test::thrown_by([&] { into.intersect(from); }), path);
+            }
+            if constexpr (std::is_same_v<F, counting_bloom_filter>) {
+              expect_changed_error(test::thrown_by([&] { (void)from.to_bloom_filter(); }), path);
+            }
+          },
+          loaded);
+    });
+  }
 }
 
 // Readers on several threads while the file is truncated: no crash, no "absent" for a held key
