@@ -90,10 +90,14 @@ class basic_bloom_filter {
   static digest_type digest_of(std::string_view key) noexcept { return Policy::hash(key); }
   bool insert_digest(const digest_type& d) { return add_digest<false>(d); }
   bool contains_digest(const digest_type& d) const {
-    const bool present = test_digest(d);
+    const bool present = contains_digest_unchecked(d);
     bits_.check_source();
     return present;
   }
+  // contains_digest without the check of a mapped file after it: for composites that look a key
+  // up in several filters over one mapped file and check the file once
+  // (storage().check_source()).
+  bool contains_digest_unchecked(const digest_type& d) const noexcept;
 
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
@@ -180,8 +184,6 @@ class basic_bloom_filter {
 
   template <bool Atomic>
   bool add_digest(const digest_type& d);
-  // The lookup of contains_digest, without the check of a mapped file.
-  bool test_digest(const digest_type& d) const noexcept;
   // Fills pos[0..k) with the key's probe positions; true when k <= max_stored_probes.
   bool store_probes(const digest_type& d, std::uint64_t* pos) const noexcept {
     if (config_.hashes > max_stored_probes) return false;

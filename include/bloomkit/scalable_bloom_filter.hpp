@@ -153,9 +153,18 @@ class scalable_bloom_filter {
   // the memory ceiling.
   void grow();
   void require_writable() const;
+  // Sets source_ and sources_differ_ from the sub-filters.
+  void find_sources() noexcept;
+  // Throws errc::io_error when a mapped file the sub-filters read has changed
+  // (bit_array::check_source); one check for a mapped filter, whatever its sub-filter count.
+  void check_sources() const;
 
   scalable_params params_;
   std::vector<bloom_filter> sub_filters_;
+  // The mapped file every sub-filter reads (nullptr when they own their bits), unless they read
+  // different ones (a filter built from views of several files): then sources_differ_.
+  const mapped_file* source_ = nullptr;
+  bool sources_differ_ = false;
 };
 
 }  // namespace bloomkit

@@ -104,7 +104,7 @@ bool basic_bloom_filter<Policy>::add_digest(const digest_type& d) {
 }
 
 template <class Policy>
-bool basic_bloom_filter<Policy>::test_digest(const digest_type& d) const noexcept {
+bool basic_bloom_filter<Policy>::contains_digest_unchecked(const digest_type& d) const noexcept {
   std::uint64_t pos[max_stored_probes];
   if (byte_size() >= large_filter_bytes && store_probes(d, pos)) {
     // In DRAM: test all k bits without an early exit. No mispredicted branch on a zero bit
