@@ -69,6 +69,18 @@ any_filter map_any(const std::filesystem::path& path, verify check) {
   return open_any(path, [&]<class Filter>() -> any_filter { return map<Filter>(path, check); });
 }
 
+void check_mapped_file(const any_filter& filter) {
+  std::visit(
+      [](const auto& f) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, scalable_bloom_filter>) {
+          for (const bloom_filter& sub : f.sub_filters()) sub.storage().check_source();
+        } else {
+          f.storage().check_source();
+        }
+      },
+      filter);
+}
+
 void save(const any_filter& filter, const std::filesystem::path& path) {
   std::visit([&](const auto& f) { save(f, path); }, filter);
 }

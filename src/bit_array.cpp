@@ -90,7 +90,16 @@ bit_array bit_array::view(const std::uint64_t* words, std::uint64_t bits,
   return a;
 }
 
-bit_array::bit_array(const bit_array& other) : bits_(other.bits_), owner_(other.owner_) {
+bit_array bit_array::view(const std::uint64_t* words, std::uint64_t bits,
+                          std::shared_ptr<const mapped_file> file) {
+  const mapped_file* source = file.get();
+  bit_array a = view(words, bits, std::shared_ptr<const void>(std::move(file)));
+  a.source_ = source;
+  return a;
+}
+
+bit_array::bit_array(const bit_array& other)
+    : bits_(other.bits_), owner_(other.owner_), source_(other.source_) {
   if (owner_ || other.words_ == nullptr) {
     words_ = other.words_;
     return;
@@ -108,7 +117,8 @@ bit_array::bit_array(bit_array&& other) noexcept
     : words_(std::exchange(other.words_, nullptr)),
       bits_(std::exchange(other.bits_, 0)),
       mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
-      owner_(std::move(other.owner_)) {}
+      owner_(std::move(other.owner_)),
+      source_(std::exchange(other.source_, nullptr)) {}
 
 bit_array& bit_array::operator=(bit_array&& other) noexcept {
   if (this != &other) {
@@ -117,6 +127,7 @@ bit_array& bit_array::operator=(bit_array&& other) noexcept {
     bits_ = std::exchange(other.bits_, 0);
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
     owner_ = std::move(other.owner_);
+    source_ = std::exchange(other.source_, nullptr);
   }
   return *this;
 }
@@ -128,6 +139,7 @@ bit_array::~bit_array() {
 void bit_array::release() noexcept {
   if (!owner_ && words_ != nullptr) ::munmap(words_, mapped_bytes_);
   owner_.reset();
+  source_ = nullptr;
   words_ = nullptr;
   bits_ = 0;
   mapped_bytes_ = 0;

@@ -143,8 +143,10 @@ bool blocked_bloom_filter::insert_concurrent(std::string_view key) {
   return fresh;
 }
 
-bool blocked_bloom_filter::contains(std::string_view key) const noexcept {
-  return kernels_->contains(bits_.data(), blocks(), key);
+bool blocked_bloom_filter::contains(std::string_view key) const {
+  const bool present = kernels_->contains(bits_.data(), blocks(), key);
+  bits_.check_source();
+  return present;
 }
 
 std::size_t blocked_bloom_filter::insert_many(std::span<const std::string_view> keys) {
@@ -162,7 +164,9 @@ std::size_t blocked_bloom_filter::insert_many_concurrent(std::span<const std::st
 std::size_t blocked_bloom_filter::contains_many(std::span<const std::string_view> keys,
                                                 std::span<bool> results) const {
   detail::require_result_slots(keys.size(), results.size());
-  return kernels_->contains_many(bits_.data(), blocks(), keys, results.data());
+  const std::size_t present = kernels_->contains_many(bits_.data(), blocks(), keys, results.data());
+  bits_.check_source();
+  return present;
 }
 
 void blocked_bloom_filter::require_compatible(const blocked_bloom_filter& other,
@@ -181,6 +185,7 @@ void blocked_bloom_filter::merge(const blocked_bloom_filter& other) {
   auto mine = bits_.mutable_words();
   auto theirs = other.bits_.words();
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  other.bits_.check_source();
   inserted_ = estimated_inserted();
 }
 
@@ -190,6 +195,7 @@ void blocked_bloom_filter::intersect(const blocked_bloom_filter& other) {
   auto mine = bits_.mutable_words();
   auto theirs = other.bits_.words();
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  other.bits_.check_source();
   inserted_ = estimated_inserted();
 }
 

@@ -112,8 +112,10 @@ bool counting_bloom_filter::insert(std::string_view key) {
   return fresh;
 }
 
-bool counting_bloom_filter::contains(std::string_view key) const noexcept {
-  return test(policy_type::probes(policy_type::hash(key), bits()));
+bool counting_bloom_filter::contains(std::string_view key) const {
+  const bool present = test(policy_type::probes(policy_type::hash(key), bits()));
+  counters_.check_source();
+  return present;
 }
 
 bool counting_bloom_filter::remove(std::string_view key) {
@@ -183,6 +185,7 @@ std::size_t counting_bloom_filter::contains_many(std::span<const std::string_vie
       present += hit;
     }
   }
+  counters_.check_source();
   return present;
 }
 
@@ -197,6 +200,7 @@ void counting_bloom_filter::merge(const counting_bloom_filter& other) {
   const std::uint64_t* theirs = other.counters_.data();
   const std::size_t words = counters_.word_count();
   for (std::size_t i = 0; i < words; ++i) mine[i] = saturating_add_nibbles(mine[i], theirs[i]);
+  other.counters_.check_source();
   inserted_ = other.inserted_ > std::numeric_limits<std::uint64_t>::max() - inserted_
                   ? std::numeric_limits<std::uint64_t>::max()
                   : inserted_ + other.inserted_;
@@ -217,6 +221,7 @@ bloom_filter counting_bloom_filter::to_bloom_filter() const {
       out.set(i * 16 + static_cast<std::uint64_t>(std::countr_zero(nz)) / 4);
     }
   }
+  counters_.check_source();
   return bloom_filter(config_, std::move(out), inserted_);
 }
 

@@ -340,16 +340,22 @@ void filter_file::read_payload(std::span<unsigned char> dest) const {
 }
 
 mapped_payload filter_file::map_payload(verify check) const {
-  void* addr = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
-  if (addr == MAP_FAILED) fail_errno(source_, "cannot map");
-  const std::size_t length = size_;
-  std::shared_ptr<const void> mapping(
-      addr, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
-  auto* base = static_cast<unsigned char*>(addr);
-  ::madvise(base, length, MADV_WILLNEED);
-  const unsigned char* payload = base + header_.payload_offset;
-  if (check == verify::full) check_payload_checksum(header_, payload, source_);
-  return {payload, std::move(mapping)};
+  auto file = std::make_shared<mapped_file>(fd_, size_, source_);
+  // A writer overwriting the file in place (cp) rewrites the header first, so the header
+  // checksum, which covers the payload's checksum too, tells any other contents from these.
+  const auto header = encode_header(header_);
+  file->watch(header_checksum_offset, get<std::uint64_t>(header.data(), header_checksum_offset));
+  const unsigned char* payload = file->data() + header_.payload_offset;
+  if (check == verify::full) {
+    try {
+      check_payload_checksum(header_, payload, source_);
+    } catch (const error&) {
+      file->check();  // a file that changed while it was read says so, rather than "corrupt"
+      throw;
+    }
+  }
+  file->check();
+  return {payload, std::move(file)};
 }
 
 }  // namespace detail

@@ -10,6 +10,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/mapped_file.hpp"
 
 namespace bloomkit::detail {
 
@@ -33,10 +34,11 @@ void check_counting_fields(const file_header& h, const std::string& source);
 void check_scalable_fields(const file_header& h, const std::string& source);
 void check_blocked_fields(const file_header& h, const std::string& source);
 
-// A payload served from a read-only mapping of the whole file; `owner` keeps the mapping alive.
+// A payload served from a read-only mapping of the whole file; `owner` keeps the mapping alive
+// and, given to bit_array::view, makes lookups fail (not crash) when the file changes under it.
 struct mapped_payload {
   const unsigned char* data = nullptr;
-  std::shared_ptr<const void> owner;
+  std::shared_ptr<const mapped_file> owner;
 };
 
 // An open filter file whose header has been read, decoded and validated (and its size checked).
@@ -53,7 +55,8 @@ class filter_file {
   void require(filter_kind kind, hash_scheme scheme) const;
   // Reads the whole payload into `dest` (dest.size() == payload_length) and verifies its checksum.
   void read_payload(std::span<unsigned char> dest) const;
-  // Maps the file read-only; with verify::full, verifies the payload checksum.
+  // Maps the file read-only (SIGBUS-safe: mapped_file.hpp), watching its header checksum so that
+  // a rewrite in place is noticed; with verify::full, verifies the payload checksum.
   mapped_payload map_payload(verify check) const;
 
  private:

@@ -185,6 +185,7 @@ scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
     inserted.push_back(f.inserted());
   }
   check_chain(params_, configs, inserted);
+  find_sources();
 }
 
 void scalable_bloom_filter::grow() {
@@ -201,6 +202,7 @@ void scalable_bloom_filter::grow() {
   }
   bloom_filter next(config, bit_array(config.bits), 0);
   sub_filters_.push_back(std::move(next));
+  find_sources();
 }
 
 void scalable_bloom_filter::require_writable() const {
@@ -220,16 +222,31 @@ bool scalable_bloom_filter::insert(std::string_view key) {
   return true;
 }
 
-bool scalable_bloom_filter::contains(std::string_view key) const noexcept {
+bool scalable_bloom_filter::contains(std::string_view key) const {
   return contains_digest(bloom_filter::digest_of(key));
 }
 
-bool scalable_bloom_filter::contains_digest(
-    const bloom_filter::digest_type& digest) const noexcept {
-  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
-    if (it->contains_digest(digest)) return true;
+bool scalable_bloom_filter::contains_digest(const bloom_filter::digest_type& digest) const {
+  bool present = false;
+  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !present; ++it) {
+    present = it->contains_digest_unchecked(digest);
   }
-  return false;
+  check_sources();
+  return present;
+}
+
+void scalable_bloom_filter::find_sources() noexcept {
+  source_ = sub_filters_.front().storage().source();
+  sources_differ_ = false;
+  for (const bloom_filter& sub : sub_filters_) sources_differ_ |= sub.storage().source() != source_;
+}
+
+void scalable_bloom_filter::check_sources() const {
+  if (sources_differ_) {
+    for (const bloom_filter& sub : sub_filters_) sub.storage().check_source();
+  } else if (source_ != nullptr) {
+    source_->check();
+  }
 }
 
 namespace {
@@ -298,6 +315,7 @@ void scalable_bloom_filter::clear() {
   require_writable();
   sub_filters_.erase(sub_filters_.begin() + 1, sub_filters_.end());
   sub_filters_.front().clear();
+  find_sources();
 }
 
 std::uint64_t scalable_bloom_filter::inserted() const noexcept {

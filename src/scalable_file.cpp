@@ -178,7 +178,15 @@ scalable_bloom_filter open_scalable(const std::filesystem::path& path, verify ch
   const filter_file file(path);
   file.require(filter_kind::scalable, scalable_bloom_filter::scheme());
   const mapped_payload payload = file.map_payload(check);
-  return scalable_bloom_filter(chain_params(file.header()), read_chain(file, payload, check, copy));
+  std::vector<bloom_filter> chain;
+  try {
+    chain = read_chain(file, payload, check, copy);
+  } catch (const error&) {
+    payload.owner->check();  // a table read from a file that changed meanwhile is not "corrupt"
+    throw;
+  }
+  payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
+  return scalable_bloom_filter(chain_params(file.header()), std::move(chain));
 }
 
 }  // namespace

@@ -38,4 +38,10 @@ void save(const any_filter& filter, const std::filesystem::path& path, key_type 
 // The kind of filter an alternative is.
 filter_kind kind_of(const any_filter& filter) noexcept;
 
+// For a filter that maps a file: throws errc::io_error naming the file when it was truncated or
+// overwritten in place since it was mapped (mapped_file.hpp); nothing for other filters. Lookups
+// check by themselves; call it after reading figures of a mapped filter (fill_ratio,
+// estimated_count, ...), which do not.
+void check_mapped_file(const any_filter& filter);
+
 }  // namespace bloomkit

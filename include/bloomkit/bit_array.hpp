@@ -6,6 +6,9 @@
 // pages where the kernel allows) or a read-only view over memory someone else owns, such as a
 // mapped file. Bits past size() in the last word are always 0.
 //
+// A view over a mapped file (mapped_file.hpp) remembers it: check_source() after reading its bits
+// throws errc::io_error naming the file when the file was truncated or overwritten while mapped.
+//
 // Reads use relaxed atomic loads and set_atomic() uses an atomic fetch-or, so set_atomic() may
 // run concurrently with test() and other set_atomic() calls. set() is the plain path for
 // single-threaded writers and must not race with anything.
@@ -14,6 +17,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+
+#include "bloomkit/mapped_file.hpp"
 
 namespace bloomkit {
 
@@ -26,6 +31,13 @@ class bit_array {
   // keeps the memory alive for as long as the view (and its copies) exist.
   static bit_array view(const std::uint64_t* words, std::uint64_t bits,
                         std::shared_ptr<const void> owner);
+  // A read-only view over words inside `file`, which it keeps alive and check_source() checks.
+  static bit_array view(const std::uint64_t* words, std::uint64_t bits,
+                        std::shared_ptr<const mapped_file> file);
+  // A view over memory that outlives it (no owner).
+  static bit_array view(const std::uint64_t* words, std::uint64_t bits, std::nullptr_t) {
+    return view(words, bits, std::shared_ptr<const void>());
+  }
 
   bit_array(const bit_array& other);  // deep copy of owned storage; views share the owner
   bit_array& operator=(const bit_array& other);
@@ -41,6 +53,14 @@ class bit_array {
   std::size_t word_count() const noexcept { return word_count_for(bits_); }
   std::size_t byte_size() const noexcept { return word_count() * 8; }
   bool read_only() const noexcept { return owner_ != nullptr; }
+  // The mapped file a view reads, or nullptr.
+  const mapped_file* source() const noexcept { return source_; }
+  // Throws errc::io_error naming the file when this is a view over a mapped file that was
+  // truncated or overwritten since it was mapped (mapped_file::check); nothing otherwise. Readers
+  // call it after reading bits, before they answer from them.
+  void check_source() const {
+    if (source_ != nullptr) source_->check();
+  }
 
   const std::uint64_t* data() const noexcept { return words_; }
   std::span<const std::uint64_t> words() const noexcept { return {words_, word_count()}; }
@@ -86,8 +106,9 @@ class bit_array {
 
   std::uint64_t* words_ = nullptr;
   std::uint64_t bits_ = 0;
-  std::size_t mapped_bytes_ = 0;       // owned storage: length of the anonymous mapping
-  std::shared_ptr<const void> owner_;  // views: whoever owns the words
+  std::size_t mapped_bytes_ = 0;         // owned storage: length of the anonymous mapping
+  std::shared_ptr<const void> owner_;    // views: whoever owns the words
+  const mapped_file* source_ = nullptr;  // views of a mapped file: that file (owned by owner_)
 };
 
 }  // namespace bloomkit

@@ -27,6 +27,9 @@
 // atomic loads and atomic fetch-or on 64-bit words). insert / insert_many are the faster
 // single-writer path and must not run concurrently with anything else on the same filter; nor
 // may merge, intersect, clear or set_simd.
+//
+// A filter that maps a file throws errc::io_error from its lookups once the file was truncated or
+// overwritten in place, as bloom_filter does (bloom_filter.hpp).
 
 #include <array>
 #include <concepts>
@@ -69,7 +72,7 @@ class blocked_bloom_filter {
   // insert() that may run concurrently with other concurrent inserts and lookups.
   bool insert_concurrent(std::string_view key);
   // false: the key was never inserted. true: it probably was.
-  bool contains(std::string_view key) const noexcept;
+  bool contains(std::string_view key) const;
 
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
@@ -78,7 +81,7 @@ class blocked_bloom_filter {
     return insert(std::string_view(bytes.data(), bytes.size()));
   }
   template <std::integral T>
-  bool contains(T key) const noexcept {
+  bool contains(T key) const {
     const auto bytes = le_bytes(key);
     return contains(std::string_view(bytes.data(), bytes.size()));
   }

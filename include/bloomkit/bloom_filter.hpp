@@ -14,6 +14,11 @@
 // concurrently with each other on one filter (lock-free: relaxed atomic loads and atomic
 // fetch-or on 64-bit words). insert / insert_many are the faster single-writer path and must not
 // run concurrently with anything else on the same filter; nor may merge, intersect or clear.
+//
+// A filter that maps a file (file.hpp) checks the file after its lookups: contains,
+// contains_digest, contains_many (and merge / intersect reading it) throw errc::io_error naming
+// the file once it was truncated or overwritten in place while mapped (mapped_file.hpp); the
+// lost pages read as all-ones meanwhile, so no lookup ever answers a wrong "absent".
 
 #include <algorithm>
 #include <array>
@@ -77,14 +82,22 @@ class basic_bloom_filter {
   // insert() that may run concurrently with other concurrent inserts and lookups.
   bool insert_concurrent(std::string_view key) { return add_digest<true>(Policy::hash(key)); }
   // false: the key was never inserted. true: it probably was.
-  bool contains(std::string_view key) const noexcept { return contains_digest(Policy::hash(key)); }
+  bool contains(std::string_view key) const { return contains_digest(Policy::hash(key)); }
 
   // By digest: a key hashed once with digest_of() can be inserted into / looked up in several
   // filters of this scheme (of any sizes) without hashing it again, e.g. the sub-filters of a
   // scalable filter. insert_digest(digest_of(key)) is insert(key), and so on.
   static digest_type digest_of(std::string_view key) noexcept { return Policy::hash(key); }
   bool insert_digest(const digest_type& d) { return add_digest<false>(d); }
-  bool contains_digest(const digest_type& d) const noexcept;
+  bool contains_digest(const digest_type& d) const {
+    const bool present = contains_digest_unchecked(d);
+    bits_.check_source();
+    return present;
+  }
+  // contains_digest without the check of a mapped file after it: for composites that look a key
+  // up in several filters over one mapped file and check the file once
+  // (storage().check_source()).
+  bool contains_digest_unchecked(const digest_type& d) const noexcept;
 
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
@@ -92,7 +105,7 @@ class basic_bloom_filter {
     return insert(detail::key_bytes(key).view());
   }
   template <std::integral T>
-  bool contains(T key) const noexcept {
+  bool contains(T key) const {
     return contains(detail::key_bytes(key).view());
   }
 
@@ -111,11 +124,15 @@ class basic_bloom_filter {
   // results[i] is set to contains(keys[i]); results.size() must equal keys.size().
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const {
     detail::require_result_slots(keys.size(), results.size());
-    return lookup_batch(keys.size(), hashing(keys), results);
+    const std::size_t present = lookup_batch(keys.size(), hashing(keys), results);
+    bits_.check_source();
+    return present;
   }
   std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const {
     detail::require_result_slots(digests.size(), results.size());
-    return lookup_batch(digests.size(), reading(digests), results);
+    const std::size_t present = lookup_batch(digests.size(), reading(digests), results);
+    bits_.check_source();
+    return present;
   }
 
   // Union: afterwards this filter contains every key of either. Throws errc::incompatible

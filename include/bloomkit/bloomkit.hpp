@@ -10,6 +10,7 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/file_writer.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/mapped_file.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"

@@ -31,6 +31,10 @@
 // concurrently with anything else on the same filter; any number of readers (contains,
 // contains_many, the estimates) may run concurrently on a filter nobody writes, such as a
 // mapped one.
+//
+// A filter that maps a file throws errc::io_error from its lookups (and merge, to_bloom_filter)
+// once the file was truncated or overwritten in place, as bloom_filter does (bloom_filter.hpp);
+// until then the lost counters read 15.
 
 #include <concepts>
 #include <cstddef>
@@ -69,7 +73,7 @@ class counting_bloom_filter {
   // least one of its counters was 0). Every insert counts in inserted(), repeats too.
   bool insert(std::string_view key);
   // false: the key is not in the filter. true: it probably is.
-  bool contains(std::string_view key) const noexcept;
+  bool contains(std::string_view key) const;
   // Removes one occurrence of an inserted key: decrements each of its counters that is not
   // saturated and returns true. When the key is definitely absent (a counter is 0, or smaller
   // than the number of the key's probes that land on it), returns false and changes nothing.
@@ -81,7 +85,7 @@ class counting_bloom_filter {
     return insert(detail::key_bytes(key).view());
   }
   template <std::integral T>
-  bool contains(T key) const noexcept {
+  bool contains(T key) const {
     return contains(detail::key_bytes(key).view());
   }
   template <std::integral T>

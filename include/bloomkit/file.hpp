@@ -83,6 +83,10 @@ template <class Filter = bloom_filter>
 Filter load(const std::filesystem::path& path);
 // A read-only filter over the mapped file. Lookups read the page cache directly; inserts throw
 // errc::read_only. The mapping lives as long as the returned filter or any copy of it.
+// Replace a mapped file by renaming a new one over it (mv; save() does so): the mapping keeps
+// the old file. A file truncated or overwritten in place while mapped (cp over it) makes lookups
+// throw errc::io_error naming it; it never kills the process with SIGBUS nor makes a lookup
+// answer a wrong "absent" (mapped_file.hpp).
 template <class Filter = bloom_filter>
 Filter map(const std::filesystem::path& path, verify check = verify::full);
 

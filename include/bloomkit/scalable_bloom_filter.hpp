@@ -26,6 +26,9 @@
 // Thread safety: single writer. insert, insert_many and clear must not run concurrently with
 // anything else on the same filter; any number of readers may run concurrently on a filter
 // nobody writes, such as a mapped one.
+//
+// A filter that maps a file throws errc::io_error from its lookups once the file was truncated or
+// overwritten in place, as bloom_filter does (bloom_filter.hpp).
 
 #include <concepts>
 #include <cstddef>
@@ -86,13 +89,13 @@ class scalable_bloom_filter {
   // Adds a key unless some sub-filter (probably) holds it; returns whether it was added.
   bool insert(std::string_view key);
   // false: the key was never inserted. true: it probably was.
-  bool contains(std::string_view key) const noexcept;
+  bool contains(std::string_view key) const;
   template <std::integral T>
   bool insert(T key) {
     return insert(detail::key_bytes(key).view());
   }
   template <std::integral T>
-  bool contains(T key) const noexcept {
+  bool contains(T key) const {
     return contains(detail::key_bytes(key).view());
   }
 
@@ -142,7 +145,7 @@ class scalable_bloom_filter {
   }
 
  private:
-  bool contains_digest(const bloom_filter::digest_type& digest) const noexcept;
+  bool contains_digest(const bloom_filter::digest_type& digest) const;
   bool newest_is_full() const noexcept {
     return sub_filters_.back().inserted() >= sub_filters_.back().capacity();
   }
@@ -150,9 +153,18 @@ class scalable_bloom_filter {
   // the memory ceiling.
   void grow();
   void require_writable() const;
+  // Sets source_ and sources_differ_ from the sub-filters.
+  void find_sources() noexcept;
+  // Throws errc::io_error when a mapped file the sub-filters read has changed
+  // (bit_array::check_source); one check for a mapped filter, whatever its sub-filter count.
+  void check_sources() const;
 
   scalable_params params_;
   std::vector<bloom_filter> sub_filters_;
+  // The mapped file every sub-filter reads (nullptr when they own their bits), unless they read
+  // different ones (a filter built from views of several files): then sources_differ_.
+  const mapped_file* source_ = nullptr;
+  bool sources_differ_ = false;
 };
 
 }  // namespace bloomkit

@@ -11,6 +11,9 @@
 //   - Without --capacity, every input must be a regular file: their lines are counted first
 //     (memchr over the mapping) and the filter is sized for that many keys.
 //   - On a terminal, a progress line on stderr (progress.hpp).
+//   - A mapped input that is truncated or rewritten while it is read (log rotation) fails the
+//     build with an error naming it, and no filter is written: each chunk is checked after its
+//     keys were inserted (input_file::check_unchanged).
 //
 // Prints: built FILE: <keys> keys read, <new> new, in <seconds> s
 
@@ -56,6 +59,7 @@ struct build_options {
 struct work_item {
   std::string_view mapped;
   std::vector<char> owned;
+  const input_file* source = nullptr;  // the mapped input `mapped` is a slice of
   std::string_view lines() const {
     return owned.empty() ? mapped : std::string_view(owned.data(), owned.size());
   }
@@ -166,6 +170,7 @@ fill_result fill_concurrently(Filter& filter, std::vector<input_file>& inputs, u
             if (keys.size() == default_key_batch) insert();
           });
           if (!keys.empty()) insert();  // the views point into this item
+          if (item->source != nullptr) item->source->check_unchanged();
           progress.add(0, lines.size());
         }
       } catch (...) {
@@ -188,7 +193,7 @@ fill_result fill_concurrently(Filter& filter, std::vector<input_file>& inputs, u
               std::memchr(bytes.data() + end - 1, '\n', bytes.size() - end + 1));
           end = newline ? static_cast<std::size_t>(newline - bytes.data()) + 1 : bytes.size();
         }
-        if (!queue.push(work_item{bytes.substr(begin, end - begin), {}})) return false;
+        if (!queue.push(work_item{bytes.substr(begin, end - begin), {}, &input})) return false;
         begin = end;
       }
     } else {
@@ -268,6 +273,7 @@ void run_build(const build_options& o) {
             quoted_name(input.name())));
       }
       lines += count_lines(input.mapped());
+      input.check_unchanged();
     }
     // An empty input still makes a valid (empty) filter, sized for one key.
     capacity = std::max<std::uint64_t>(lines, 1);

@@ -41,7 +41,11 @@ struct import_options {
 // The whole input (a file, or stdin for "-").
 std::string read_input(const std::string& name) {
   input_file in(name);
-  if (in.mappable()) return std::string(in.mapped());
+  if (in.mappable()) {
+    std::string bytes(in.mapped());
+    in.check_unchanged();
+    return bytes;
+  }
   std::string bytes;
   char buffer[1 << 16];
   while (true) {

@@ -59,6 +59,7 @@ void run_info(const info_options& o) {
         }
       },
       filter);
+  check_mapped_file(filter);  // the figures were read from the mapping
   fmt::print("{}", o.json ? r.json() : r.text());
 }
 

@@ -1,7 +1,6 @@
 #include "input.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,10 +60,10 @@ input_file::input_file(input_file&& other) noexcept
       fd_(std::exchange(other.fd_, -1)),
       regular_(other.regular_),
       size_(other.size_),
-      map_(std::exchange(other.map_, nullptr)) {}
+      map_(std::move(other.map_)) {}
 
 input_file::~input_file() {
-  if (map_) ::munmap(map_, size_);
+  map_.reset();
   if (fd_ >= 0 && fd_ != STDIN_FILENO) ::close(fd_);
 }
 
@@ -74,12 +73,22 @@ std::string_view input_file::mapped() {
   }
   if (size_ == 0) return {};
   if (!map_) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (p == MAP_FAILED) throw_io("cannot map input", name_, errno);
-    ::madvise(p, size_, MADV_SEQUENTIAL);
-    map_ = p;
+    try {
+      map_ = std::make_unique<mapped_file>(fd_, size_, name_, mapped_file::access::sequential);
+    } catch (const error&) {
+      throw_io("cannot map input", name_, errno);
+    }
   }
-  return {static_cast<const char*>(map_), static_cast<std::size_t>(size_)};
+  return {reinterpret_cast<const char*>(map_->data()), map_->size()};
+}
+
+void input_file::check_unchanged() const {
+  if (map_ && !map_->intact()) {
+    throw error(errc::io_error,
+                fmt::format("input {} was truncated or overwritten while it was being read (rotate "
+                            "logs by renaming them, or read a copy)",
+                            quoted_name(name_)));
+  }
 }
 
 line_stream::line_stream(int fd, std::string name, std::size_t block_size)

@@ -14,9 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "bloomkit/mapped_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -59,15 +62,21 @@ class input_file {
   std::uint64_t size() const noexcept { return size_; }
   // Regular named files are mapped and split in parallel; everything else is streamed.
   bool mappable() const noexcept { return regular_ && !is_stdin(); }
-  // The whole file, mapped read-only on first use. Only for mappable() inputs.
+  // The whole file (its size() bytes at open), mapped read-only on first use. Only for
+  // mappable() inputs. If the file shrinks or is rewritten meanwhile (log rotation), reads of the
+  // lost part see 0xFF bytes instead of killing the process (mapped_file.hpp), and
+  // check_unchanged() fails: call it after reading, before using what was read.
   std::string_view mapped();
+  // Throws bloomkit::error (io_error) naming the input when its mapping no longer shows the file
+  // as it was when opened (truncated or overwritten in place). Nothing for unmapped inputs.
+  void check_unchanged() const;
 
  private:
   std::string name_;
   int fd_ = -1;
   bool regular_ = false;
   std::uint64_t size_ = 0;
-  void* map_ = nullptr;
+  std::unique_ptr<mapped_file> map_;
 };
 
 // Reads an unmappable input (stdin, a pipe) as blocks of whole lines, never more than about a

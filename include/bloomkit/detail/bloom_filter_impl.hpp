@@ -104,7 +104,7 @@ bool basic_bloom_filter<Policy>::add_digest(const digest_type& d) {
 }
 
 template <class Policy>
-bool basic_bloom_filter<Policy>::contains_digest(const digest_type& d) const noexcept {
+bool basic_bloom_filter<Policy>::contains_digest_unchecked(const digest_type& d) const noexcept {
   std::uint64_t pos[max_stored_probes];
   if (byte_size() >= large_filter_bytes && store_probes(d, pos)) {
     // In DRAM: test all k bits without an early exit. No mispredicted branch on a zero bit
@@ -295,6 +295,7 @@ void basic_bloom_filter<Policy>::merge(const basic_bloom_filter& other) {
   auto mine = bits_.mutable_words();
   auto theirs = other.bits_.words();
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] |= theirs[i];
+  other.bits_.check_source();
   inserted_ = estimated_inserted();
 }
 
@@ -304,6 +305,7 @@ void basic_bloom_filter<Policy>::intersect(const basic_bloom_filter& other) {
   auto mine = bits_.mutable_words();
   auto theirs = other.bits_.words();
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] &= theirs[i];
+  other.bits_.check_source();
   inserted_ = estimated_inserted();
 }
 
