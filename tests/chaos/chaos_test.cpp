@@ -117,12 +117,14 @@ TEST_F(Chaos, ConcurrentWritersOnOneFileAllLandAndReadersNeverSeeATornFile) {
     for (int w = 0; w < writers; ++w) {
       procs.push_back(start({"add", f}));
       procs.back()->write(key_lines(numbered(numbered("r", round) + "w", w), 1500));
+      procs.back()->close_stdin();  // a writer holds the lock while it reads its keys
     }
     procs.push_back(start({"merge", f, f, other}));
     std::vector<std::unique_ptr<child_process>> readers;
     for (int r = 0; r < 3; ++r) {
       readers.push_back(start({"query", f, "--count"}));
       readers.back()->write(key_lines("merged", 100));
+      readers.back()->close_stdin();
     }
     for (auto& p : procs) {
       const auto r = p->wait();
