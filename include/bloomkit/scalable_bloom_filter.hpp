@@ -11,8 +11,10 @@
 // and r the tightening ratio. The tightening starts at the first sub-filter, so the compound FPP
 // of any number of sub-filters, each filled at most to its capacity, is
 //   1 - prod(1 - p_i) <= sum p_i < p (1 - r) / (1 - r) = p.
-// Each sub-filter takes classic sizing for (n_i, p_i) with m raised, where k's rounding would
-// leave the expected FPP at n_i a little above p_i (by up to about 1%), until it is <= p_i.
+// That holds only if every sub-filter meets its own p_i exactly, so each takes exact_params(n_i,
+// p_i) (sizing.hpp): the fewest bits whose exact FPP at n_i is <= p_i, with k chosen for them.
+// The textbook sizes would not do for the first, small sub-filters: with n0 = 1 and p = 1% the
+// old chain gave 4-6% (measured), and more with growth 1, where every sub-filter is that small.
 //
 // insert() first asks every sub-filter; a key found anywhere is not inserted again (so a
 // sub-filter's inserted() is exactly the keys it took). New keys go to the newest sub-filter; a
@@ -76,7 +78,8 @@ class scalable_bloom_filter {
   // Throws errc::invalid_argument describing the first problem unless `configs` (with their
   // inserted counts) form a valid chain: 1..max_sub_filters sub-filters; sub-filter i with
   // capacity n0 s^i and target FPP p (1 - r) r^i (to 1e-9 relative), and bits and hashes whose
-  // expected FPP at that capacity is within its target; all but the newest full, the newest at
+  // exact FPP (or, for files written before exact sizing, textbook FPP) at that capacity is
+  // within its target; all but the newest full, the newest at
   // most full; the total within the memory ceiling. (m and k are not compared with
   // sub_filter_config(): its floating-point sizing may differ in the last bit between C
   // libraries, and any m, k that keep the bound keep the guarantee.)

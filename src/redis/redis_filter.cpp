@@ -626,8 +626,14 @@ filter_info redis_filter::info() {
   }
   cs.push_back(make_command({"PTTL", meta_key(name_)}));
   const auto replies = client_->execute_many(cs);
+  // Each shard is a filter of its own, and a stranger lands in one uniformly: the FPP is the
+  // mean of the shards' figures for their fill ratios (sizing.hpp, fpp_at_fill).
+  double fpp_sum = 0;
   for (std::size_t i = 0; i + 1 < replies.size(); ++i) {
-    out.bits_set += static_cast<std::uint64_t>(as_integer(replies[i], cs[i].args[1]));
+    const auto set = static_cast<std::uint64_t>(as_integer(replies[i], cs[i].args[1]));
+    out.bits_set += set;
+    fpp_sum += fpp_at_fill(m.layout.shard_bits, m.layout.hashes,
+                           static_cast<double>(set) / static_cast<double>(m.layout.shard_bits));
   }
   const std::int64_t pttl = as_integer(replies.back(), "PTTL " + meta_key(name_));
   out.ttl_ms = pttl >= 0 ? pttl : -1;
@@ -635,8 +641,12 @@ filter_info redis_filter::info() {
   const double set = static_cast<double>(out.bits_set);
   out.fill_ratio = set / bits;
   out.estimated_count = set >= bits ? HUGE_VAL : -bits / m.layout.hashes * std::log1p(-set / bits);
-  out.estimated_fpp = expected_fpp(m.layout.total_bits(), m.layout.hashes, m.inserted);
+  out.estimated_fpp = fpp_sum / static_cast<double>(m.layout.shard_count);
   return out;
+}
+
+std::uint64_t redis_filter::inserted() {
+  return filter_ops::require_meta(*client_, name_).inserted;
 }
 
 double redis_filter::estimated_count() {

@@ -51,15 +51,12 @@ TEST(ScalableBloomFilter, SubFiltersFollowTheChainFormula) {
                 params.initial_capacity * static_cast<std::uint64_t>(std::pow(params.growth, i)));
       EXPECT_DOUBLE_EQ(c.target_fpp, params.target_fpp * (1 - params.tightening) *
                                          std::pow(params.tightening, static_cast<double>(i)));
-      // Classic sizing, with m raised (by at most a few percent) so the FPP at capacity holds.
-      const filter_params classic = optimal_params(c.capacity, c.target_fpp);
-      EXPECT_EQ(c.hashes, classic.hashes);
-      EXPECT_GE(c.bits, classic.bits);
-      EXPECT_LE(static_cast<double>(c.bits), classic.bits * 1.03 + 64);
-      EXPECT_LE(expected_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
-      if (c.bits > classic.bits) {
-        EXPECT_GT(expected_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
-      }
+      // Exact sizing: the fewest bits whose exact FPP at capacity is within the target (a few
+      // percent above the textbook size for large sub-filters, more for small ones).
+      EXPECT_EQ(c.bits, exact_params(c.capacity, c.target_fpp).bits);
+      EXPECT_LE(exact_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
+      EXPECT_GT(exact_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
+      EXPECT_GE(c.bits, optimal_bits(c.capacity, c.target_fpp));
       sum += c.target_fpp;
     }
     EXPECT_LT(sum, params.target_fpp);

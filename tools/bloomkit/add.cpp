@@ -3,6 +3,7 @@
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) into an existing filter file
 // with the batched insert_many, and saves it (atomically) when anything changed.
 // Prints: added <new> new of <keys> keys
+// Warns on stderr when the filter now holds more keys than its capacity (not scalable ones).
 
 #include <memory>
 #include <string>
@@ -39,6 +40,7 @@ void run_add(const add_options& o) {
   // A key is new when it changed the filter: no new key means the file would not change.
   if (fresh > 0) save(filter, o.file, key_type);
   fmt::print("added {} new of {} keys\n", fresh, keys);
+  warn_if_past_capacity(filter, o.file);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 //   - On a terminal, a progress line on stderr (progress.hpp).
 //
 // Prints: built FILE: <keys> keys read, <new> new, in <seconds> s
+// Warns on stderr when the filter holds more keys than its capacity (not scalable ones).
 
 #include <algorithm>
 #include <chrono>
@@ -284,6 +285,7 @@ void run_build(const build_options& o) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("built {}: {} keys read, {} new, in {:.3f} s\n", o.file, result.keys, result.fresh,
              seconds);
+  warn_if_past_capacity(filter, o.file);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "errors.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -14,6 +15,24 @@ namespace bloomkit::cli {
 void print_error(std::string_view message) {
   std::fflush(stdout);  // keep whatever was printed before the error in order
   fmt::print(stderr, "bloomkit: error: {}\n", message);
+}
+
+void print_warning(std::string_view message) {
+  std::fflush(stdout);
+  fmt::print(stderr, "bloomkit: warning: {}\n", message);
+}
+
+void warn_if_past_capacity(std::string_view what, std::uint64_t inserted, double estimated_count,
+                           std::uint64_t capacity, double fpp_now, double target) {
+  if (inserted <= capacity) return;
+  std::uint64_t held = inserted;
+  if (estimated_count > static_cast<double>(held) && estimated_count < 0x1p63) {
+    held = static_cast<std::uint64_t>(std::llround(estimated_count));
+  }
+  print_warning(fmt::format(
+      "{} holds about {} keys, past its capacity {}: its false-positive rate is now about {:.3g} "
+      "(target {})",
+      what, held, capacity, fpp_now, target));
 }
 
 void print_usage_error(std::string_view message, std::string_view command) {

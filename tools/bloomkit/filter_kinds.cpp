@@ -1,6 +1,7 @@
 #include "filter_kinds.hpp"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
@@ -148,6 +149,17 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
         }
       },
       into, other);
+}
+
+void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
+  std::visit(
+      [&](const auto& f) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(f)>, scalable_bloom_filter>) {
+          warn_if_past_capacity(quoted_name(file), f.inserted(), f.estimated_count(), f.capacity(),
+                                f.estimated_fpp(), f.target_fpp());
+        }
+      },
+      filter);
 }
 
 bool remove(any_filter& filter, std::string_view file, std::string_view key) {

@@ -71,6 +71,10 @@ std::size_t contains_many(const any_filter& filter, std::span<const std::string_
 void combine(any_filter& into, std::string_view into_name, const any_filter& other,
              std::string_view other_name, bool intersect);
 
+// Warns on stderr (warn_past_capacity) when the filter of `file` holds more keys than its
+// capacity. Never for scalable filters, which grow instead.
+void warn_if_past_capacity(const any_filter& filter, std::string_view file);
+
 // Removes one key from a counting filter; true if it was (probably) present. Throws
 // errc::unsupported naming the file for kinds that cannot remove.
 bool remove(any_filter& filter, std::string_view file, std::string_view key);

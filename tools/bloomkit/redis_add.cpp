@@ -4,15 +4,18 @@
 // insert_many, in batches of 4096, into a bloomkit filter or (--layout go-zero) go-zero's key
 // NAME.
 // Prints: added <new> new of <keys> keys
+// Warns on stderr when a bloomkit filter now holds more keys than its capacity.
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "errors.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
 
@@ -35,6 +38,13 @@ void add_keys(Filter& filter, const redis_add_options& o) {
     fresh += filter.insert_many(batch);
   });
   fmt::print("added {} new of {} keys\n", fresh, keys);
+  // go-zero keys record no capacity; a bloomkit filter past its capacity gets the warning.
+  if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
+    if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
+    const redis::filter_info i = filter.info();
+    warn_if_past_capacity("redis filter " + quoted_name(i.name), i.inserted, i.estimated_count,
+                          i.capacity, i.estimated_fpp, i.target_fpp);
+  }
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
