@@ -22,17 +22,19 @@ void print_warning(std::string_view message) {
   fmt::print(stderr, "bloomkit: warning: {}\n", message);
 }
 
-void warn_if_past_capacity(std::string_view what, std::uint64_t inserted, double estimated_count,
-                           std::uint64_t capacity, double fpp_now, double target) {
-  if (inserted <= capacity) return;
-  std::uint64_t held = inserted;
-  if (estimated_count > static_cast<double>(held) && estimated_count < 0x1p63) {
-    held = static_cast<std::uint64_t>(std::llround(estimated_count));
-  }
+void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t capacity,
+                        double fpp_now, double target) {
   print_warning(fmt::format(
       "{} holds about {} keys, past its capacity {}: its false-positive rate is now about {:.3g} "
       "(target {})",
       what, held, capacity, fpp_now, target));
+}
+
+std::uint64_t keys_held(std::uint64_t inserted, double estimated_count) {
+  if (estimated_count > static_cast<double>(inserted) && estimated_count < 0x1p63) {
+    return static_cast<std::uint64_t>(std::llround(estimated_count));
+  }
+  return inserted;
 }
 
 void print_usage_error(std::string_view message, std::string_view command) {

@@ -32,13 +32,15 @@ class usage_error : public std::runtime_error {
 void print_error(std::string_view message);
 // "bloomkit: warning: <message>" on stderr (the command goes on and exits 0).
 void print_warning(std::string_view message);
-// When a filter has taken more keys than its capacity (inserted > capacity), one line:
-//   bloomkit: warning: <what> holds about <N> keys, past its capacity <capacity>: its
+// The warning of a filter past its capacity, one line:
+//   bloomkit: warning: <what> holds about <held> keys, past its capacity <capacity>: its
 //   false-positive rate is now about <fpp_now> (target <target>)
-// N is the larger of inserted and the count estimated from the bits (inserted stops growing as a
-// filter saturates). `what` names the filter ('ids.bf', redis filter 'ids').
-void warn_if_past_capacity(std::string_view what, std::uint64_t inserted, double estimated_count,
-                           std::uint64_t capacity, double fpp_now, double target);
+// `what` names the filter ('ids.bf', redis filter 'ids').
+void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t capacity,
+                        double fpp_now, double target);
+// The keys a filter holds by its count of inserts that changed it (`inserted`), or by the count
+// estimated from its bits when that is larger (inserted stops growing as a filter saturates).
+std::uint64_t keys_held(std::uint64_t inserted, double estimated_count);
 // print_error() plus "Run 'bloomkit <command> --help' for usage."
 void print_usage_error(std::string_view message, std::string_view command);
 

@@ -72,7 +72,9 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
              std::string_view other_name, bool intersect);
 
 // Warns on stderr (warn_past_capacity) when the filter of `file` holds more keys than its
-// capacity. Never for scalable filters, which grow instead.
+// capacity: inserted() > capacity(); for a counting filter, whose inserted() counts repeats, when
+// the distinct keys estimated from its counters are past it beyond the estimate's error. Never
+// for scalable filters, which grow instead.
 void warn_if_past_capacity(const any_filter& filter, std::string_view file);
 
 // Removes one key from a counting filter; true if it was (probably) present. Throws

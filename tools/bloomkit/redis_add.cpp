@@ -42,8 +42,9 @@ void add_keys(Filter& filter, const redis_add_options& o) {
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
     if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
     const redis::filter_info i = filter.info();
-    warn_if_past_capacity("redis filter " + quoted_name(i.name), i.inserted, i.estimated_count,
-                          i.capacity, i.estimated_fpp, i.target_fpp);
+    warn_past_capacity("redis filter " + quoted_name(i.name),
+                       keys_held(i.inserted, i.estimated_count), i.capacity, i.estimated_fpp,
+                       i.target_fpp);
   }
 }
 
