@@ -62,6 +62,17 @@ void scalable_bloom_filter::validate(const scalable_params& p) {
   }
 }
 
+void scalable_bloom_filter::check_growth(const scalable_params& p) {
+  if (static_cast<double>(p.growth) * p.tightening < 1) {
+    invalid("growth " + std::to_string(p.growth) + " with tightening " +
+            detail::exact_double(p.tightening) +
+            " cannot hold the FPP bound: sub-filter i must keep p (1 - r) r^i, which shrinks "
+            "faster than its capacity n0 s^i grows, and its bits per key would grow without "
+            "limit; growth must be at least 1 / tightening (growth 2 or more with tightening 0.5, "
+            "tightening 0.5 or more with growth 2)");
+  }
+}
+
 filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& params,
                                                        std::size_t index) {
   auto too_large = [&](const std::string& problem) {
@@ -163,6 +174,7 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
 
 scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params) : params_(params) {
   validate(params);
+  check_growth(params);
   grow();
 }
 
@@ -180,6 +192,7 @@ scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
 
 void scalable_bloom_filter::grow() {
   const std::size_t index = sub_filters_.size();
+  if (index > 0) check_growth(params_);  // a chain loaded from an older file
   const filter_config config = sub_filter_config(params_, index);
   const std::uint64_t needed = bytes_for_bits(config.bits);
   const std::uint64_t in_use = byte_size();

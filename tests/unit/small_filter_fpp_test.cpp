@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomkit/blocked_bloom_filter.hpp"
@@ -77,22 +78,25 @@ TEST(SmallFilterFpp, GoZeroMeetsItsTargetAtEveryCapacity) {
 }
 
 // A scalable filter filled through `stages` sub-filters has a compound FPP of at most
-// sum_{i < stages} p (1 - r) r^i < p, whatever its first capacity and growth.
+// sum_{i < stages} p (1 - r) r^i < p, whatever its first capacity, growth s and tightening r:
+// here s r = 1, the least it accepts (2 and 0.5, 4 and 0.25), and a slow tightening.
 TEST(SmallFilterFpp, ScalableMeetsItsCompoundBoundFromSmallFirstCapacities) {
   constexpr std::size_t stages = 5;
   for (const point& pt : checked_points()) {
     for (const std::uint64_t first : {1u, 3u, 10u}) {
-      for (const std::uint32_t growth : {1u, 2u}) {
+      for (const auto& [growth, tightening] :
+           {std::pair{2u, 0.5}, std::pair{4u, 0.25}, std::pair{2u, 0.9}}) {
         std::uint64_t total = 0;
         for (std::uint64_t i = 0, c = first; i < stages; ++i, c *= growth) total += c;
         const auto [filters, each] = design(pt, total);
         const measurement m = measure(filters, each, [&](std::uint64_t f) {
-          scalable_bloom_filter filter(first, pt.p, growth);
+          scalable_bloom_filter filter(first, pt.p, growth, tightening);
           filter.insert_many(key_family("key-", f, total).views());
           return filter;
         });
-        expect_meets(
-            m, pt, "scalable first=" + std::to_string(first) + " growth=" + std::to_string(growth));
+        expect_meets(m, pt,
+                     "scalable first=" + std::to_string(first) + " growth=" +
+                         std::to_string(growth) + " tightening=" + std::to_string(tightening));
       }
     }
   }

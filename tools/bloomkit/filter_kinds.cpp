@@ -172,7 +172,8 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
             warn_past_capacity(quoted_name(file), std::isfinite(n) ? keys_held(0, n) : f.inserted(),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());
           }
-        } else if constexpr (!std::is_same_v<kind, scalable_bloom_filter>) {
+        } else if constexpr (std::is_same_v<kind, bloom_filter> ||
+                             std::is_same_v<kind, blocked_bloom_filter>) {
           if (f.inserted() > f.capacity()) {
             warn_past_capacity(quoted_name(file), keys_held(f.inserted(), f.estimated_count()),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());

@@ -74,7 +74,8 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
 // Warns on stderr (warn_past_capacity) when the filter of `file` holds more keys than its
 // capacity: inserted() > capacity(); for a counting filter, whose inserted() counts repeats, when
 // the distinct keys estimated from its counters are past it beyond the estimate's error. Never
-// for scalable filters, which grow instead.
+// for scalable filters, which grow instead, nor for filters imported from another system's
+// format, whose capacity is only inferred from m and k (docs/INTEROP.md).
 void warn_if_past_capacity(const any_filter& filter, std::string_view file);
 
 // Removes one key from a counting filter; true if it was (probably) present. Throws
