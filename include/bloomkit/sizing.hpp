@@ -25,14 +25,18 @@
 // second covers what it leaves out: two keys whose (h1, h2) agree to within about one bit in
 // both start and step probe nearly the same bits, so one inserted key covers a probe with
 // probability of order 1/m^2 (with k <= 2 the bits u and u + v of a key are independent and
-// there is no such term). Measured over 2e7 - 1e9 probes per point (n = 1..1000, p = 0.1 ..
-// 1e-5, at the sizes the first term alone would pick): the true FPP exceeds the first term by
-// 0.2 - 0.5 n/m^2 at p <= 1e-3 and n <= 300, and is below it at p >= 1e-2 (by up to 5%) and at
-// n = 1000, p = 1e-5. So exact_fpp is an upper bound on every point measured, within 2 - 40%
-// of the truth; it is the figure sizing holds to p. For large filters it tends to the textbook
-// figure plus about (0.1 .. 0.4)/m: 0.7% more at n = 1000, p = 1%, but where p is tiny the
-// 1/m tail of bunched probes and the n/m^2 term dominate: the textbook size for n = 1000 at
-// p = 1e-5 gives 1.73e-5 (measured), for n = 1e6 at p = 1e-9 about 3e-9.
+// there is no such term). Measured (2e7 - 1e9 probes a point, on random digests through the real
+// probe sequence):
+//   - at the sizes the first term alone would pick (n = 1..300, p = 0.1 .. 1e-5) the true FPP
+//     exceeds it by 0.2 - 0.5 n/m^2 where p <= 1e-3 (up to 1.15 p), and is below it
+//     where p >= 1e-2 (by up to 27%) and for n = 1000 at p = 1e-5;
+//   - at the sizes optimal_params picks (n = 1, 3, 10, 30, 100, 300; p = 0.1, 0.01, 0.001) the
+//     true FPP is 0.66 (n = 1) to 0.998 (n = 300) times exact_fpp, never above it.
+// So exact_fpp is an upper bound, tight for all but the smallest filters. For large filters it
+// tends to the textbook figure plus about (0.1 .. 0.4)/m: 0.7% more at n = 1000, p = 1%. Where p
+// is tiny, the 1/m tail of bunched probes and the n/m^2 term dominate even large filters: the
+// textbook size for n = 1000 at p = 1e-5 gives 1.73e-5 (measured), for n = 1e6 at p = 1e-9 about
+// 3e-9.
 //
 // optimal_params(n, p) keeps the textbook (m, k) when its exact FPP at n is within 1% of the
 // textbook figure (k is rounded, so that figure itself may exceed p a little: at most 0.75% for
