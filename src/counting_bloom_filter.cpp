@@ -57,10 +57,8 @@ counting_bloom_filter counting_bloom_filter::for_capacity(std::uint64_t n, doubl
 
 counting_bloom_filter::counting_bloom_filter(std::uint64_t counters, std::uint32_t hashes) {
   validate_counters(counters, hashes);
-  const double n =
-      std::max(1.0, std::round(static_cast<double>(counters) / hashes * std::log(2.0)));
-  config_ = filter_config{counters, hashes, static_cast<std::uint64_t>(n),
-                          expected_fpp(counters, hashes, static_cast<std::uint64_t>(n))};
+  const std::uint64_t n = natural_capacity(counters, hashes);
+  config_ = filter_config{counters, hashes, n, exact_fpp(counters, hashes, n)};
   counters_ = bit_array(counters * 4);
 }
 

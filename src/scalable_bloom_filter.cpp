@@ -62,6 +62,17 @@ void scalable_bloom_filter::validate(const scalable_params& p) {
   }
 }
 
+void scalable_bloom_filter::check_growth(const scalable_params& p) {
+  if (static_cast<double>(p.growth) * p.tightening < 1) {
+    invalid("growth " + std::to_string(p.growth) + " with tightening " +
+            detail::exact_double(p.tightening) +
+            " cannot hold the FPP bound: sub-filter i must keep p (1 - r) r^i, which shrinks "
+            "faster than its capacity n0 s^i grows, and its bits per key would grow without "
+            "limit; growth must be at least 1 / tightening (growth 2 or more with tightening 0.5, "
+            "tightening 0.5 or more with growth 2)");
+  }
+}
+
 filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& params,
                                                        std::size_t index) {
   auto too_large = [&](const std::string& problem) {
@@ -92,23 +103,11 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
   const std::uint64_t n = config.capacity;
   const double p = config.target_fpp;
   try {
-    const filter_params classic = optimal_params(n, p);
-    config.bits = classic.bits;
-    config.hashes = classic.hashes;
-    // With k rounded to an integer, the expected FPP at n can exceed p by up to ~1%; raise m
-    // (fpp falls as m grows at fixed k) to the smallest with (1 - e^(-kn/m))^k <= p.
-    const double k = config.hashes;
-    const double needed =
-        std::ceil(k * static_cast<double>(n) / -std::log1p(-std::pow(p, 1.0 / k)));
-    if (!(needed <= static_cast<double>(max_bits))) {
-      throw error(errc::too_large, "needs " + detail::exact_double(needed) +
-                                       " bits, more than the maximum of " +
-                                       std::to_string(max_bits));
-    }
-    config.bits = std::max(config.bits, static_cast<std::uint64_t>(needed));
-    for (int i = 0; i < 64 && expected_fpp(config.bits, config.hashes, n) > p; ++i) {
-      config.bits += std::max<std::uint64_t>(1, config.bits >> 40);
-    }
+    // The fewest bits whose exact FPP at n is at most p_i: the compound bound needs every
+    // sub-filter within its own target, small ones included (sizing.hpp).
+    const filter_params exact = exact_params(n, p);
+    config.bits = exact.bits;
+    config.hashes = exact.hashes;
   } catch (const error& e) {
     throw error(errc::too_large, "scalable filter: sub-filter " + std::to_string(index) +
                                      " (capacity " + std::to_string(n) + " at fpp " +
@@ -151,7 +150,10 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
     } catch (const error& e) {
       invalid(describe(i, c) + ": " + e.what());
     }
-    const double fpp = expected_fpp(c.bits, c.hashes, c.capacity);
+    // Files written before exact sizing hold sub-filters sized by the textbook figure (m raised
+    // until it was within the target); both kinds of chain load.
+    const double fpp = std::min(expected_fpp(c.bits, c.hashes, c.capacity),
+                                exact_fpp(c.bits, c.hashes, c.capacity));
     if (!(fpp <= c.target_fpp * (1 + 1e-9))) {
       invalid(describe(i, c) + " has " + std::to_string(c.bits) + " bits and " +
               std::to_string(c.hashes) + " hashes, an expected FPP of " +
@@ -172,6 +174,7 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
 
 scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params) : params_(params) {
   validate(params);
+  check_growth(params);
   grow();
 }
 
@@ -190,6 +193,7 @@ scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
 
 void scalable_bloom_filter::grow() {
   const std::size_t index = sub_filters_.size();
+  if (index > 0) check_growth(params_);  // a chain loaded from an older file
   const filter_config config = sub_filter_config(params_, index);
   const std::uint64_t needed = bytes_for_bits(config.bits);
   const std::uint64_t in_use = byte_size();

@@ -1,18 +1,134 @@
 #include "bloomkit/sizing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <mutex>
+#include <numbers>
 #include <string>
 
 #include "bloomkit/error.hpp"
+#include "distinct_probes.hpp"
 #include "exact_double.hpp"
 
 namespace bloomkit {
 namespace {
 
 const double ln2 = std::log(2.0);
+
+// The n / m^2 term of exact_fpp: keys whose digests nearly agree (sizing.hpp).
+constexpr double aligned_keys = 1.0;
+
+// P(a given bit is set) after n keys that each set `mean` distinct bits of m, uniformly:
+// 1 - (1 - mean/m)^n.
+double fill_after(double mean, std::uint64_t m, double n) {
+  return -std::expm1(n * std::log1p(-mean / static_cast<double>(m)));
+}
+
+// With one or two probes (u and u + v) a key's bits are independent and uniform, so the first
+// term is the whole figure; the n / m^2 term is for three probes and more.
+double native_fpp(const detail::distinct_probes& spread, std::uint64_t m, double n) {
+  if (n <= 0) return 0.0;
+  const double bits = static_cast<double>(m);
+  const std::size_t k = spread.probability.size() - 1;
+  const double aligned = k >= 3 ? aligned_keys * n / bits / bits : 0.0;
+  return std::min(1.0, spread.power_mean(fill_after(spread.mean, m, n)) + aligned);
+}
+
+// ln n! - ((n + 1/2) ln n - n + ln(2 pi) / 2): Stirling's error, for n >= 1.
+double stirling_error(double n) {
+  if (n < 16)
+    return std::lgamma(n + 1) -
+           ((n + 0.5) * std::log(n) - n + 0.5 * std::log(2 * std::numbers::pi));
+  const double n2 = n * n;
+  return (1.0 / 12 - (1.0 / 360 - 1.0 / (1260 * n2)) / n2) / n;
+}
+
+// ln of the binomial probability of i successes in n trials of probability q (0 < q < 1), with
+// the large terms of ln C(n, i) cancelled analytically (Loader, 2000): lgamma(n + 1) for n = 1e12
+// alone carries an error of 4e-3.
+double log_binomial(double n, double q, double i) {
+  if (i == 0) return n * std::log1p(-q);
+  if (i == n) return n * std::log(q);
+  const double mean = n * q;
+  const double deviance =
+      i * std::log1p((i - mean) / mean) + (n - i) * std::log1p((mean - i) / (n - mean));
+  return -0.5 * std::log(2 * std::numbers::pi * i * (n - i) / n) - deviance + stirling_error(n) -
+         stirling_error(i) - stirling_error(n - i);
+}
+
+// Sums fn(load) weighted by the binomial probability of `load` of n keys landing in one of
+// `parts` equally likely parts. Loads more than 40 standard deviations from the mean weigh below
+// 1e-300; a window of more than 4096 loads is sampled in steps (the figures are smooth in the
+// load), and the weights are normalised to sum to 1.
+template <class Fn>
+double binomial_mixture(std::uint64_t n, std::uint64_t parts, Fn&& fn) {
+  if (parts == 1) return fn(static_cast<double>(n));
+  const double keys = static_cast<double>(n);
+  const double q = 1.0 / static_cast<double>(parts);
+  const double mean = keys * q;
+  const double sigma = std::sqrt(keys * q * (1 - q));
+  const double lo = std::max(0.0, std::floor(mean - 40 * sigma - 10));
+  const double hi = std::min(keys, std::ceil(mean + 40 * sigma + 10));
+  const double step = std::max(1.0, std::floor((hi - lo) / 4096));
+  double sum = 0;
+  double weight_sum = 0;
+  for (double load = lo; load <= hi; load += step) {
+    const double weight = std::exp(log_binomial(keys, q, load));
+    sum += weight * fn(load);
+    weight_sum += weight;
+  }
+  return weight_sum > 0 ? sum / weight_sum : fn(mean);
+}
+
+// The fewest bits m, over k = 1..k_max, with fpp(m, k) <= p (the smaller k on a tie). For each
+// k, m is bisected: fpp falls as m grows (up to wiggles far below p's precision, which can only
+// make the m found a little larger than needed, never one with fpp above p). Sizes of fewer
+// than 2k bits are not considered: they never win (k probes bunch up in so few bits), and
+// skipping them keeps every figure on the fast path of distinct_probes.hpp.
+template <class Fpp>
+filter_params fewest_bits(std::uint64_t n, double p, std::uint32_t k_max, Fpp&& fpp) {
+  filter_params best;
+  for (std::uint32_t k = 1; k <= k_max; ++k) {
+    // Start from the textbook m for this k (where (1 - e^(-kn/m))^k = p).
+    const double guess = std::ceil(static_cast<double>(k) * static_cast<double>(n) /
+                                   -std::log1p(-std::pow(p, 1.0 / k)));
+    const std::uint64_t least = 2 * static_cast<std::uint64_t>(k);
+    std::uint64_t hi = guess >= static_cast<double>(max_bits)
+                           ? max_bits
+                           : std::max(least, static_cast<std::uint64_t>(guess));
+    std::uint64_t lo = least - 1;  // lo fails (or is below the range), hi passes
+    while (!(fpp(hi, k) <= p)) {
+      if (hi == max_bits) break;
+      lo = hi;
+      hi = std::min(max_bits, hi * 2);
+    }
+    if (!(fpp(hi, k) <= p)) continue;  // not even max_bits bits hold p with this k
+    if (best.bits != 0 && hi >= best.bits) {
+      // Only a size below the best so far matters.
+      if (lo + 1 >= best.bits || !(fpp(best.bits - 1, k) <= p)) continue;
+      hi = best.bits - 1;
+    }
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (fpp(mid, k) <= p) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    if (best.bits == 0 || hi < best.bits) best = {hi, k};
+  }
+  if (best.bits == 0) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " +
+                                     detail::exact_double(p) +
+                                     " needs more bits than the maximum of " +
+                                     std::to_string(max_bits) + " (8 TiB)");
+  }
+  return best;
+}
 
 }  // namespace
 
@@ -66,9 +182,67 @@ std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n) {
   return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k));
 }
 
+namespace {
+
+// Sizing a small filter searches over (m, k), some 10-300 us; a program that makes many filters
+// of one size (a scalable filter's sub-filters, per-tenant filters) asks the same question again.
+// The last answers are remembered (the functions are pure).
+class sizing_memo {
+ public:
+  template <class Compute>
+  filter_params get(bool exact, std::uint64_t n, double p, Compute&& compute) {
+    {
+      const std::lock_guard lock(mutex_);
+      for (const entry& e : entries_) {
+        if (e.used && e.exact == exact && e.n == n && e.p == p) return e.params;
+      }
+    }
+    const filter_params params = compute();
+    const std::lock_guard lock(mutex_);
+    entries_[next_] = {true, exact, n, p, params};
+    next_ = (next_ + 1) % entries_.size();
+    return params;
+  }
+
+ private:
+  struct entry {
+    bool used = false;
+    bool exact = false;
+    std::uint64_t n = 0;
+    double p = 0;
+    filter_params params;
+  };
+  std::mutex mutex_;
+  std::array<entry, 64> entries_{};
+  std::size_t next_ = 0;
+};
+
+sizing_memo& memo() {
+  static sizing_memo instance;
+  return instance;
+}
+
+}  // namespace
+
 filter_params optimal_params(std::uint64_t n, double p) {
-  const std::uint64_t m = optimal_bits(n, p);
-  return {m, optimal_hashes(m, n)};
+  const std::uint64_t m = optimal_bits(n, p);  // validates n and p
+  return memo().get(false, n, p, [&] {
+    const filter_params textbook{m, optimal_hashes(m, n)};
+    const double promised = std::max(p, expected_fpp(textbook.bits, textbook.hashes, n));
+    if (exact_fpp(textbook.bits, textbook.hashes, n) <= textbook_slack * promised) {
+      return textbook;
+    }
+    return exact_params(n, p);
+  });
+}
+
+filter_params exact_params(std::uint64_t n, double p) {
+  const std::uint64_t m = optimal_bits(n, p);  // validates n and p
+  return memo().get(true, n, p, [&] {
+    const std::uint32_t k_max = std::min(max_hashes, optimal_hashes(m, n) + 2);
+    return fewest_bits(n, p, k_max,
+                       [n](std::uint64_t bits, std::uint32_t k) { return exact_fpp(bits, k, n); });
+  });
 }
 
 double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
@@ -78,6 +252,40 @@ double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
   const double fraction_set =
       -std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
   return std::pow(fraction_set, k);
+}
+
+double exact_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
+  validate_params(m, k);
+  return native_fpp(detail::native_distinct_probes(m, k), m, static_cast<double>(n));
+}
+
+double fpp_at_fill(std::uint64_t m, std::uint32_t k, double fill) noexcept {
+  if (m < 1 || k < 1 || !(fill > 0)) return 0.0;
+  if (fill >= 1) return 1.0;
+  return detail::native_distinct_probes(m, k).power_mean(fill);
+}
+
+double independent_probes_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n) {
+  validate_params(m, k);
+  if (n == 0) return 0.0;
+  // Every one of the kn draws misses a given bit with probability 1 - 1/m.
+  const double fill = fill_after(1.0, m, static_cast<double>(k) * static_cast<double>(n));
+  return std::min(1.0, detail::independent_distinct_probes(m, k).power_mean(fill));
+}
+
+double independent_probes_fpp_at_fill(std::uint64_t m, std::uint32_t k, double fill) noexcept {
+  if (m < 1 || k < 1 || !(fill > 0)) return 0.0;
+  if (fill >= 1) return 1.0;
+  return detail::independent_distinct_probes(m, k).power_mean(fill);
+}
+
+double exact_fpp_in_parts(std::uint64_t part_bits, std::uint32_t k, std::uint64_t parts,
+                          std::uint64_t n) {
+  validate_params(part_bits, k);
+  if (parts < 1) throw error(errc::invalid_argument, "parts must be at least 1 (got 0)");
+  const auto spread = detail::native_distinct_probes(part_bits, k);
+  return binomial_mixture(n, parts,
+                          [&](double load) { return native_fpp(spread, part_bits, load); });
 }
 
 std::uint64_t natural_capacity(std::uint64_t m, std::uint32_t k) {
@@ -120,28 +328,42 @@ void validate_blocks(std::uint64_t blocks) {
   }
 }
 
-double blocked_expected_fpp(std::uint64_t blocks, std::uint64_t n) {
-  validate_blocks(blocks);
-  if (n == 0) return 0.0;
+namespace {
+
+// A block holding `load` keys answers a stranger positive with probability
+// (1 - (31/32)^load)^8.
+double blocked_block_fpp(double load) {
+  const double bit_set = -std::expm1(load * std::log1p(-1.0 / 32));
+  const double b2 = bit_set * bit_set;
+  const double b4 = b2 * b2;
+  return b4 * b4;
+}
+
+// The blocked figure with Poisson block loads (Pois(n / b)): what blocked_optimal_blocks sized
+// with before the binomial, kept so that the sizes it gave stay the same.
+double blocked_poisson_fpp(std::uint64_t blocks, std::uint64_t n) {
   const double lambda = static_cast<double>(n) / static_cast<double>(blocks);
   const double sigma = std::sqrt(lambda);
-  // A block holding i keys answers a stranger positive with probability (1 - (31/32)^i)^8,
-  // which is 1 to double precision from i = 1500 on. Poisson mass more than 40 sigma from
-  // lambda is below 1e-300, so the window below holds every term that counts.
   if (lambda - 40 * sigma > 1500) return 1.0;
   const double lo = std::max(0.0, std::floor(lambda - 40 * sigma - 10));
   const double hi = std::ceil(lambda + 40 * sigma + 10);
   const double log_lambda = std::log(lambda);
-  const double log_word_clear = std::log1p(-1.0 / 32);  // ln(31/32)
   double fpp = 0;
   for (double i = std::max(lo, 1.0); i <= hi; ++i) {
-    const double weight = std::exp(i * log_lambda - lambda - std::lgamma(i + 1));
-    const double bit_set = -std::expm1(i * log_word_clear);  // 1 - (31/32)^i
-    const double b2 = bit_set * bit_set;
-    const double b4 = b2 * b2;
-    fpp += weight * b4 * b4;
+    fpp += std::exp(i * log_lambda - lambda - std::lgamma(i + 1)) * blocked_block_fpp(i);
   }
   return std::min(fpp, 1.0);
+}
+
+}  // namespace
+
+double blocked_expected_fpp(std::uint64_t blocks, std::uint64_t n) {
+  validate_blocks(blocks);
+  if (n == 0) return 0.0;
+  const double lambda = static_cast<double>(n) / static_cast<double>(blocks);
+  // A block's figure is 1 to double precision from 1500 keys on.
+  if (lambda - 40 * std::sqrt(lambda) > 1500) return 1.0;
+  return std::min(1.0, binomial_mixture(n, blocks, blocked_block_fpp));
 }
 
 std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p) {
@@ -154,17 +376,22 @@ std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p) {
                                      std::to_string(max_blocks) + " (8 TiB)");
   }
   // fpp falls as blocks grow (the block loads shrink): bisect for the smallest enough.
-  std::uint64_t lo = 0;  // too few (or none)
-  std::uint64_t hi = max_blocks;
-  while (hi - lo > 1) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (blocked_expected_fpp(mid, n) <= p) {
-      hi = mid;
-    } else {
-      lo = mid;
+  const auto fewest = [&](auto&& fpp) {
+    std::uint64_t lo = 0;  // too few (or none)
+    std::uint64_t hi = max_blocks;
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (fpp(mid) <= p ? hi : lo) = mid;
     }
-  }
-  return hi;
+    return hi;
+  };
+  // The count the Poisson mixture gives (the sizes bloomkit always made) stands whenever the
+  // exact figure holds p there, which it does wherever a block's figure is convex in its load
+  // (below 66 keys a block, so for every p under about 0.3): Poisson loads vary more. Else
+  // (a few blocks at a p near 1) the exact count.
+  const std::uint64_t poisson = fewest([n](std::uint64_t b) { return blocked_poisson_fpp(b, n); });
+  if (blocked_expected_fpp(poisson, n) <= p) return poisson;
+  return fewest([n](std::uint64_t b) { return blocked_expected_fpp(b, n); });
 }
 
 std::uint64_t blocked_natural_capacity(std::uint64_t blocks) {

@@ -102,7 +102,9 @@ class blocked_bloom_filter {
   // Distinct keys estimated from the fraction X/m of set bits: -m/8 ln(1 - X/m) (each key sets
   // one bit in 8 of the filter's 32-bit words, so the classic estimator holds with k = 8).
   double estimated_count() const noexcept;
-  // blocked_expected_fpp(blocks(), inserted()).
+  // The false-positive probability the bits give now: the mean over blocks of the product over
+  // its eight words of (set bits / 32). Follows the bits, not inserted(): 1 when every bit is
+  // set; blocked_expected_fpp(blocks(), n) on average after n keys.
   double estimated_fpp() const noexcept;
   double fill_ratio() const noexcept {
     return static_cast<double>(bits_.count()) / static_cast<double>(bits());

@@ -70,7 +70,7 @@ class basic_bloom_filter {
   static basic_bloom_filter for_capacity(std::uint64_t n, double p);
 
   // A filter of m bits and k probes. Its capacity is the n at which k is optimal for m,
-  // and its target FPP the expected FPP at that n.
+  // and its target FPP the policy's FPP at that n (exact_fpp for the native scheme).
   basic_bloom_filter(std::uint64_t bits, std::uint32_t hashes);
 
   // A filter over existing storage (used by loaders). Throws errc::invalid_argument when the
@@ -146,8 +146,10 @@ class basic_bloom_filter {
   // Number of distinct keys estimated from the fraction X/m of set bits:
   // -m/k ln(1 - X/m) (Swamidass & Baldwin, 2007).
   double estimated_count() const noexcept;
-  // (1 - e^(-k n / m))^k with n = inserted().
-  double estimated_fpp() const noexcept { return expected_fpp(bits(), hashes(), inserted()); }
+  // The false-positive probability the bits give now, from the fraction of set bits X: for the
+  // native scheme fpp_at_fill(m, k, X) (X^k for large m), for a policy without figures X^k. It
+  // follows the bits, not inserted(): a saturated filter (X = 1) reports 1.
+  double estimated_fpp() const noexcept;
   // Fraction of bits set.
   double fill_ratio() const noexcept {
     return static_cast<double>(bits_.count()) / static_cast<double>(bits());

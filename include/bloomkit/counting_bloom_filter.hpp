@@ -58,11 +58,13 @@ class counting_bloom_filter {
   // 4 bits per counter in a bit_array of at most max_bits bits.
   static constexpr std::uint64_t max_counters = max_bits / 4;
 
-  // m and k from the classic sizing (sizing.hpp) for n keys at false-positive probability p.
+  // m and k from the classic sizing (sizing.hpp, optimal_params) for n keys at false-positive
+  // probability p: a key's counters sit where the classic filter's bits do, so a counter is
+  // non-zero exactly where that filter's bit is set and the FPP is the classic one.
   static counting_bloom_filter for_capacity(std::uint64_t n, double p);
 
   // A filter of m counters and k probes; capacity and target FPP are derived as for the
-  // classic filter (the n at which k is optimal for m, and the expected FPP there).
+  // classic filter (the n at which k is optimal for m, and exact_fpp there).
   counting_bloom_filter(std::uint64_t counters, std::uint32_t hashes);
 
   // A filter over existing storage of 4 * config.bits bits (used by loaders). Throws
@@ -118,8 +120,10 @@ class counting_bloom_filter {
 
   // Distinct keys estimated from the fraction X/m of non-zero counters: -m/k ln(1 - X/m).
   double estimated_count() const noexcept;
-  // (1 - e^(-k n / m))^k with n = inserted() (an over-estimate when keys were inserted twice).
-  double estimated_fpp() const noexcept { return expected_fpp(bits(), hashes(), inserted()); }
+  // fpp_at_fill(m, k, X) with X the fraction of non-zero counters (the classic filter's figure
+  // for its fill ratio): follows the counters, so a filter whose counters are all non-zero
+  // reports 1, and removes lower it.
+  double estimated_fpp() const noexcept { return fpp_at_fill(bits(), hashes(), fill_ratio()); }
   // Fraction of non-zero counters (the fill ratio of to_bloom_filter()).
   double fill_ratio() const noexcept {
     return static_cast<double>(nonzero_counters()) / static_cast<double>(bits());

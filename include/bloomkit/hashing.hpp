@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "bloomkit/sizing.hpp"
+
 namespace bloomkit {
 
 // A hash scheme is recorded in files and Redis metadata; a value never changes meaning.
@@ -76,7 +78,10 @@ class probe_sequence {
 // probe sequence; interop schemes plug in their own policies. A policy may also have
 //   static filter_params optimal_params(std::uint64_t n, double p);  // its own sizing
 //   static void check_params(std::uint64_t bits, std::uint32_t hashes);  // its own limits
-// which basic_bloom_filter then uses in for_capacity() and in its constructors.
+//   static double fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n);  // FPP at n
+//   static double fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept;
+// which basic_bloom_filter then uses in for_capacity(), its constructors and estimated_fpp()
+// (without fpp figures it takes the textbook ones: expected_fpp and fill^k, sizing.hpp).
 struct xxh3_probe_policy {
   static constexpr hash_scheme scheme = hash_scheme::xxh3_128;
   using digest_type = digest128;
@@ -84,6 +89,13 @@ struct xxh3_probe_policy {
   static digest_type hash(std::string_view key) noexcept { return xxh3_128(key); }
   static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
     return sequence_type(d, bits);
+  }
+  // The exact figures of these probes, whose positions can coincide in small filters.
+  static double fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n) {
+    return exact_fpp(bits, hashes, n);
+  }
+  static double fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept {
+    return bloomkit::fpp_at_fill(bits, hashes, fill);
   }
 };
 

@@ -11,8 +11,17 @@
 // and r the tightening ratio. The tightening starts at the first sub-filter, so the compound FPP
 // of any number of sub-filters, each filled at most to its capacity, is
 //   1 - prod(1 - p_i) <= sum p_i < p (1 - r) / (1 - r) = p.
-// Each sub-filter takes classic sizing for (n_i, p_i) with m raised, where k's rounding would
-// leave the expected FPP at n_i a little above p_i (by up to about 1%), until it is <= p_i.
+// That holds only if every sub-filter meets its own p_i exactly, so each takes exact_params(n_i,
+// p_i) (sizing.hpp): the fewest bits whose exact FPP at n_i is <= p_i, with k chosen for them.
+// The native probes give every filter a floor of about n/m^2 on its FPP (two keys whose digests
+// nearly agree probe the same bits), so meeting p_i takes m_i >= sqrt(n_i / p_i): bits per key
+// of at least sqrt(1 / (n_i p_i)), and n_i p_i = n0 p (1 - r) (s r)^i. With s r >= 1 that stays
+// bounded; with s r < 1 (linear growth s = 1 among them) it grows without limit (n0 = 100, s = 1,
+// r = 0.5: 10^11 bits for sub-filter 59), so such a chain cannot hold its bound and is refused
+// (check_growth): s must be at least 1/r (2 with the default r = 0.5).
+// The textbook sizes would not do for the first, small sub-filters: with n0 = 1 and p = 1%, six
+// full sub-filters gave 6.3% (measured; now 0.63%), and 12.9% with growth 1, where every
+// sub-filter is that small (now 0.62%).
 //
 // insert() first asks every sub-filter; a key found anywhere is not inserted again (so a
 // sub-filter's inserted() is exactly the keys it took). New keys go to the newest sub-filter; a
@@ -70,6 +79,11 @@ class scalable_bloom_filter {
 
   // Throws errc::invalid_argument naming the parameter unless params are in range.
   static void validate(const scalable_params& params);
+  // Throws errc::invalid_argument unless growth * tightening >= 1: with s r < 1 the targets p_i
+  // shrink faster than the capacities n_i grow, and no size keeps the bound for long (see
+  // above). A new filter must pass it; a chain loaded from a file that does not keeps answering
+  // and taking keys while its newest sub-filter has room, but adds no sub-filter.
+  static void check_growth(const scalable_params& params);
   // Parameters of sub-filter `index`: capacity n0 s^i, target FPP p (1 - r) r^i, and the
   // sizing described above. Throws errc::too_large when it cannot exist (capacity past 2^63,
   // FPP underflow, more than max_bits bits or max_hashes hashes, index >= max_sub_filters).
@@ -79,7 +93,8 @@ class scalable_bloom_filter {
   // Throws errc::invalid_argument describing the first problem unless `configs` (with their
   // inserted counts) form a valid chain: 1..max_sub_filters sub-filters; sub-filter i with
   // capacity n0 s^i and target FPP p (1 - r) r^i (to 1e-9 relative), and bits and hashes whose
-  // expected FPP at that capacity is within its target; all but the newest full, the newest at
+  // exact FPP (or, for files written before exact sizing, textbook FPP) at that capacity is
+  // within its target; all but the newest full, the newest at
   // most full; the total within the memory ceiling. (m and k are not compared with
   // sub_filter_config(): its floating-point sizing may differ in the last bit between C
   // libraries, and any m, k that keep the bound keep the guarantee.)

@@ -1,13 +1,48 @@
 #pragma once
 // Sizing of classic Bloom filters.
 //
-// For n keys and a target false-positive probability p, the bit count that minimises memory is
+// The textbook figures. For n keys and a target false-positive probability p, the bit count
+// that minimises memory is
 //   m = ceil(-n ln p / (ln 2)^2)
 // and the hash count that minimises the FPP for that m is k = max(1, round(m/n ln 2)).
 // With k probes into m bits after n inserts, the probability that a given bit is still 0 is
 // (1 - 1/m)^(kn) ~= e^(-kn/m), so a key never inserted tests positive with probability
-//   fpp(m, k, n) = (1 - e^(-kn/m))^k.
+//   fpp(m, k, n) = (1 - e^(-kn/m))^k                                   (expected_fpp)
 // capacity(m, k, p) inverts that: the largest n with fpp(m, k, n) <= p.
+//
+// The exact figure of the native scheme (exact_fpp). The textbook formula assumes that a key's
+// k probes are k distinct, independent bits. The native probes (hashing.hpp: enhanced double
+// hashing, multiply-high) are k consecutive points u, u + v, u + 2v, ... of a rotation of the
+// circle cut into m bits, and for a step v near a fraction a/j (j < k) they bunch up: a key
+// whose probes fall on D < k distinct bits is a false positive as soon as those D bits are set.
+// P(D < k) is about 1.2 k/m (src/distinct_probes.hpp derives the distribution of D), so small
+// filters miss their target: at p = 1% the textbook sizes give 5.9% for n = 1, 1.5% for
+// n = 10, 1.25% for n = 20 (measured). With f = 1 - (1 - E[D]/m)^n the chance that a given bit
+// is set after n keys,
+//   exact_fpp(m, k, n) = sum_d P(D = d) f^d  +  n / m^2   (the second term for k >= 3).
+// The first term treats the bits a probe reads as set independently with probability f (for
+// random sets of bits that over-states the truth: occupancy is negatively associated). The
+// second covers what it leaves out: two keys whose (h1, h2) agree to within about one bit in
+// both start and step probe nearly the same bits, so one inserted key covers a probe with
+// probability of order 1/m^2 (with k <= 2 the bits u and u + v of a key are independent and
+// there is no such term). Measured (2e7 - 1e9 probes a point, on random digests through the real
+// probe sequence):
+//   - at the sizes the first term alone would pick (n = 1..300, p = 0.1 .. 1e-5) the true FPP
+//     exceeds it by 0.2 - 0.5 n/m^2 where p <= 1e-3 (up to 1.15 p), and is below it
+//     where p >= 1e-2 (by up to 27%) and for n = 1000 at p = 1e-5;
+//   - at the sizes optimal_params picks (n = 1, 3, 10, 30, 100, 300; p = 0.1, 0.01, 0.001) the
+//     true FPP is 0.66 (n = 1) to 0.998 (n = 300) times exact_fpp, never above it.
+// So exact_fpp is an upper bound, tight for all but the smallest filters. For large filters it
+// tends to the textbook figure plus about (0.1 .. 0.4)/m: 0.7% more at n = 1000, p = 1%. Where p
+// is tiny, the 1/m tail of bunched probes and the n/m^2 term dominate even large filters: the
+// textbook size for n = 1000 at p = 1e-5 gives 1.73e-5 (measured), for n = 1e6 at p = 1e-9 about
+// 3e-9.
+//
+// optimal_params(n, p) keeps the textbook (m, k) when its exact FPP at n is within 1% of the
+// textbook figure (k is rounded, so that figure itself may exceed p a little: at most 0.75% for
+// p <= 1%, 1.7% for p <= 10%, 11.5% for p near 0.85 where k = 1); so large filters keep their
+// sizes. Otherwise it takes exact_params(n, p): the fewest bits, over every k up to the
+// textbook k + 2, whose exact FPP at n is at most p. (Table in docs/VARIANTS.md.)
 //
 // Every function validates its arguments and throws bloomkit::error naming the parameter.
 
@@ -33,13 +68,39 @@ void validate_fpp(double p);
 // Throws unless 1 <= m <= max_bits and 1 <= k <= max_hashes.
 void validate_params(std::uint64_t m, std::uint32_t k);
 
-// Optimal m and k for n keys at false-positive probability p.
+// How far above the textbook figure the exact FPP of a textbook size may be for sizing to keep it.
+inline constexpr double textbook_slack = 1.01;
+
+// m and k for n keys at false-positive probability p: the textbook pair when its exact FPP
+// is within textbook_slack of its textbook figure, else exact_params(n, p) (see above).
 filter_params optimal_params(std::uint64_t n, double p);
+// The fewest bits m (and its k, the smaller k on a tie), over k up to the textbook k + 2, with
+// exact_fpp(m, k, n) <= p. Throws errc::too_large when no m up to max_bits will do.
+filter_params exact_params(std::uint64_t n, double p);
+// The textbook m and k.
 std::uint64_t optimal_bits(std::uint64_t n, double p);
 std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n);
 
-// Expected false-positive probability of an (m, k) filter holding n distinct keys.
+// The textbook false-positive probability of an (m, k) filter holding n distinct keys.
 double expected_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
+// The false-positive probability of a native (xxh3-128) filter of m bits and k probes holding
+// n distinct keys, exactly enough for small m (see above).
+double exact_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
+// The false-positive probability of a native filter whose bits are set in the fraction `fill`
+// (its fill ratio): sum_d P(D = d) fill^d, which is fill^k for large m. 1 for a saturated
+// filter, 0 for an empty one.
+double fpp_at_fill(std::uint64_t m, std::uint32_t k, double fill) noexcept;
+// The same figures for a scheme whose k probes are independent uniform hashes (go-zero), for
+// which P(D = d) is that of k independent draws and sum_d P(D = d) f^d with f = 1 - (1 -
+// 1/m)^(kn) is an upper bound on the exact FPP (occupancy is negatively associated).
+double independent_probes_fpp(std::uint64_t m, std::uint32_t k, std::uint64_t n);
+double independent_probes_fpp_at_fill(std::uint64_t m, std::uint32_t k, double fill) noexcept;
+
+// A native filter cut into `parts` equal parts of part_bits bits, each key in one part chosen
+// uniformly, each part probed as a filter of its own (the Redis sharded layout): the exact FPP
+// with n keys, averaged over the binomial loads of the parts.
+double exact_fpp_in_parts(std::uint64_t part_bits, std::uint32_t k, std::uint64_t parts,
+                          std::uint64_t n);
 
 // The n at which k is the optimal hash count for m bits: max(1, round(m/k ln 2)). The capacity
 // of a filter made from (m, k) alone (a filter read from another system's bytes, for one).
@@ -54,15 +115,17 @@ std::uint64_t capacity_for(std::uint64_t m, std::uint32_t k, double p);
 
 // --- Blocked (split-block) filters --------------------------------------------------------
 // A blocked filter is an array of 256-bit blocks of eight 32-bit words; a key sets one bit in
-// each word of one block. With n keys spread over b blocks, a block's load is Poisson with
-// lambda = n / b (uniform block choice). A block holding i keys has each bit of a word still 0
-// with probability (31/32)^i, so a key never inserted, which tests one bit per word of one block,
-// is a false positive with probability
-//   fpp(b, n) = sum_i Pois(i; n / b) * (1 - (31/32)^i)^8.
+// each word of one block. With n keys spread over b blocks, a block's load is binomial,
+// Bin(n, 1/b) (uniform block choice; Poisson with lambda = n / b for large b). A block holding
+// i keys has each bit of a word still 0 with probability (31/32)^i, so a key never inserted,
+// which tests one bit per word of one block, is a false positive with probability
+//   fpp(b, n) = sum_i Bin(i; n, 1/b) * (1 - (31/32)^i)^8.
+// (A key's 8 bits are in 8 different words, so they never coincide, unlike the classic probes.)
 // The uneven loads make this larger than the classic (1 - e^(-8n/m))^8 at the same m: at
 // 12 bits per key 0.542% against 0.314% (docs/VARIANTS.md has the table), so sizing a blocked
-// filter with the classic formula would miss its target p. Measured FPPs match the mixture
-// (tests/unit/blocked_bloom_filter_test.cpp).
+// filter with the classic formula would miss its target p. The binomial is exact for any b:
+// the Poisson mixture used before over-stated tiny filters (one block holding n keys has load
+// n, not Pois(n)). Measured FPPs match the mixture (tests/unit/blocked_bloom_filter_test.cpp).
 
 inline constexpr std::uint64_t blocked_block_bits = 256;
 inline constexpr std::uint32_t blocked_hashes = 8;

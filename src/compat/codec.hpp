@@ -110,7 +110,9 @@ Filter imported_filter(std::uint64_t bits, std::uint32_t hashes, bit_array stora
     const std::uint64_t inserted = estimate < static_cast<double>(bits)
                                        ? static_cast<std::uint64_t>(std::llround(estimate))
                                        : bits;
-    return Filter({bits, hashes, n, expected_fpp(bits, hashes, n)}, std::move(storage), inserted);
+    return Filter({bits, hashes, n,
+                   bloomkit::detail::policy_fpp<typename Filter::policy_type>(bits, hashes, n)},
+                  std::move(storage), inserted);
   } catch (const error& e) {
     fail_file(errc::corrupt_file, source, e.what());
   }

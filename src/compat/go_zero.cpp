@@ -29,7 +29,26 @@ filter_params optimal_params(std::uint64_t n, double p) {
   // Settle floating-point rounding at the boundary exactly.
   while (bits > 1 && expected_fpp(bits - 1, hashes, n) <= p) --bits;
   while (expected_fpp(bits, hashes, n) > p) ++bits;
-  return {bits, hashes};
+  // That textbook size stands when the exact figure of 14 independent probes is within
+  // textbook_slack of p (large n); a small filter, where probes of one key collide, grows to
+  // the fewest bits that hold p exactly (sizing.hpp).
+  if (independent_probes_fpp(bits, hashes, n) <= textbook_slack * p) return {bits, hashes};
+  std::uint64_t lo = bits;  // fails
+  std::uint64_t hi = bits;
+  while (!(independent_probes_fpp(hi, hashes, n) <= p)) {
+    if (hi >= max_bits) {
+      throw error(errc::too_large, "capacity " + std::to_string(n) +
+                                       " at that fpp needs more than the maximum of " +
+                                       std::to_string(max_bits) + " bits");
+    }
+    lo = hi;
+    hi = std::min(max_bits, hi * 2);
+  }
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (independent_probes_fpp(mid, hashes, n) <= p ? hi : lo) = mid;
+  }
+  return {hi, hashes};
 }
 
 void check_params(std::uint64_t /*bits*/, std::uint32_t k) {

@@ -780,8 +780,16 @@ filter_info redis_filter::info() {
   out.ttl_ms = pttl >= 0 ? pttl : -1;
   std::size_t ttl_mismatches = 0;
   std::string first_mismatch;
+  // Each shard is a filter of its own, and a stranger lands in one uniformly: the FPP is the
+  // mean of the shards' figures for their fill ratios (sizing.hpp, fpp_at_fill).
+  double fpp_sum = 0;
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    out.bits_set += static_cast<std::uint64_t>(as_integer(replies[2 * j], "BITCOUNT " + keys[j]));
+    // BITCOUNT counts the guard bit of a guarded shard too.
+    const auto set = static_cast<std::uint64_t>(as_integer(replies[2 * j], "BITCOUNT " + keys[j])) -
+                     (m.guarded() ? 1 : 0);
+    out.bits_set += set;
+    fpp_sum += fpp_at_fill(m.layout.shard_bits, m.layout.hashes,
+                           static_cast<double>(set) / static_cast<double>(m.layout.shard_bits));
     // A shard that expires before the meta leaves a filter that cannot answer; one that does
     // not expire with it outlives it.
     const std::int64_t shard_ttl = as_integer(replies[2 * j + 1], "PTTL " + keys[j]);
@@ -795,7 +803,6 @@ filter_info redis_filter::info() {
                        " " + seconds(out.ttl_ms);
     }
   }
-  if (m.guarded()) out.bits_set -= m.layout.shard_count;  // BITCOUNT counted the guard bits
   if (ttl_mismatches > 0) {
     out.warnings.push_back("filter '" + name_ + "': " + std::to_string(ttl_mismatches) +
                            " shards expire other than its meta (" + first_mismatch +
@@ -815,12 +822,17 @@ filter_info redis_filter::info() {
   const double set = static_cast<double>(out.bits_set);
   out.fill_ratio = set / bits;
   out.estimated_count = set >= bits ? HUGE_VAL : -bits / m.layout.hashes * std::log1p(-set / bits);
-  out.estimated_fpp = expected_fpp(m.layout.total_bits(), m.layout.hashes, m.inserted);
+  out.estimated_fpp = fpp_sum / static_cast<double>(m.layout.shard_count);
   return out;
 }
 
 void redis_filter::flush() {
   filter_ops::flush(*this);
+}
+
+std::uint64_t redis_filter::inserted() {
+  filter_ops::flush(*this);  // the count of the last call goes first
+  return filter_ops::require_meta(*client_, name_).inserted;
 }
 
 double redis_filter::estimated_count() {

@@ -1,5 +1,6 @@
 #include "bloomkit/redis/shard_layout.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -43,7 +44,42 @@ shard_layout shard_layout::for_bits(std::uint64_t bits, std::uint32_t hashes,
 shard_layout shard_layout::for_capacity(std::uint64_t capacity, double fpp,
                                         unsigned max_bits_log2) {
   const filter_params params = optimal_params(capacity, fpp);
-  return for_bits(params.bits, params.hashes, max_bits_log2);
+  const shard_layout layout = for_bits(params.bits, params.hashes, max_bits_log2);
+  if (layout.shard_count == 1) return layout;
+  // Keys spread over the shards binomially, and a fuller shard answers more strangers
+  // positive: the layout stands when its exact figure is within the slack optimal_params
+  // allows (large shards: the loads vary by a fraction of a percent), else the bits grow
+  // until it holds fpp.
+  const auto sharded_fpp = [&](const shard_layout& l) {
+    return exact_fpp_in_parts(l.shard_bits, l.hashes, l.shard_count, capacity);
+  };
+  const double promised = std::max(fpp, expected_fpp(params.bits, params.hashes, capacity));
+  if (sharded_fpp(layout) <= textbook_slack * promised) return layout;
+  std::uint64_t lo = params.bits;  // fails
+  std::uint64_t hi = params.bits;
+  shard_layout grown = layout;
+  while (!(sharded_fpp(grown) <= fpp)) {
+    if (hi >= max_bits) {
+      throw error(errc::too_large, "capacity " + std::to_string(capacity) + " in shards of 2^" +
+                                       std::to_string(max_bits_log2) +
+                                       " bits needs more than the maximum of " +
+                                       std::to_string(max_bits) + " bits");
+    }
+    lo = hi;
+    hi = std::min(max_bits, hi + hi / 8);
+    grown = for_bits(hi, params.hashes, max_bits_log2);
+  }
+  while (hi - lo > 64) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const shard_layout candidate = for_bits(mid, params.hashes, max_bits_log2);
+    if (sharded_fpp(candidate) <= fpp) {
+      hi = mid;
+      grown = candidate;
+    } else {
+      lo = mid;
+    }
+  }
+  return grown;
 }
 
 std::string shard_layout::inconsistency() const {

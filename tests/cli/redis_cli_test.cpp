@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -588,6 +589,31 @@ TEST(RedisCliCluster, CreateAddQueryOnThreeMasters) {
   EXPECT_EQ(r.status, 0) << r;
   r = redis({"query", "c2", "--count"}, lines(0, 5000));
   EXPECT_EQ(r.out, "present=5000 absent=0\n") << r;
+}
+
+// redis add warns on stderr once the filter holds more keys than its capacity (one line, the
+// keys are added all the same); a go-zero key records no capacity and never warns.
+TEST_F(RedisCli, AddWarnsOnceTheFilterPassesItsCapacity) {
+  ASSERT_EQ(redis({"create", "w", "--capacity", "10", "--fpp", "0.01"}).status, 0);
+  auto r = redis({"add", "w"}, lines(0, 10));
+  EXPECT_EQ(r.out, "added 10 new of 10 keys\n") << r;
+  EXPECT_EQ(r.err, "") << r;
+  r = redis({"add", "w", "key-10"});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "added 1 new of 1 keys\n") << r;
+  const std::regex warning(
+      "bloomkit: warning: redis filter 'w' holds about [0-9]+ keys, past its capacity 10: its "
+      "false-positive rate is now about [0-9.e+-]+ \\(target 0\\.01\\)\n");
+  EXPECT_TRUE(std::regex_match(r.err, warning)) << r;
+  // Saturated: the rate it reports is what it answers, about 1.
+  r = redis({"add", "w"}, lines(100, 3000));
+  EXPECT_TRUE(std::regex_match(r.err, warning)) << r;
+  EXPECT_NE(r.err.find("now about 1 (target"), std::string::npos) << r;
+  r = run(dir_.path(),
+          {"redis", "--url", server_->url(), "--layout", "go-zero", "--bits", "64", "add", "g"},
+          lines(0, 1000));
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.err, "") << r;
 }
 
 // --- --layout go-zero: go-zero core/bloom keys, checked against tests/data/interop/go_zero ---

@@ -5,14 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/key_slot.hpp"
 #include "support/errors.hpp"
+#include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
@@ -133,6 +137,55 @@ TEST(RedisShardLayout, KeysSpreadEvenlyOverShards) {
   }
 }
 
+// The sharded layout meets its target at capacity with small shards too, whose loads vary
+// (binomially) around n / shards: a local filter with the layout's exact probes (shard_of,
+// offsets), checked like every kind (support/fpp_checks.hpp).
+class local_sharded_filter {
+ public:
+  explicit local_sharded_filter(const shard_layout& layout)
+      : layout_(layout), bits_(layout.total_bits()) {}
+  void insert_many(std::span<const std::string_view> keys) {
+    for (const auto key : keys) {
+      for (const std::uint64_t bit : bits_of(key)) bits_[bit] = true;
+    }
+  }
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const {
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto bits = bits_of(keys[i]);
+      results[i] = std::all_of(bits.begin(), bits.end(), [&](std::uint64_t b) { return bits_[b]; });
+      present += results[i];
+    }
+    return present;
+  }
+
+ private:
+  std::vector<std::uint64_t> bits_of(std::string_view key) const {
+    const auto d = bloomkit::xxh3_128(key);
+    std::vector<std::uint64_t> out(layout_.hashes);
+    layout_.offsets(d, out.data());
+    for (auto& o : out) o += layout_.shard_of(d) * layout_.shard_bits;
+    return out;
+  }
+  shard_layout layout_;
+  std::vector<bool> bits_;
+};
+
+TEST(RedisShardLayout, SmallShardsMeetTheTargetAtCapacity) {
+  const bloomkit::test::point pt{0.01, 0.15};
+  for (const std::uint64_t n : {300u, 1000u, 3000u}) {
+    const auto layout = shard_layout::for_capacity(n, pt.p, 10);  // shards of at most 1024 bits
+    EXPECT_GT(layout.shard_count, 1u) << n;
+    const auto [filters, each] = bloomkit::test::design(pt, n);
+    const auto m = bloomkit::test::measure(filters, each, [&](std::uint64_t f) {
+      local_sharded_filter filter(layout);
+      filter.insert_many(bloomkit::test::key_family("key-", f, n).views());
+      return filter;
+    });
+    bloomkit::test::expect_meets(m, pt, "2^10-bit shards, n=" + std::to_string(n));
+  }
+}
+
 TEST(RedisShardLayout, ReversesBitsInBytes) {
   std::vector<unsigned char> bytes = {0x01, 0x80, 0x0f, 0xa5};
   bloomkit::redis::reverse_bits_in_bytes(bytes);
@@ -200,6 +253,22 @@ TEST_F(RedisFilterSingle, InsertSaysWhetherNewAndLookupsHaveNoFalseNegatives) {
   for (std::size_t i = 0; i < 50; ++i) EXPECT_TRUE(f.contains(keys[i]));
   EXPECT_EQ(f.info().inserted, n + 1);
   EXPECT_NEAR(f.estimated_count(), 5001, 100);
+}
+
+// info's estimated_fpp follows the bits of every shard, not the inserted count: past its
+// capacity a filter reports about the rate it answers with, saturated it reports 1.
+TEST_F(RedisFilterSingle, InfoEstimatedFppFollowsTheBits) {
+  auto f = redis_filter::create(*client_, "full", 2000, 0.01, 10);  // shards of 2^10 bits
+  ASSERT_GT(f.layout().shard_count, 1u);
+  f.insert_many(views(make_keys(6000, 11)));  // 3 times the capacity
+  const auto strangers = make_keys(20000, 12);
+  const double measured = static_cast<double>(count_present(f, strangers)) / 20000;
+  const double sigma = std::sqrt(measured * (1 - measured) / 20000);
+  EXPECT_NEAR(f.info().estimated_fpp, measured, 5 * sigma + 0.03 * measured);
+  f.insert_many(views(make_keys(100000, 13)));
+  const auto info = f.info();
+  EXPECT_EQ(info.fill_ratio, 1.0);
+  EXPECT_EQ(info.estimated_fpp, 1.0);
 }
 
 TEST_F(RedisFilterSingle, MeasuredFppWithinBoundsOneShardAndMany) {

@@ -323,7 +323,7 @@ TEST(BlockedBloomFilter, MeasuredFppMatchesTheBlockedFormula) {
       EXPECT_LE(blocked_expected_fpp(f.blocks(), n), p);
       EXPECT_GT(blocked_expected_fpp(f.blocks() - 1, n), p) << "not the smallest size";
       expect_fpp_matches_formula(f, n, strangers);
-      EXPECT_DOUBLE_EQ(f.estimated_fpp(), blocked_expected_fpp(f.blocks(), f.inserted()));
+      EXPECT_DOUBLE_EQ(f.estimated_fpp(), exact_fpp(f).mean);  // from the bits of each block
       // Sized by the classic formula, the same filter would exceed p.
       const std::uint64_t classic_blocks = (optimal_bits(n, p) + 255) / 256;
       EXPECT_GT(blocked_expected_fpp(classic_blocks, n), p * 1.2);
@@ -454,13 +454,15 @@ TEST(BlockedSizing, FormulaProperties) {
     const auto blocks = static_cast<std::uint64_t>(n * bits_per_key / 256);
     EXPECT_GT(blocked_expected_fpp(blocks, n), expected_fpp(blocks * 256, 8, n));
   }
-  // The smallest block count meeting p, for many n and p.
+  // A block count meeting p exactly, for many n and p: the fewest by the Poisson mixture (the
+  // sizes bloomkit always made, kept where the exact figure holds p there), which for large n
+  // is within 1% of the fewest by the exact figure.
   for (std::uint64_t n : {1ull, 10ull, 1000ull, 123'456ull, 10'000'000'000ull}) {
     for (double p : {0.5, 0.01, 1e-6, 1e-12}) {
       const std::uint64_t blocks = blocked_optimal_blocks(n, p);
       EXPECT_LE(blocked_expected_fpp(blocks, n), p);
-      if (blocks > 1) {
-        EXPECT_GT(blocked_expected_fpp(blocks - 1, n), p);
+      if (n >= 1000) {
+        EXPECT_GT(blocked_expected_fpp(blocks - blocks / 100 - 1, n), p) << n << " " << p;
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/build.hpp"
@@ -51,15 +52,12 @@ TEST(ScalableBloomFilter, SubFiltersFollowTheChainFormula) {
                 params.initial_capacity * static_cast<std::uint64_t>(std::pow(params.growth, i)));
       EXPECT_DOUBLE_EQ(c.target_fpp, params.target_fpp * (1 - params.tightening) *
                                          std::pow(params.tightening, static_cast<double>(i)));
-      // Classic sizing, with m raised (by at most a few percent) so the FPP at capacity holds.
-      const filter_params classic = optimal_params(c.capacity, c.target_fpp);
-      EXPECT_EQ(c.hashes, classic.hashes);
-      EXPECT_GE(c.bits, classic.bits);
-      EXPECT_LE(static_cast<double>(c.bits), classic.bits * 1.03 + 64);
-      EXPECT_LE(expected_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
-      if (c.bits > classic.bits) {
-        EXPECT_GT(expected_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
-      }
+      // Exact sizing: the fewest bits whose exact FPP at capacity is within the target (a few
+      // percent above the textbook size for large sub-filters, more for small ones).
+      EXPECT_EQ(c.bits, exact_params(c.capacity, c.target_fpp).bits);
+      EXPECT_LE(exact_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
+      EXPECT_GT(exact_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
+      EXPECT_GE(c.bits, optimal_bits(c.capacity, c.target_fpp));
       sum += c.target_fpp;
     }
     EXPECT_LT(sum, params.target_fpp);
@@ -79,13 +77,46 @@ TEST(ScalableBloomFilter, NoFalseNegativesUpTo100TimesTheInitialCapacity) {
   EXPECT_LE(f.inserted(), 100'000u);
   EXPECT_GE(f.inserted(), 100'000u - 2000u);  // keys lost to false positives on insert
   EXPECT_NEAR(f.estimated_count(), static_cast<double>(f.inserted()), f.inserted() * 0.03);
-  // Linear growth (s = 1) and loose tightening.
-  scalable_bloom_filter linear(500, 0.05, 1, 0.9);
+  // Slow tightening (r = 0.9).
+  scalable_bloom_filter slow(500, 0.05, 2, 0.9);
   const auto keys = make_keys(20'000, 3);
-  linear.insert_many(views(keys));
-  expect_all_present(linear, keys);
-  EXPECT_GE(linear.sub_filter_count(), 38u);  // 40 capacities of 500, less false positives
-  EXPECT_LE(linear.sub_filter_count(), 40u);
+  slow.insert_many(views(keys));
+  expect_all_present(slow, keys);
+  EXPECT_EQ(slow.sub_filter_count(), 6u);  // 500 + 1000 + ... + 8000 < 20000 <= ... + 16000
+}
+
+// With growth s and tightening r, sub-filter i must hold p (1 - r) r^i at n0 s^i keys, and the
+// native probes' n/m^2 floor makes its bits per key at least sqrt(1 / (n_i p_i)): bounded only
+// when s r >= 1. Other combinations (linear growth among them) are refused up front; a chain of
+// them loaded from a file still answers, but adds no sub-filter.
+TEST(ScalableBloomFilter, GrowthThatCannotHoldTheBoundIsRefused) {
+  for (const auto& [s, r] :
+       {std::pair{1u, 0.5}, std::pair{1u, 0.99}, std::pair{2u, 0.4}, std::pair{4u, 0.2}}) {
+    expect_error(errc::invalid_argument, {"growth " + std::to_string(s), "tightening", "bound"},
+                 [&] { scalable_bloom_filter(10, 0.01, s, r); });
+  }
+  for (const auto& [s, r] :
+       {std::pair{2u, 0.5}, std::pair{2u, 0.9}, std::pair{4u, 0.25}, std::pair{3u, 0.4}}) {
+    EXPECT_NO_THROW(scalable_bloom_filter(10, 0.01, s, r)) << s << " " << r;
+  }
+  // A linear chain as an older bloomkit wrote it: the textbook-sized sub-filters of (10, 0.01, 1).
+  const scalable_params linear{10, 0.01, 1, 0.5};
+  std::vector<bloom_filter> subs;
+  const auto keys = make_keys(20, 50);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const filter_config target = scalable_bloom_filter::sub_filter_target(linear, i);
+    std::uint64_t m = optimal_bits(target.capacity, target.target_fpp);
+    const std::uint32_t k = optimal_hashes(m, target.capacity);
+    while (expected_fpp(m, k, target.capacity) > target.target_fpp) ++m;  // as it was sized
+    bloom_filter sub(filter_config{m, k, target.capacity, target.target_fpp}, bit_array(m), 0);
+    for (std::size_t k = 10 * i; k < 10 * i + 10; ++k) sub.insert(keys[k]);
+    subs.push_back(sub);
+  }
+  scalable_bloom_filter old(linear, subs);
+  expect_all_present(old, keys);
+  EXPECT_FALSE(old.insert(keys[3]));
+  expect_error(errc::invalid_argument, {"growth 1", "bound"}, [&] { old.insert("new key"); });
+  EXPECT_EQ(old.sub_filter_count(), 2u);
 }
 
 // The compound FPP measured on never-inserted keys at 100x the initial capacity stays within
@@ -96,10 +127,10 @@ TEST(ScalableBloomFilter, CompoundFppStaysWithinTargetAt100TimesInitialCapacity)
   const std::uint64_t n0 = 1000 / shrink;
   for (const scalable_params params :
        {scalable_params{n0, 0.1}, scalable_params{n0, 0.01}, scalable_params{n0, 0.001},
-        scalable_params{n0, 0.01, 4, 0.8}, scalable_params{2 * n0, 0.02, 1, 0.5}}) {
+        scalable_params{n0, 0.01, 4, 0.8}, scalable_params{2 * n0, 0.02, 3, 0.4}}) {
     scalable_bloom_filter f(params);
-    // 100 times the initial capacity; linear growth (s = 1): 10 times, 10 sub-filters.
-    const std::uint64_t n = params.initial_capacity * (params.growth == 1 ? 10 : 100);
+    // 100 times the initial capacity.
+    const std::uint64_t n = params.initial_capacity * 100;
     f.insert_many(views(make_keys(n, ++set)));
     const double p = params.target_fpp;
     const std::size_t queries = (p >= 0.01 ? 200'000 : 500'000) / shrink;
@@ -132,7 +163,7 @@ TEST(ScalableBloomFilter, InsertReportsWhetherAdded) {
 // insert_many gives exactly the filter (and count) of a loop of insert(), including repeats
 // within a batch and batches that span several growths.
 TEST(ScalableBloomFilter, BatchedAndSingleKeyPathsAgree) {
-  for (std::uint32_t growth : {1u, 2u, 3u}) {
+  for (std::uint32_t growth : {2u, 3u, 4u}) {
     auto keys = make_keys(6000, 10 + growth);
     const auto again = make_keys(2000, 10 + growth);  // repeats of the first 2000
     keys.insert(keys.begin() + 3000, again.begin(), again.end());

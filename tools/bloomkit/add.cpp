@@ -4,6 +4,7 @@
 // with the batched insert_many, and saves it (atomically) when anything changed. The file is
 // locked from load to save (output_file.hpp): concurrent writers serialize.
 // Prints: added <new> new of <keys> keys
+// Warns on stderr when the filter now holds more keys than its capacity (not scalable ones).
 
 #include <memory>
 #include <string>
@@ -42,6 +43,7 @@ void run_add(const add_options& o) {
   // A key is new when it changed the filter: no new key means the file would not change.
   if (fresh > 0) save(filter, o.file, key_type);
   out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
+  warn_if_past_capacity(filter, o.file);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 //     keys were inserted (input_file::check_unchanged).
 //
 // Prints: built FILE: <keys> keys read, <new> new, in <seconds> s
+// Warns on stderr when the filter holds more keys than its capacity (not scalable ones).
 
 #include <algorithm>
 #include <chrono>
@@ -293,6 +294,7 @@ void run_build(const build_options& o) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.commit(fmt::format("built {}: {} keys read, {} new, in {:.3f} s\n", printable(o.file),
                          result.keys, result.fresh, seconds));
+  warn_if_past_capacity(filter, o.file);
 }
 
 }  // namespace

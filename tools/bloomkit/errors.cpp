@@ -1,5 +1,7 @@
 #include "errors.hpp"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <new>
 
@@ -18,6 +20,21 @@ void print_error(std::string_view message) {
 void print_warning(std::string_view message) {
   std::fflush(stdout);
   fmt::print(stderr, "bloomkit: warning: {}\n", one_line(message));
+}
+
+void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t capacity,
+                        double fpp_now, double target) {
+  print_warning(fmt::format(
+      "{} holds about {} keys, past its capacity {}: its false-positive rate is now about {:.3g} "
+      "(target {})",
+      what, held, capacity, fpp_now, target));
+}
+
+std::uint64_t keys_held(std::uint64_t inserted, double estimated_count) {
+  if (estimated_count > static_cast<double>(inserted) && estimated_count < 0x1p63) {
+    return static_cast<std::uint64_t>(std::llround(estimated_count));
+  }
+  return inserted;
 }
 
 void print_usage_error(std::string_view message, std::string_view command) {

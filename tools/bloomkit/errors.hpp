@@ -11,6 +11,7 @@
 // a message (a name given with a newline) are escaped so that the line stays one line
 // (names.hpp).
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -33,9 +34,17 @@ class usage_error : public std::runtime_error {
 
 // "bloomkit: error: <message>" on stderr.
 void print_error(std::string_view message);
-// "bloomkit: warning: <message>" on stderr: something the user should know about a command that
-// still succeeded.
+// "bloomkit: warning: <message>" on stderr (the command goes on and exits 0).
 void print_warning(std::string_view message);
+// The warning of a filter past its capacity, one line:
+//   bloomkit: warning: <what> holds about <held> keys, past its capacity <capacity>: its
+//   false-positive rate is now about <fpp_now> (target <target>)
+// `what` names the filter ('ids.bf', redis filter 'ids').
+void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t capacity,
+                        double fpp_now, double target);
+// The keys a filter holds by its count of inserts that changed it (`inserted`), or by the count
+// estimated from its bits when that is larger (inserted stops growing as a filter saturates).
+std::uint64_t keys_held(std::uint64_t inserted, double estimated_count);
 // print_error() plus "Run 'bloomkit <command> --help' for usage."
 void print_usage_error(std::string_view message, std::string_view command);
 

@@ -71,6 +71,13 @@ std::size_t contains_many(const any_filter& filter, std::span<const std::string_
 void combine(any_filter& into, std::string_view into_name, const any_filter& other,
              std::string_view other_name, bool intersect);
 
+// Warns on stderr (warn_past_capacity) when the filter of `file` holds more keys than its
+// capacity: inserted() > capacity(); for a counting filter, whose inserted() counts repeats, when
+// the distinct keys estimated from its counters are past it beyond the estimate's error. Never
+// for scalable filters, which grow instead, nor for filters imported from another system's
+// format, whose capacity is only inferred from m and k (docs/INTEROP.md).
+void warn_if_past_capacity(const any_filter& filter, std::string_view file);
+
 // Removes one key from a counting filter; true if it was (probably) present. Throws
 // errc::unsupported naming the file for kinds that cannot remove.
 bool remove(any_filter& filter, std::string_view file, std::string_view key);

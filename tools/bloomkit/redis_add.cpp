@@ -6,6 +6,7 @@
 // Prints: added <new> new of <keys> keys
 // Warns on stderr when the server refused to count the new keys in the filter's meta (an ACL
 // user without HINCRBY): the keys are in, `inserted` is too low.
+// Warns on stderr when a bloomkit filter now holds more keys than its capacity.
 
 #include <memory>
 #include <string>
@@ -47,6 +48,12 @@ void add_keys(Filter& filter, const redis_add_options& o) {
           "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
           filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
     }
+    // go-zero keys record no capacity; a bloomkit filter past its capacity gets the warning.
+    if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
+    const redis::filter_info i = filter.info();
+    warn_past_capacity("redis filter " + quoted_name(i.name),
+                       keys_held(i.inserted, i.estimated_count), i.capacity, i.estimated_fpp,
+                       i.target_fpp);
   }
 }
 

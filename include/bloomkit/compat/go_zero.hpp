@@ -25,7 +25,9 @@ namespace bloomkit::go_zero {
 inline constexpr std::uint32_t hashes = 14;
 
 // go-zero has no sizing of its own (its callers pick the bits); for_capacity(n, p) gives the
-// fewest bits at which 14 probes keep the expected FPP at n keys at or below p.
+// fewest bits at which 14 probes keep the textbook FPP at n keys at or below p, or, where the
+// probes of one key collide too often for that (small n), the fewest bits at which the exact FPP
+// of 14 independent probes is at or below p (independent_probes_fpp, sizing.hpp).
 filter_params optimal_params(std::uint64_t n, double p);
 // Throws errc::invalid_argument unless hashes == 14.
 void check_params(std::uint64_t bits, std::uint32_t hashes);
@@ -57,6 +59,13 @@ struct policy {
     return go_zero::optimal_params(n, p);
   }
   static void check_params(std::uint64_t bits, std::uint32_t k) { go_zero::check_params(bits, k); }
+  // Its probes are independent hashes (sizing.hpp).
+  static double fpp(std::uint64_t bits, std::uint32_t k, std::uint64_t n) {
+    return independent_probes_fpp(bits, k, n);
+  }
+  static double fpp_at_fill(std::uint64_t bits, std::uint32_t k, double fill) noexcept {
+    return independent_probes_fpp_at_fill(bits, k, fill);
+  }
 };
 
 // A go-zero filter of m bits: filter(m, go_zero::hashes).

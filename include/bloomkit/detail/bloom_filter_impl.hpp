@@ -14,6 +14,23 @@ void check_policy_params(std::uint64_t bits, std::uint32_t hashes) {
     Policy::check_params(bits, hashes);
   }
 }
+// The policy's FPP figures (hashing.hpp), or the textbook ones.
+template <class Policy>
+double policy_fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n) {
+  if constexpr (requires { Policy::fpp(bits, hashes, n); }) {
+    return Policy::fpp(bits, hashes, n);
+  } else {
+    return expected_fpp(bits, hashes, n);
+  }
+}
+template <class Policy>
+double policy_fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept {
+  if constexpr (requires { Policy::fpp_at_fill(bits, hashes, fill); }) {
+    return Policy::fpp_at_fill(bits, hashes, fill);
+  } else {
+    return std::pow(fill, hashes);
+  }
+}
 }  // namespace detail
 
 template <class Policy>
@@ -33,7 +50,7 @@ basic_bloom_filter<Policy>::basic_bloom_filter(std::uint64_t bits, std::uint32_t
   validate_params(bits, hashes);
   detail::check_policy_params<Policy>(bits, hashes);
   const std::uint64_t n = natural_capacity(bits, hashes);
-  config_ = filter_config{bits, hashes, n, expected_fpp(bits, hashes, n)};
+  config_ = filter_config{bits, hashes, n, detail::policy_fpp<Policy>(bits, hashes, n)};
   bits_ = bit_array(bits);
 }
 
@@ -313,6 +330,11 @@ template <class Policy>
 void basic_bloom_filter<Policy>::clear() {
   bits_.clear();
   inserted_ = 0;
+}
+
+template <class Policy>
+double basic_bloom_filter<Policy>::estimated_fpp() const noexcept {
+  return detail::policy_fpp_at_fill<Policy>(bits(), hashes(), fill_ratio());
 }
 
 template <class Policy>

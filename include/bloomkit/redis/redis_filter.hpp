@@ -136,6 +136,8 @@ class redis_filter {
 
   // -m/k ln(1 - X/m) from the set bits X of every shard (BITCOUNT).
   double estimated_count();
+  // The meta's count of new keys (approximate: docs/REDIS.md): one round trip, no BITCOUNT.
+  std::uint64_t inserted();
   filter_info info();
 
   // Sets a time to live on EVERY key of the filter (meta and all shards).

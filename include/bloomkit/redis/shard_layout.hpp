@@ -43,7 +43,10 @@ struct shard_layout {
   // holds them as whole words), together at least m bits. Throws errc::invalid_argument for a
   // max_bits_log2 outside [min_shard_bits_log2, max_shard_bits_log2] and validate_params' errors.
   static shard_layout for_bits(std::uint64_t bits, std::uint32_t hashes, unsigned max_bits_log2);
-  // The layout create(n, p, B) gives: classic sizing (sizing.hpp), then for_bits.
+  // The layout create(n, p, B) gives: classic sizing (sizing.hpp, optimal_params), then
+  // for_bits; with more than one shard, more bits when the uneven (binomial) loads of the shards
+  // would take the exact FPP past p (exact_fpp_in_parts: small shards, 2^10 bits, hold ~100
+  // keys each at p = 1%, whose loads vary by 10%).
   static shard_layout for_capacity(std::uint64_t capacity, double fpp, unsigned max_bits_log2);
   // The first inconsistency of a layout read from somewhere (Redis meta, a file header), or ""
   // when it is valid; the reader names its source in its own error.
