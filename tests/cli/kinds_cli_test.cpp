@@ -191,3 +191,16 @@ TEST_F(Cli, CountingFiltersMergeButDoNotIntersect) {
 }
 
 }  // namespace
+
+namespace bloomkit::cli_test {
+// A counting filter counts every insert: adding a key again must be saved, or a later remove of
+// one of the two inserts leaves the key absent (a false negative).
+TEST_F(Cli, CountingAddOfAPresentKeyIsSavedSoOneRemoveKeepsIt) {
+  const std::string f = at("c.bf");
+  ok({"create", f, "--capacity", "100", "--fpp", "0.01", "--kind", "counting"});
+  ok({"add", f, "twice"});
+  ok({"add", f, "twice"});
+  ok({"remove", f, "twice"});
+  EXPECT_EQ(ok({"query", f, "twice"}), "1\ttwice\n");
+}
+}  // namespace bloomkit::cli_test

@@ -40,8 +40,10 @@ void run_add(const add_options& o) {
     keys += batch.size();
     fresh += insert_many(filter, encoder.encode(batch));
   });
-  // A key is new when it changed the filter: no new key means the file would not change.
-  if (fresh > 0) save(filter, o.file, key_type);
+  // A key is new when it changed the filter: no new key means the file would not change, except
+  // for a counting filter, whose counters count every insert (a later remove must find them).
+  const bool counts_every_insert = std::holds_alternative<counting_bloom_filter>(filter);
+  if (fresh > 0 || (counts_every_insert && keys > 0)) save(filter, o.file, key_type);
   out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
   warn_if_past_capacity(filter, o.file);
 }
