@@ -304,7 +304,7 @@ TEST_F(CliNames, ControlBytesAreEscapedInEveryOutputLine) {
   EXPECT_TRUE(matches(ok({"create", f, "--capacity", "100", "--fpp", "0.01"}),
                       "created " + f_shown + ": {N} bits, {N} bytes, {N} hashes\n"))
       << f_shown;
-  EXPECT_TRUE(matches(ok({"build", f, "--fpp", "0.01", at("keys.txt")}),
+  EXPECT_TRUE(matches(ok({"build", f, "--capacity", "100", "--fpp", "0.01", at("keys.txt")}),
                       "built " + f_shown + ": 2 keys read, 2 new, in {S} s\n"));
   EXPECT_EQ(ok({"add", f, "k3"}), "added 1 new of 1 keys\n");
   const std::string out = at("o\tut.bf");
