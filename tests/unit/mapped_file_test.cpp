@@ -26,9 +26,9 @@
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/mapped_file.hpp"
-#include "support/forked_child.hpp"
 #include "support/errors.hpp"
 #include "support/file_checks.hpp"
+#include "support/forked_child.hpp"
 #include "support/keys.hpp"
 #include "support/temp_dir.hpp"
 
