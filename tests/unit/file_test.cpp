@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "support/file_checks.hpp"
 #include "support/keys.hpp"
@@ -227,6 +228,31 @@ TEST(File, InconsistentFieldsAreRejected) {
   write_bytes(path, bytes);
   const auto code = expect_error_naming(path, [&] { load(path); });
   EXPECT_EQ(code, errc::corrupt_file);
+}
+
+// docs/FORMAT.md: the bytes between the header and a payload past offset 128 are zero. A file
+// with such padding loads; one whose padding is not zero is corrupt, named, for every full reader.
+TEST(File, PaddingBeforeThePayloadMustBeZero) {
+  temp_dir dir;
+  const auto f = sample_filter(1000, 0.01);
+  save(f, dir / "f.bloom");
+  const auto good = read_bytes(dir / "f.bloom");
+  file_header h = read_header(dir / "f.bloom");
+  h.payload_offset = file_header_size + 64;
+  std::vector<unsigned char> padded(good.begin(), good.begin() + file_header_size);
+  padded.resize(file_header_size + 64, 0);
+  padded.insert(padded.end(), good.begin() + file_header_size, good.end());
+  const auto path = dir / "padded.bloom";
+  write_bytes(path, test::with_valid_checksums(padded, h));
+  EXPECT_EQ(load(path), f);
+  EXPECT_EQ(map(path), f);
+
+  padded[file_header_size + 17] = 0x20;
+  write_bytes(path, test::with_valid_checksums(padded, h));
+  for (const auto& read : test::full_readers<bloom_filter>()) {
+    EXPECT_EQ(expect_error_naming(path, "padding before the payload is not 0", [&] { read(path); }),
+              errc::corrupt_file);
+  }
 }
 
 TEST(File, ReadHeaderReportsFields) {
