@@ -86,6 +86,8 @@ void write_json(const filter& f, std::ostream& out);
 
 namespace bloomkit {
 
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
+// bits-and-blooms-v3.
 extern template class basic_bloom_filter<bits_and_blooms::policy>;
 
 }  // namespace bloomkit

@@ -84,6 +84,8 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
 
 namespace bloomkit {
 
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
+// go-zero, k = 14.
 extern template class basic_bloom_filter<go_zero::policy>;
 
 }  // namespace bloomkit

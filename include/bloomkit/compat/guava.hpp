@@ -141,6 +141,8 @@ void write(const mitz_64_filter& filter, std::ostream& out);
 
 namespace bloomkit {
 
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic,
+// scheme guava-murmur128-mitz-32 / -64, and the key type (Guava's funnel) in the header's flags.
 extern template class basic_bloom_filter<guava::mitz_32_policy>;
 extern template class basic_bloom_filter<guava::mitz_64_policy>;
 
