@@ -50,15 +50,12 @@ using kind_request = scalable_params;
 template <class Filter>
 struct kind_traits;  // not a filter a file can hold
 
-// Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
-template <class Policy>
-struct kind_traits<basic_bloom_filter<Policy>> {
-  using filter_type = basic_bloom_filter<Policy>;
-  static constexpr filter_kind kind = filter_kind::classic;
-  static constexpr std::string_view name = "classic";
-  static constexpr hash_scheme scheme = Policy::scheme;
-  // Files of the peers' filters record how keys are funnelled (Guava's longFunnel).
-  static constexpr bool records_key_type = Policy::scheme != hash_scheme::xxh3_128;
+// What the traits of a filter sized by for_capacity(n, p) share: k, its storage's file check,
+// and no key type nor growth of its own.
+template <class Filter>
+struct sized_kind {
+  using filter_type = Filter;
+  static constexpr bool records_key_type = false;
   static constexpr bool grows = false;
   static filter_type create(const kind_request& r) {
     return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
@@ -67,6 +64,17 @@ struct kind_traits<basic_bloom_filter<Policy>> {
   template <class Report>
   static void describe(const filter_type&, Report&) {}
   static void check_source(const filter_type& f) { f.storage().check_source(); }
+};
+
+// Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
+template <class Policy>
+struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<Policy>> {
+  using typename sized_kind<basic_bloom_filter<Policy>>::filter_type;
+  static constexpr filter_kind kind = filter_kind::classic;
+  static constexpr std::string_view name = "classic";
+  static constexpr hash_scheme scheme = Policy::scheme;
+  // Files of the peers' filters record how keys are funnelled (Guava's longFunnel).
+  static constexpr bool records_key_type = Policy::scheme != hash_scheme::xxh3_128;
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);
@@ -76,22 +84,14 @@ struct kind_traits<basic_bloom_filter<Policy>> {
 };
 
 template <>
-struct kind_traits<blocked_bloom_filter> {
-  using filter_type = blocked_bloom_filter;
+struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::blocked;
   static constexpr std::string_view name = "blocked";
   static constexpr hash_scheme scheme = blocked_bloom_filter::scheme();
-  static constexpr bool records_key_type = false;
-  static constexpr bool grows = false;
-  static filter_type create(const kind_request& r) {
-    return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
-  }
-  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   template <class Report>
   static void describe(const filter_type& f, Report& r) {
     r.add("blocks", f.blocks());
   }
-  static void check_source(const filter_type& f) { f.storage().check_source(); }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);
@@ -101,22 +101,14 @@ struct kind_traits<blocked_bloom_filter> {
 };
 
 template <>
-struct kind_traits<counting_bloom_filter> {
-  using filter_type = counting_bloom_filter;
+struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::counting;
   static constexpr std::string_view name = "counting";
   static constexpr hash_scheme scheme = counting_bloom_filter::scheme();
-  static constexpr bool records_key_type = false;
-  static constexpr bool grows = false;
-  static filter_type create(const kind_request& r) {
-    return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
-  }
-  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   template <class Report>
   static void describe(const filter_type& f, Report& r) {
     r.add("saturated_counters", f.saturated_counters());
   }
-  static void check_source(const filter_type& f) { f.storage().check_source(); }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);

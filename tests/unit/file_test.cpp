@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,33 @@ TEST(File, ReadHeaderReportsFields) {
   EXPECT_EQ(to_string(h.kind), "classic");
   EXPECT_TRUE(is_known(h.kind));
   EXPECT_FALSE(is_known(static_cast<filter_kind>(99)));
+}
+
+// The kind names come from the registry (kinds.hpp): one per native kind, in kind order, and
+// parse_kind reads back what to_string writes.
+TEST(File, KindNamesComeFromTheRegistry) {
+  ASSERT_EQ(kind_names.size(), native_filters::size);
+  const char* expected[] = {"classic", "blocked", "counting", "scalable"};
+  for (std::size_t i = 0; i < kind_names.size(); ++i) {
+    EXPECT_EQ(static_cast<std::uint32_t>(kind_names[i].kind), i + 1);
+    EXPECT_EQ(kind_names[i].name, expected[i]);
+    EXPECT_EQ(to_string(kind_names[i].kind), expected[i]);
+    EXPECT_EQ(parse_kind(expected[i]), kind_names[i].kind);
+    EXPECT_TRUE(is_known(kind_names[i].kind));
+  }
+  EXPECT_EQ(parse_kind("bogus"), std::nullopt);
+  EXPECT_EQ(to_string(static_cast<filter_kind>(0)), "unknown");
+}
+
+// Only the peers' filters record 64-bit integer keys; a native filter saved with them is refused
+// (nothing written) with errc::unsupported naming the file.
+TEST(File, NativeFiltersDoNotRecordIntegerKeys) {
+  temp_dir dir;
+  const auto path = dir / "f.bloom";
+  EXPECT_EQ(expect_error_naming(path, "record 64-bit integer keys",
+                                [&] { save(sample_filter(100), path, key_type::int64); }),
+            errc::unsupported);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace
