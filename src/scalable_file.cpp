@@ -7,10 +7,10 @@
 #include <limits>
 #include <vector>
 
-#include "bloomkit/file.hpp"
+#include "bloomkit/kinds.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
-#include "classic_file.hpp"
-#include "file_format.hpp"
+#include "file/file_io.hpp"
+#include "file/header_codec.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -72,15 +72,6 @@ table_entry decode_entry(const unsigned char* in) {
 scalable_params chain_params(const file_header& h) {
   return {h.capacity, h.target_fpp, static_cast<std::uint32_t>(h.kind_params[0]),
           std::bit_cast<double>(h.kind_params[1]), h.kind_params[2]};
-}
-
-void check_zero(const unsigned char* begin, std::uint64_t length, const std::string& source,
-                const std::string& where) {
-  for (std::uint64_t i = 0; i < length; ++i) {
-    if (begin[i] != 0) {
-      fail_file(errc::corrupt_file, source, "inconsistent payload: padding " + where + " is not 0");
-    }
-  }
 }
 
 // Reads and validates the sub-filter table against the header, the chain formula and the
@@ -150,13 +141,12 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
   if (check == verify::full) {
     std::uint64_t gap_begin = count * table_entry_size + 8;
     for (std::uint64_t i = 0; i < count; ++i) {
-      check_zero(payload.data + gap_begin, table[i].offset - gap_begin, source,
-                 "before sub-filter " + std::to_string(i));
-      file_header sub;
-      sub.bits = table[i].bits;
-      sub.payload_length = bytes_for_bits(table[i].bits);
-      check_tail_bits(sub, payload.data + table[i].offset, source);
-      gap_begin = table[i].offset + sub.payload_length;
+      throw_if(check_zero(payload.data + gap_begin, table[i].offset - gap_begin,
+                          "before sub-filter " + std::to_string(i)),
+               source);
+      const std::uint64_t length = bytes_for_bits(table[i].bits);
+      throw_if(check_tail_bits(table[i].bits, payload.data + table[i].offset, length), source);
+      gap_begin = table[i].offset + length;
     }
   }
   std::vector<bloom_filter> subs;
@@ -174,9 +164,7 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
   return subs;
 }
 
-scalable_bloom_filter open_scalable(const std::filesystem::path& path, verify check, bool copy) {
-  const filter_file file(path);
-  file.require(filter_kind::scalable, scalable_bloom_filter::scheme());
+scalable_bloom_filter open_scalable(const filter_file& file, verify check, bool copy) {
   const mapped_payload payload = file.map_payload(check);
   std::vector<bloom_filter> chain;
   try {
@@ -191,46 +179,45 @@ scalable_bloom_filter open_scalable(const std::filesystem::path& path, verify ch
 
 }  // namespace
 
-void check_scalable_fields(const file_header& h, const std::string& source) {
-  if (h.flags != 0) {
-    fail_file(errc::unsupported, source,
-              "header flags " + std::to_string(h.flags) + " are not supported");
-  }
-  if (h.hashes != 0) {
-    fail_file(errc::corrupt_file, source,
-              "inconsistent header: hashes is " + std::to_string(h.hashes) +
-                  ", must be 0 for a scalable filter (each sub-filter has its own)");
-  }
-  const std::uint64_t growth = h.kind_params[0];
-  if (growth < 1 || growth > scalable_bloom_filter::max_growth) {
-    fail_file(errc::corrupt_file, source,
-              "inconsistent header: growth factor " + std::to_string(growth) + " is not in 1.." +
-                  std::to_string(scalable_bloom_filter::max_growth));
-  }
-  try {
-    scalable_bloom_filter::validate(chain_params(h));
-  } catch (const error& e) {
-    fail_file(errc::corrupt_file, source, std::string("inconsistent header: ") + e.what());
-  }
-  const std::uint64_t count = h.kind_params[3];
-  if (count < 1 || count > scalable_bloom_filter::max_sub_filters) {
-    fail_file(errc::corrupt_file, source,
-              "inconsistent header: sub-filter count " + std::to_string(count) + " is not in 1.." +
-                  std::to_string(scalable_bloom_filter::max_sub_filters));
-  }
-  // The table and at least one word per sub-filter; the table decides the exact length.
-  if (h.payload_length < table_size(count) + 8 * count || h.bits < count) {
-    fail_file(errc::corrupt_file, source,
-              "inconsistent header: payload length " + std::to_string(h.payload_length) +
-                  " and bits " + std::to_string(h.bits) + " cannot hold " + std::to_string(count) +
-                  " sub-filters");
-  }
-}
+template struct file_io<scalable_bloom_filter>;
 
 }  // namespace detail
 
-void save(const scalable_bloom_filter& filter, const std::filesystem::path& path) {
-  const auto subs = filter.sub_filters();
+detail::file_check kind_traits<scalable_bloom_filter>::check_fields(const file_header& h) {
+  using detail::inconsistent_header;
+  if (h.flags != 0) {
+    return detail::file_problem{errc::unsupported,
+                                "header flags " + std::to_string(h.flags) + " are not supported"};
+  }
+  if (h.hashes != 0) {
+    return inconsistent_header("hashes is " + std::to_string(h.hashes) +
+                               ", must be 0 for a scalable filter (each sub-filter has its own)");
+  }
+  const std::uint64_t growth = h.kind_params[0];
+  if (growth < 1 || growth > scalable_bloom_filter::max_growth) {
+    return inconsistent_header("growth factor " + std::to_string(growth) + " is not in 1.." +
+                               std::to_string(scalable_bloom_filter::max_growth));
+  }
+  try {
+    scalable_bloom_filter::validate(detail::chain_params(h));
+  } catch (const error& e) {
+    return inconsistent_header(e.what());
+  }
+  const std::uint64_t count = h.kind_params[3];
+  if (count < 1 || count > scalable_bloom_filter::max_sub_filters) {
+    return inconsistent_header("sub-filter count " + std::to_string(count) + " is not in 1.." +
+                               std::to_string(scalable_bloom_filter::max_sub_filters));
+  }
+  // The table and at least one word per sub-filter; the table decides the exact length.
+  if (h.payload_length < detail::table_size(count) + 8 * count || h.bits < count) {
+    return inconsistent_header("payload length " + std::to_string(h.payload_length) + " and bits " +
+                               std::to_string(h.bits) + " cannot hold " + std::to_string(count) +
+                               " sub-filters");
+  }
+  return {};
+}
+
+file_header kind_traits<scalable_bloom_filter>::header_of(const filter_type& filter) {
   file_header h;
   h.kind = filter_kind::scalable;
   h.scheme = filter.scheme();
@@ -241,11 +228,20 @@ void save(const scalable_bloom_filter& filter, const std::filesystem::path& path
   h.inserted = filter.inserted();
   h.payload_offset = file_header_size;
   h.kind_params = {filter.growth(), std::bit_cast<std::uint64_t>(filter.tightening()),
-                   filter.memory_ceiling(), subs.size()};
+                   filter.memory_ceiling(), filter.sub_filter_count()};
+  return h;
+}
 
-  std::vector<unsigned char> table(detail::table_size(subs.size()), 0);
+// The table, then each sub-filter's words (the payload's parts point into the table it owns and
+// into the sub-filters' storage).
+detail::file_payload kind_traits<scalable_bloom_filter>::payload_of(const filter_type& filter) {
+  const auto subs = filter.sub_filters();
+  detail::file_payload payload;
+  std::vector<unsigned char>& table = payload.owned;
+  table.assign(detail::table_size(subs.size()), 0);
   static constexpr unsigned char zeros[detail::payload_alignment] = {};
-  std::vector<std::span<const unsigned char>> parts = {table};
+  std::vector<std::span<const unsigned char>>& parts = payload.parts;
+  parts = {table};
   std::uint64_t offset = table.size();
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const bloom_filter& f = subs[i];
@@ -260,17 +256,16 @@ void save(const scalable_bloom_filter& filter, const std::filesystem::path& path
   }
   const std::uint64_t checksum = detail::table_checksum(table.data(), subs.size());
   std::memcpy(table.data() + subs.size() * detail::table_entry_size, &checksum, 8);
-  detail::write_filter_file(path, h, parts);
+  return payload;
 }
 
-template <>
-scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& path) {
-  return detail::open_scalable(path, verify::full, true);
+scalable_bloom_filter kind_traits<scalable_bloom_filter>::load(const detail::filter_file& file) {
+  return detail::open_scalable(file, verify::full, true);
 }
 
-template <>
-scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check) {
-  return detail::open_scalable(path, check, false);
+scalable_bloom_filter kind_traits<scalable_bloom_filter>::map(const detail::filter_file& file,
+                                                              verify check) {
+  return detail::open_scalable(file, check, false);
 }
 
 }  // namespace bloomkit

@@ -1,39 +1,84 @@
 #pragma once
-// A filter of whichever kind a file holds, for code that handles them all (the CLI does):
+// A filter of whichever kind a file holds, for code that handles them all:
 //
 //   bloomkit::any_filter f = bloomkit::map_any("ids.bloom");
 //   std::visit([](const auto& filter) { return filter.contains("42"); }, f);
 //
 // Every alternative has the common surface (insert, contains, insert_many, contains_many, bits,
 // capacity, target_fpp, inserted, estimated_count, estimated_fpp, fill_ratio, byte_size).
+// bloomkit::any_filter holds the native kinds; bloomkit::compat::any_filter
+// (compat/any_filter.hpp) the peers' filters too. Both are generated from their registry's list
+// by any_filter_ops below.
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <variant>
 
-#include "bloomkit/blocked_bloom_filter.hpp"
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/compat/bits_and_blooms.hpp"
-#include "bloomkit/compat/go_zero.hpp"
-#include "bloomkit/compat/guava.hpp"
-#include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
-#include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
 
-// Classic filters come with the native scheme or an interop one (compat/*.hpp, docs/INTEROP.md).
-using any_filter = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                                scalable_bloom_filter, guava::mitz_32_filter, guava::mitz_64_filter,
-                                bits_and_blooms::filter, go_zero::filter>;
+// The operations on a variant of the filters of `List` (a filter_list).
+template <class List>
+struct any_filter_ops;
+
+template <class... Filters>
+struct any_filter_ops<filter_list<Filters...>> {
+  using variant = std::variant<Filters...>;
+
+  // Opens `path` as the alternative its header names: open.template operator()<Filter>() is
+  // load<Filter> or map<Filter>. A kind or scheme the list lacks is errc::unsupported.
+  template <class Open>
+  static variant open(const std::filesystem::path& path, Open open) {
+    const file_header h = read_header(path);
+    std::optional<variant> out;
+    const auto try_one = [&]<class Filter>() {
+      if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
+        return;
+      }
+      out.emplace(open.template operator()<Filter>());
+    };
+    (try_one.template operator()<Filters>(), ...);
+    if (!out) {
+      throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
+                                         " filter with hash scheme " +
+                                         std::string(to_string(h.scheme)) +
+                                         ", which this build cannot open");
+    }
+    return std::move(*out);
+  }
+  static variant load(const std::filesystem::path& path) {
+    return open(path, [&]<class Filter>() { return bloomkit::load<Filter>(path); });
+  }
+  static variant map(const std::filesystem::path& path, verify check) {
+    return open(path, [&]<class Filter>() { return bloomkit::map<Filter>(path, check); });
+  }
+  static void save(const variant& filter, const std::filesystem::path& path, key_type keys) {
+    std::visit([&](const auto& f) { bloomkit::save(f, path, keys); }, filter);
+  }
+  static filter_kind kind_of(const variant& filter) noexcept {
+    return std::visit([](const auto& f) { return kind_traits<std::decay_t<decltype(f)>>::kind; },
+                      filter);
+  }
+  static void check_mapped_file(const variant& filter) {
+    std::visit([](const auto& f) { kind_traits<std::decay_t<decltype(f)>>::check_source(f); },
+               filter);
+  }
+};
+
+using any_filter = native_filters::variant;
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is
 // errc::unsupported naming the file.
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
-void save(const any_filter& filter, const std::filesystem::path& path);
-// Records the key type in the file too (file.hpp); only interop filters take key_type::int64
+// Records the key type in the file too (file.hpp); only the peers' filters take key_type::int64
 // (errc::unsupported for others).
-void save(const any_filter& filter, const std::filesystem::path& path, key_type keys);
+void save(const any_filter& filter, const std::filesystem::path& path,
+          key_type keys = key_type::string);
 
 // The kind of filter an alternative is.
 filter_kind kind_of(const any_filter& filter) noexcept;

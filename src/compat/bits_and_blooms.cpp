@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "../file/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
-#include "files.hpp"
 
 namespace bloomkit {
 
@@ -309,17 +309,8 @@ void write_json(const filter& f, std::ostream& out) {
 
 }  // namespace bits_and_blooms
 
-void save(const bits_and_blooms::filter& filter, const std::filesystem::path& path, key_type keys) {
-  compat::detail::save_filter(filter, path, keys);
-}
-template <>
-bits_and_blooms::filter load<bits_and_blooms::filter>(const std::filesystem::path& path) {
-  return compat::detail::load_filter<bits_and_blooms::policy>(path);
-}
-template <>
-bits_and_blooms::filter map<bits_and_blooms::filter>(const std::filesystem::path& path,
-                                                     verify check) {
-  return compat::detail::map_filter<bits_and_blooms::policy>(path, check);
-}
+// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+template struct kind_traits<bits_and_blooms::filter>;
+template struct detail::file_io<bits_and_blooms::filter>;
 
 }  // namespace bloomkit

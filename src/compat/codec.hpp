@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../exact_double.hpp"
-#include "../file_format.hpp"
+#include "../file/file_error.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"

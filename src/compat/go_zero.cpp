@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "../file/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
-#include "files.hpp"
 
 namespace bloomkit {
 
@@ -112,16 +112,8 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
 
 }  // namespace go_zero
 
-void save(const go_zero::filter& filter, const std::filesystem::path& path, key_type keys) {
-  compat::detail::save_filter(filter, path, keys);
-}
-template <>
-go_zero::filter load<go_zero::filter>(const std::filesystem::path& path) {
-  return compat::detail::load_filter<go_zero::policy>(path);
-}
-template <>
-go_zero::filter map<go_zero::filter>(const std::filesystem::path& path, verify check) {
-  return compat::detail::map_filter<go_zero::policy>(path, check);
-}
+// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+template struct kind_traits<go_zero::filter>;
+template struct detail::file_io<go_zero::filter>;
 
 }  // namespace bloomkit

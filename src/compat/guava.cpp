@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "../file/classic_kind.hpp"
 #include "codec.hpp"
-#include "files.hpp"
 
 namespace bloomkit {
 
@@ -154,27 +154,10 @@ void write(const mitz_64_filter& filter, std::ostream& out) {
 
 namespace bloomkit {
 
-void save(const guava::mitz_32_filter& filter, const std::filesystem::path& path, key_type keys) {
-  compat::detail::save_filter(filter, path, keys);
-}
-void save(const guava::mitz_64_filter& filter, const std::filesystem::path& path, key_type keys) {
-  compat::detail::save_filter(filter, path, keys);
-}
-template <>
-guava::mitz_32_filter load<guava::mitz_32_filter>(const std::filesystem::path& path) {
-  return compat::detail::load_filter<guava::mitz_32_policy>(path);
-}
-template <>
-guava::mitz_64_filter load<guava::mitz_64_filter>(const std::filesystem::path& path) {
-  return compat::detail::load_filter<guava::mitz_64_policy>(path);
-}
-template <>
-guava::mitz_32_filter map<guava::mitz_32_filter>(const std::filesystem::path& path, verify check) {
-  return compat::detail::map_filter<guava::mitz_32_policy>(path, check);
-}
-template <>
-guava::mitz_64_filter map<guava::mitz_64_filter>(const std::filesystem::path& path, verify check) {
-  return compat::detail::map_filter<guava::mitz_64_policy>(path, check);
-}
+// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+template struct kind_traits<guava::mitz_32_filter>;
+template struct kind_traits<guava::mitz_64_filter>;
+template struct detail::file_io<guava::mitz_32_filter>;
+template struct detail::file_io<guava::mitz_64_filter>;
 
 }  // namespace bloomkit

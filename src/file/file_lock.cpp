@@ -18,7 +18,7 @@
 #include <mutex>
 #include <utility>
 
-#include "../file_format.hpp"
+#include "file_error.hpp"
 #include "lock_state.hpp"
 #include "target.hpp"
 

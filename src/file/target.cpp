@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "../file_format.hpp"
+#include "file_error.hpp"
 
 namespace bloomkit::detail {
 

@@ -11,7 +11,7 @@
 #include <chrono>
 #include <utility>
 
-#include "../file_format.hpp"
+#include "file_error.hpp"
 #include "target.hpp"
 
 namespace bloomkit::detail {

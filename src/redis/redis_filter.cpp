@@ -21,6 +21,7 @@
 #include "filter_keys.hpp"
 #include "reply_errors.hpp"
 #include "shard_guard.hpp"
+#include "sharded_file.hpp"
 
 namespace bloomkit::redis {
 
@@ -1024,6 +1025,11 @@ redis_filter redis_filter::push(client& c, const std::filesystem::path& file, st
   validate_name(name);
   raw_filter raw = load_raw(file);
   const file_header& h = raw.header;
+  if (h.scheme == hash_scheme::redis_sharded_xxh3) {
+    if (const std::string problem = detail::sharded_file_inconsistency(h); !problem.empty()) {
+      throw error(errc::corrupt_file, file.string() + ": inconsistent header: " + problem);
+    }
+  }
   meta want;
   want.capacity = h.capacity;
   want.target_fpp = h.target_fpp;

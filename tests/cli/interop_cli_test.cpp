@@ -2,6 +2,7 @@
 // the files the real peers wrote (tests/data/interop, tools/interop/generate): the tool must
 // answer as the peer answered and write back the peer's bytes exactly.
 
+#include "bloomkit/compat/guava.hpp"
 #include "cli_support.hpp"
 #include "support/interop_vectors.hpp"
 

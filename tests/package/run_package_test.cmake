@@ -16,6 +16,7 @@ run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
   "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer ${WORK_DIR}/consumer.bloom)
+run(${WORK_DIR}/build/compat_consumer ${WORK_DIR}/compat_consumer.bloom)
 if(EXISTS ${WORK_DIR}/build/redis_consumer)
   run(${WORK_DIR}/build/redis_consumer)
 endif()

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bloomkit/file.hpp"
+#include "file/header_codec.hpp"  // encode_header, decode_header (src/: a test-only include)
 #include "support/errors.hpp"
 #include "support/temp_dir.hpp"
 

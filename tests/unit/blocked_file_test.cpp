@@ -45,6 +45,20 @@ TEST(BlockedFile, SaveLoadIsBitIdentical) {
   }
 }
 
+// docs/FORMAT.md, "Flags": only classic files may set a flag; a blocked file with the
+// integer-key flag is refused by every reader as an unknown flag.
+TEST(BlockedFile, IntegerKeyFlagIsRefused) {
+  temp_dir dir;
+  save(sample_filter(1000, 0.01), dir / "f.bloom");
+  const auto path = dir / "flagged.bloom";
+  test::write_forged(read_bytes(dir / "f.bloom"), path,
+                     [](file_header& h) { h.flags = file_flag_int64_keys; });
+  for (const auto& read : test::all_readers<blocked_bloom_filter>()) {
+    EXPECT_EQ(expect_error_naming(path, "header flags 1 are not supported", [&] { read(path); }),
+              errc::unsupported);
+  }
+}
+
 TEST(BlockedFile, LayoutMatchesFormatDoc) {
   temp_dir dir;
   const auto f = sample_filter(1000, 0.01);

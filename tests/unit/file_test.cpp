@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "support/file_checks.hpp"
 #include "support/keys.hpp"
@@ -229,6 +231,31 @@ TEST(File, InconsistentFieldsAreRejected) {
   EXPECT_EQ(code, errc::corrupt_file);
 }
 
+// docs/FORMAT.md: the bytes between the header and a payload past offset 128 are zero. A file
+// with such padding loads; one whose padding is not zero is corrupt, named, for every full reader.
+TEST(File, PaddingBeforeThePayloadMustBeZero) {
+  temp_dir dir;
+  const auto f = sample_filter(1000, 0.01);
+  save(f, dir / "f.bloom");
+  const auto good = read_bytes(dir / "f.bloom");
+  file_header h = read_header(dir / "f.bloom");
+  h.payload_offset = file_header_size + 64;
+  std::vector<unsigned char> padded(good.begin(), good.begin() + file_header_size);
+  padded.resize(file_header_size + 64, 0);
+  padded.insert(padded.end(), good.begin() + file_header_size, good.end());
+  const auto path = dir / "padded.bloom";
+  write_bytes(path, test::with_valid_checksums(padded, h));
+  EXPECT_EQ(load(path), f);
+  EXPECT_EQ(map(path), f);
+
+  padded[file_header_size + 17] = 0x20;
+  write_bytes(path, test::with_valid_checksums(padded, h));
+  for (const auto& read : test::full_readers<bloom_filter>()) {
+    EXPECT_EQ(expect_error_naming(path, "padding before the payload is not 0", [&] { read(path); }),
+              errc::corrupt_file);
+  }
+}
+
 TEST(File, ReadHeaderReportsFields) {
   temp_dir dir;
   const auto f = sample_filter(3000, 0.001);
@@ -244,6 +271,33 @@ TEST(File, ReadHeaderReportsFields) {
   EXPECT_EQ(to_string(h.kind), "classic");
   EXPECT_TRUE(is_known(h.kind));
   EXPECT_FALSE(is_known(static_cast<filter_kind>(99)));
+}
+
+// The kind names come from the registry (kinds.hpp): one per native kind, in kind order, and
+// parse_kind reads back what to_string writes.
+TEST(File, KindNamesComeFromTheRegistry) {
+  ASSERT_EQ(kind_names.size(), native_filters::size);
+  const char* expected[] = {"classic", "blocked", "counting", "scalable"};
+  for (std::size_t i = 0; i < kind_names.size(); ++i) {
+    EXPECT_EQ(static_cast<std::uint32_t>(kind_names[i].kind), i + 1);
+    EXPECT_EQ(kind_names[i].name, expected[i]);
+    EXPECT_EQ(to_string(kind_names[i].kind), expected[i]);
+    EXPECT_EQ(parse_kind(expected[i]), kind_names[i].kind);
+    EXPECT_TRUE(is_known(kind_names[i].kind));
+  }
+  EXPECT_EQ(parse_kind("bogus"), std::nullopt);
+  EXPECT_EQ(to_string(static_cast<filter_kind>(0)), "unknown");
+}
+
+// Only the peers' filters record 64-bit integer keys; a native filter saved with them is refused
+// (nothing written) with errc::unsupported naming the file.
+TEST(File, NativeFiltersDoNotRecordIntegerKeys) {
+  temp_dir dir;
+  const auto path = dir / "f.bloom";
+  EXPECT_EQ(expect_error_naming(path, "record 64-bit integer keys",
+                                [&] { save(sample_filter(100), path, key_type::int64); }),
+            errc::unsupported);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

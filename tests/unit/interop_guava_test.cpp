@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "file/header_codec.hpp"
 #include "support/interop_vectors.hpp"
 #include "support/temp_dir.hpp"
 

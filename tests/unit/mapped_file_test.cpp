@@ -23,7 +23,7 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/mapped_file.hpp"
 #include "support/errors.hpp"
@@ -36,6 +36,12 @@ namespace bloomkit {
 namespace {
 
 namespace fs = std::filesystem;
+// Every kind a file can hold, the peers' filters included.
+using compat::any_filter;
+using compat::check_mapped_file;
+using compat::load_any;
+using compat::map_any;
+using compat::save;
 using test::expect_child_succeeds;
 using test::make_keys;
 using test::read_bytes;

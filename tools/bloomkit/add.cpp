@@ -12,7 +12,6 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "filter_kinds.hpp"

@@ -33,7 +33,6 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "filter_kinds.hpp"

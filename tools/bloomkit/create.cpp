@@ -10,7 +10,6 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "names.hpp"

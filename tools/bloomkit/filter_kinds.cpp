@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,7 +18,31 @@ namespace bloomkit::cli {
 
 namespace {
 
-const std::vector<std::string> kind_names = {"classic", "blocked", "counting", "scalable"};
+std::vector<std::string> kind_choices() {
+  std::vector<std::string> names;
+  for (const kind_name& k : kind_names) names.emplace_back(k.name);
+  return names;
+}
+
+// The empty filter of the native kind named `kind` (one --kind accepts).
+template <class... Filters>
+any_filter create_kind(std::string_view kind, const kind_request& request,
+                       filter_list<Filters...>) {
+  std::optional<any_filter> out;
+  const auto try_one = [&]<class Filter>() {
+    if (!out && kind_traits<Filter>::name == kind)
+      out.emplace(kind_traits<Filter>::create(request));
+  };
+  (try_one.template operator()<Filters>(), ...);
+  if (!out) throw usage_error(fmt::format("unknown filter kind '{}'", kind));
+  return std::move(*out);
+}
+
+// Whether the native kind named `kind` takes the growth parameters.
+template <class... Filters>
+bool grows(std::string_view kind, filter_list<Filters...>) {
+  return ((kind_traits<Filters>::name == kind && kind_traits<Filters>::grows) || ...);
+}
 
 template <class F>
 auto as_usage_error(F&& make) {
@@ -36,7 +61,7 @@ auto as_usage_error(F&& make) {
 void add_kind_options(CLI::App& command, kind_options& o) {
   command.add_option("--kind", o.kind, "Filter kind (default: classic); see docs/VARIANTS.md")
       ->type_name("KIND")
-      ->check(CLI::IsMember(kind_names));
+      ->check(CLI::IsMember(kind_choices()));
   o.growth_option =
       add_whole_number_option(
           command, "--growth", o.growth, std::uint32_t{1}, scalable_bloom_filter::max_growth,
@@ -54,33 +79,22 @@ void add_kind_options(CLI::App& command, kind_options& o) {
 }
 
 any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
-  if (o.kind != "scalable") {
+  if (!grows(o.kind, native_filters{})) {
     for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
       if (option != nullptr && option->count() > 0) {
         throw usage_error(fmt::format("{} applies only to --kind scalable", option->get_name()));
       }
     }
   }
-  return as_usage_error([&]() -> any_filter {
-    if (o.kind == "blocked") return blocked_bloom_filter::for_capacity(capacity, fpp);
-    if (o.kind == "counting") return counting_bloom_filter::for_capacity(capacity, fpp);
-    if (o.kind == "scalable") {
-      return scalable_bloom_filter(capacity, fpp, o.growth, o.tightening, o.max_memory);
-    }
-    return bloom_filter::for_capacity(capacity, fpp);
+  return as_usage_error([&] {
+    return create_kind(o.kind, {capacity, fpp, o.growth, o.tightening, o.max_memory},
+                       native_filters{});
   });
 }
 
 std::uint32_t hashes_of(const any_filter& filter) noexcept {
-  return std::visit(
-      [](const auto& f) -> std::uint32_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, scalable_bloom_filter>) {
-          return f.sub_filters().front().hashes();
-        } else {
-          return f.hashes();
-        }
-      },
-      filter);
+  return std::visit([](const auto& f) { return kind_traits<std::decay_t<decltype(f)>>::hashes(f); },
+                    filter);
 }
 
 std::string describe_kind(const any_filter& filter) {

@@ -1,7 +1,8 @@
 #pragma once
-// The filter kinds of `create` / `build --kind`, and the operations commands apply to a filter of
-// whichever kind a file holds (bloomkit::any_filter). An operation a kind does not have (merge of
-// a scalable filter, remove from a classic one) is an error naming the file and its kind.
+// The filter kinds of `create` / `build --kind` (the native kinds of the registry, kinds.hpp), and
+// the operations commands apply to a filter of whichever kind a file holds, the peers' filters
+// included (bloomkit::compat::any_filter). An operation a kind does not have (merge of a scalable
+// filter, remove from a classic one) is an error naming the file and its kind.
 
 #include <concepts>
 #include <cstdint>
@@ -11,9 +12,17 @@
 
 #include <CLI/CLI.hpp>
 
-#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 
 namespace bloomkit::cli {
+
+// The tool opens every kind a file can hold.
+using compat::any_filter;
+using compat::check_mapped_file;
+using compat::kind_of;
+using compat::load_any;
+using compat::map_any;
+using compat::save;
 
 // What a kind can do beyond the common surface.
 template <class Filter>
@@ -44,8 +53,8 @@ struct kind_options {
   CLI::Option* max_memory_option = nullptr;
 };
 
-// --kind classic|blocked|counting|scalable (default classic), and for scalable filters
-// --growth S, --tightening R and --max-memory BYTES.
+// --kind with the names of the native kinds (kinds.hpp: classic|blocked|counting|scalable; default
+// classic), and for growing (scalable) filters --growth S, --tightening R and --max-memory BYTES.
 void add_kind_options(CLI::App& command, kind_options& options);
 
 // The empty filter a create or build asks for. Out-of-range values, and scalable options with

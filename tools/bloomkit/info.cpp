@@ -9,7 +9,6 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "json.hpp"
@@ -45,18 +44,7 @@ void run_info(const info_options& o) {
             .add("estimated_count", f.estimated_count())
             .add("fill_ratio", f.fill_ratio())
             .add("estimated_fpp", f.estimated_fpp());
-        using F = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<F, blocked_bloom_filter>) {
-          r.add("blocks", f.blocks());
-        } else if constexpr (std::is_same_v<F, counting_bloom_filter>) {
-          r.add("saturated_counters", f.saturated_counters());
-        } else if constexpr (std::is_same_v<F, scalable_bloom_filter>) {
-          r.add("sub_filters", static_cast<std::uint64_t>(f.sub_filter_count()))
-              .add("initial_capacity", f.initial_capacity())
-              .add("growth", f.growth())
-              .add("tightening", f.tightening())
-              .add("memory_ceiling", f.memory_ceiling());
-        }
+        kind_traits<std::decay_t<decltype(f)>>::describe(f, r);  // the kind's own fields
       },
       filter);
   check_mapped_file(filter);  // the figures were read from the mapping

@@ -10,7 +10,6 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/any_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 #include "errors.hpp"

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "errors.hpp"
 #include "filter_kinds.hpp"

@@ -11,7 +11,6 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/any_filter.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "key_input.hpp"

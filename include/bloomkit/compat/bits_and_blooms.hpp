@@ -86,15 +86,8 @@ void write_json(const filter& f, std::ostream& out);
 
 namespace bloomkit {
 
-// bloomkit filter files holding bits-and-blooms filters: kind classic, scheme bits-and-blooms-v3.
-void save(const bits_and_blooms::filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
-template <>
-bits_and_blooms::filter load<bits_and_blooms::filter>(const std::filesystem::path& path);
-template <>
-bits_and_blooms::filter map<bits_and_blooms::filter>(const std::filesystem::path& path,
-                                                     verify check);
-
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
+// bits-and-blooms-v3.
 extern template class basic_bloom_filter<bits_and_blooms::policy>;
 
 }  // namespace bloomkit

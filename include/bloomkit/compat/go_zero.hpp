@@ -84,14 +84,8 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
 
 namespace bloomkit {
 
-// bloomkit filter files holding go-zero filters: kind classic, scheme go-zero, k = 14.
-void save(const go_zero::filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
-template <>
-go_zero::filter load<go_zero::filter>(const std::filesystem::path& path);
-template <>
-go_zero::filter map<go_zero::filter>(const std::filesystem::path& path, verify check);
-
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
+// go-zero, k = 14.
 extern template class basic_bloom_filter<go_zero::policy>;
 
 }  // namespace bloomkit

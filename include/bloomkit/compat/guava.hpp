@@ -141,21 +141,8 @@ void write(const mitz_64_filter& filter, std::ostream& out);
 
 namespace bloomkit {
 
-// bloomkit filter files holding Guava filters: kind classic, scheme guava-murmur128-mitz-32 / -64,
-// and the key type (Guava's funnel) in the header's flags.
-void save(const guava::mitz_32_filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
-void save(const guava::mitz_64_filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
-template <>
-guava::mitz_32_filter load<guava::mitz_32_filter>(const std::filesystem::path& path);
-template <>
-guava::mitz_64_filter load<guava::mitz_64_filter>(const std::filesystem::path& path);
-template <>
-guava::mitz_32_filter map<guava::mitz_32_filter>(const std::filesystem::path& path, verify check);
-template <>
-guava::mitz_64_filter map<guava::mitz_64_filter>(const std::filesystem::path& path, verify check);
-
+// bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic,
+// scheme guava-murmur128-mitz-32 / -64, and the key type (Guava's funnel) in the header's flags.
 extern template class basic_bloom_filter<guava::mitz_32_policy>;
 extern template class basic_bloom_filter<guava::mitz_64_policy>;
 

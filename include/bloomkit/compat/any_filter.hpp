@@ -1,0 +1,31 @@
+#pragma once
+// A filter of whichever kind a file holds, the peers' filters included (target bloomkit::compat):
+// the native registry (kinds.hpp) extended with the classic filters of the peers' hash schemes
+// (docs/INTEROP.md). The same operations as bloomkit::any_filter (any_filter.hpp), from the
+// same generator.
+//
+//   bloomkit::compat::any_filter f = bloomkit::compat::map_any("users.bloom");  // any scheme
+
+#include <filesystem>
+
+#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/bits_and_blooms.hpp"
+#include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/compat/guava.hpp"
+
+namespace bloomkit::compat {
+
+// The native filters, then the peers' (classic filters with their probe policies).
+using filters = native_filters::append<guava::mitz_32_filter, guava::mitz_64_filter,
+                                       bits_and_blooms::filter, go_zero::filter>;
+using any_filter = filters::variant;
+
+any_filter load_any(const std::filesystem::path& path);
+any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
+// Only the peers' filters take key_type::int64 (errc::unsupported for others).
+void save(const any_filter& filter, const std::filesystem::path& path,
+          key_type keys = key_type::string);
+filter_kind kind_of(const any_filter& filter) noexcept;
+void check_mapped_file(const any_filter& filter);
+
+}  // namespace bloomkit::compat

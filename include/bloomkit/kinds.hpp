@@ -1,0 +1,188 @@
+#pragma once
+// The kind registry: what bloomkit knows of each filter type a file can hold, in one traits type
+// per filter type (kind_traits<Filter>), and the one list of native filter types
+// (native_filters) from which the rest is generated: the any_filter variant and
+// load_any / map_any / save (any_filter.hpp), the kind names below, the checks of a header's
+// kind-specific fields, save / load / map (file.hpp), and the CLI's --kind choices and `info`.
+// The peers' filters (bloomkit::compat) extend the list (compat/any_filter.hpp).
+//
+// Adding a kind: a filter_kind value, a kind_traits specialization here with its file codec in
+// src/file/, and its filter type in native_filters.
+//
+// A kind_traits<Filter> has:
+//   filter_type, kind, name, scheme       the filter type, its kind and hash scheme in files
+//   records_key_type                      whether its files may record key_type::int64
+//   grows                                 whether it takes the growth parameters of `create`
+//   create(request)                       an empty filter sized for request's n and p
+//   hashes(f), describe(f, report)        k, and the extra fields of `bloomkit info`
+//   check_source(f)                       for a mapped filter: throws if its file changed
+//   check_fields(h)                       the problem with the kind's header fields, if any
+//   header_of(f), payload_of(f)           what save() writes
+//   load(file), map(file, check)          a filter from an open, validated file
+// The file codec (the last three lines) is defined in src/file/ and reached only through
+// save / load / map and the header checks.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "bloomkit/blocked_bloom_filter.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/file_header.hpp"
+#include "bloomkit/scalable_bloom_filter.hpp"
+
+namespace bloomkit {
+
+namespace detail {
+class filter_file;    // an open, validated filter file (src/file/filter_file.hpp)
+struct file_payload;  // the parts of a payload to write (src/file/write_filter_file.hpp)
+struct file_problem;  // what is wrong with a file: an errc and a message (src/file/file_error.hpp)
+}  // namespace detail
+
+// What `create` asks for: n and p, and the growth parameters that growing kinds use.
+using kind_request = scalable_params;
+
+template <class Filter>
+struct kind_traits;  // not a filter a file can hold
+
+// What the traits of a filter sized by for_capacity(n, p) share: k, its storage's file check,
+// and no key type nor growth of its own.
+template <class Filter>
+struct sized_kind {
+  using filter_type = Filter;
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = false;
+  static filter_type create(const kind_request& r) {
+    return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
+  }
+  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
+  template <class Report>
+  static void describe(const filter_type&, Report&) {}
+  static void check_source(const filter_type& f) { f.storage().check_source(); }
+};
+
+// Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
+template <class Policy>
+struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<Policy>> {
+  using typename sized_kind<basic_bloom_filter<Policy>>::filter_type;
+  static constexpr filter_kind kind = filter_kind::classic;
+  static constexpr std::string_view name = "classic";
+  static constexpr hash_scheme scheme = Policy::scheme;
+  // Files of the peers' filters record how keys are funnelled (Guava's longFunnel).
+  static constexpr bool records_key_type = Policy::scheme != hash_scheme::xxh3_128;
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
+template <>
+struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
+  static constexpr filter_kind kind = filter_kind::blocked;
+  static constexpr std::string_view name = "blocked";
+  static constexpr hash_scheme scheme = blocked_bloom_filter::scheme();
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    r.add("blocks", f.blocks());
+  }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
+template <>
+struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
+  static constexpr filter_kind kind = filter_kind::counting;
+  static constexpr std::string_view name = "counting";
+  static constexpr hash_scheme scheme = counting_bloom_filter::scheme();
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    r.add("saturated_counters", f.saturated_counters());
+  }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
+template <>
+struct kind_traits<scalable_bloom_filter> {
+  using filter_type = scalable_bloom_filter;
+  static constexpr filter_kind kind = filter_kind::scalable;
+  static constexpr std::string_view name = "scalable";
+  static constexpr hash_scheme scheme = scalable_bloom_filter::scheme();
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = true;
+  static filter_type create(const kind_request& r) { return filter_type(r); }
+  // k of its first sub-filter.
+  static std::uint32_t hashes(const filter_type& f) noexcept {
+    return f.sub_filters().front().hashes();
+  }
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    r.add("sub_filters", static_cast<std::uint64_t>(f.sub_filter_count()))
+        .add("initial_capacity", f.initial_capacity())
+        .add("growth", f.growth())
+        .add("tightening", f.tightening())
+        .add("memory_ceiling", f.memory_ceiling());
+  }
+  static void check_source(const filter_type& f) {
+    for (const auto& sub : f.sub_filters()) sub.storage().check_source();
+  }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
+// A filter type with a kind_traits: one that files can hold.
+template <class Filter>
+concept file_kind = requires {
+  kind_traits<Filter>::kind;
+};
+
+// A list of filter types, and the variant that holds any of them.
+template <file_kind... Filters>
+struct filter_list {
+  using variant = std::variant<Filters...>;
+  template <file_kind... More>
+  using append = filter_list<Filters..., More...>;
+  static constexpr std::size_t size = sizeof...(Filters);
+};
+
+// The native filters, one per kind, in the order of the kinds.
+using native_filters =
+    filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter>;
+
+// The kinds and their names, in the order of native_filters.
+struct kind_name {
+  filter_kind kind;
+  std::string_view name;
+};
+template <class... Filters>
+constexpr std::array<kind_name, sizeof...(Filters)> kind_names_of(filter_list<Filters...>) {
+  return {{{kind_traits<Filters>::kind, kind_traits<Filters>::name}...}};
+}
+inline constexpr auto kind_names = kind_names_of(native_filters{});
+
+// "classic", "blocked", ...; "unknown" for a value that is not a kind.
+std::string_view to_string(filter_kind kind) noexcept;
+bool is_known(filter_kind kind) noexcept;
+// The kind named `name`, if one is.
+std::optional<filter_kind> parse_kind(std::string_view name) noexcept;
+
+}  // namespace bloomkit

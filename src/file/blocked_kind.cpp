@@ -1,0 +1,64 @@
+// Files of the blocked filter (kind 2, docs/FORMAT.md): the classic layout (the bits as
+// little-endian u64 words at offset 128) with a size in whole 256-bit blocks, k = 8 and no flags.
+
+#include <string>
+#include <utility>
+
+#include "bloomkit/kinds.hpp"
+#include "classic_kind.hpp"
+#include "file_io.hpp"
+#include "word_payload.hpp"
+
+namespace bloomkit {
+namespace detail {
+namespace {
+
+// The one construction of a blocked filter from a file's storage.
+blocked_bloom_filter blocked_from_storage(const file_header& h, bit_array storage) {
+  return {config_of(h), std::move(storage), h.inserted};
+}
+
+}  // namespace
+
+template struct file_io<blocked_bloom_filter>;
+
+}  // namespace detail
+
+detail::file_check kind_traits<blocked_bloom_filter>::check_fields(const file_header& h) {
+  // The payload is a bit array like the classic kind's: m and k in range, a payload of
+  // ceil(m / 64) words, reserved fields 0; only classic files may set a flag.
+  if (auto problem = detail::check_flags(h, 0)) return problem;
+  if (auto problem = detail::check_classic_fields(h)) return problem;
+  if (h.bits % blocked_block_bits != 0) {
+    return detail::inconsistent_header("bits " + std::to_string(h.bits) +
+                                       " of a blocked filter are not a multiple of " +
+                                       std::to_string(blocked_block_bits));
+  }
+  if (h.hashes != blocked_hashes) {
+    return detail::inconsistent_header("hashes " + std::to_string(h.hashes) +
+                                       " of a blocked filter are not " +
+                                       std::to_string(blocked_hashes));
+  }
+  return {};
+}
+
+file_header kind_traits<blocked_bloom_filter>::header_of(const filter_type& f) {
+  return detail::header_of_config(kind, scheme, f.config(), f.inserted());
+}
+
+detail::file_payload kind_traits<blocked_bloom_filter>::payload_of(const filter_type& f) {
+  return detail::words_payload(f.storage());
+}
+
+blocked_bloom_filter kind_traits<blocked_bloom_filter>::load(const detail::filter_file& file) {
+  const file_header& h = file.header();
+  return detail::blocked_from_storage(h, detail::read_words(file, h.bits));
+}
+
+blocked_bloom_filter kind_traits<blocked_bloom_filter>::map(const detail::filter_file& file,
+                                                            verify check) {
+  const file_header& h = file.header();
+  return detail::blocked_from_storage(h, detail::map_words(file, check, h.bits));
+}
+
+}  // namespace bloomkit

@@ -1,0 +1,45 @@
+#pragma once
+// Internal: save / load / map of any filter type of a registry, over its kind_traits
+// (kinds.hpp). The TU that defines a kind's file codec instantiates file_io for its filter types
+// (template struct detail::file_io<...>).
+
+#include "bloomkit/file.hpp"
+#include "filter_file.hpp"
+#include "write_filter_file.hpp"
+
+namespace bloomkit::detail {
+
+template <class Filter>
+void file_io<Filter>::save(const Filter& filter, const std::filesystem::path& path, key_type keys) {
+  using traits = kind_traits<Filter>;
+  file_header h = traits::header_of(filter);
+  if (keys == key_type::int64) {
+    if constexpr (!traits::records_key_type) {
+      throw error(errc::unsupported,
+                  path.string() +
+                      ": only filters of other systems' hash schemes (Guava, bits-and-blooms, "
+                      "go-zero) record 64-bit integer keys");
+    }
+    h.flags |= file_flag_int64_keys;
+  }
+  const file_payload payload = traits::payload_of(filter);
+  write_filter_file(path, h, payload.parts);
+}
+
+template <class Filter>
+Filter file_io<Filter>::load(const std::filesystem::path& path) {
+  using traits = kind_traits<Filter>;
+  const filter_file file(path);
+  file.require(traits::kind, traits::scheme);
+  return traits::load(file);
+}
+
+template <class Filter>
+Filter file_io<Filter>::map(const std::filesystem::path& path, verify check) {
+  using traits = kind_traits<Filter>;
+  const filter_file file(path);
+  file.require(traits::kind, traits::scheme);
+  return traits::map(file, check);
+}
+
+}  // namespace bloomkit::detail

@@ -1,0 +1,43 @@
+#pragma once
+// Internal: what the kinds whose payload is one bit array (classic, blocked, counting) share:
+// the header fields of a filter_config, the checks of those fields, and the array read, mapped or
+// written as the words lie in memory (docs/FORMAT.md, kind 1).
+
+#include <cstdint>
+#include <string>
+
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/file_header.hpp"
+#include "file_error.hpp"
+#include "filter_file.hpp"
+#include "write_filter_file.hpp"
+
+namespace bloomkit::detail {
+
+// The header of a filter of kind `kind`, scheme `scheme` and configuration `config` (bits = m,
+// counters for the counting kind), with its payload at offset 128.
+file_header header_of_config(filter_kind kind, hash_scheme scheme, const filter_config& config,
+                             std::uint64_t inserted);
+// The configuration a header records.
+filter_config config_of(const file_header& h);
+
+// Header checks, each the problem or none:
+// m and k in bloomkit's ranges (sizing.hpp: validate_params);
+file_check check_params_in_range(const file_header& h);
+// no flag outside `allowed`;
+file_check check_flags(const file_header& h, std::uint32_t allowed);
+// payload_length = `expected` bytes, for `what` ("1000 bits");
+file_check check_payload_length(const file_header& h, std::uint64_t expected,
+                                const std::string& what);
+// kind_params[first_unused..] are 0.
+file_check check_reserved_zero(const file_header& h, std::size_t first_unused = 0);
+
+// A payload of one bit array: `storage`'s words.
+file_payload words_payload(const bit_array& storage);
+// The payload as a bit array of `bits` bits, read into owned memory or viewed in the mapping;
+// bits past `bits` in its last word must be 0 (checked by map with verify::full only).
+bit_array read_words(const filter_file& file, std::uint64_t bits);
+bit_array map_words(const filter_file& file, verify check, std::uint64_t bits);
+
+}  // namespace bloomkit::detail
