@@ -23,10 +23,7 @@ filter_info redis_filter::info() {
   client& c = *state_.c;
   const std::string& name = state_.name;
   const detail::filter_meta m = detail::require_meta(c, name);
-  state_.layout = m.layout;
-  state_.generation = m.generation;
-  state_.next_generation = m.next_generation;
-  state_.guard_generation = m.guard_generation;
+  detail::adopt(state_, m);
   filter_info out;
   out.name = name;
   out.format_version = m.format_version;

@@ -110,13 +110,8 @@ redis_filter::redis_filter(client& c, std::string name, const detail::filter_met
                            filter_options options) {
   state_.c = &c;
   state_.name = std::move(name);
-  state_.layout = m.layout;
-  state_.capacity = m.capacity;
-  state_.target_fpp = m.target_fpp;
-  state_.generation = m.generation;
-  state_.next_generation = m.next_generation;
-  state_.guard_generation = m.guard_generation;
   state_.options = options;
+  detail::adopt(state_, m);
 }
 
 redis_filter redis_filter::create(client& c, std::string name, std::uint64_t capacity, double fpp,

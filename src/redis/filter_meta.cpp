@@ -25,6 +25,15 @@ std::vector<std::string> filter_meta::fields() const {
           "shard_guard",    std::to_string(guard_generation)};
 }
 
+void adopt(filter_state& f, const filter_meta& m) {
+  f.layout = m.layout;
+  f.capacity = m.capacity;
+  f.target_fpp = m.target_fpp;
+  f.generation = m.generation;
+  f.next_generation = m.next_generation;
+  f.guard_generation = m.guard_generation;
+}
+
 filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits) {
   filter_meta m;
   m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);

@@ -37,6 +37,9 @@ struct filter_meta {
   std::vector<std::string> fields() const;
 };
 
+// A handle takes the meta's parameters and generations (open, info, rebuild).
+void adopt(filter_state& f, const filter_meta& m);
+
 // The meta a filter of these parameters has (created left 0).
 filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits);
 // Decodes the fields of filter `name`'s meta (HGETALL).

@@ -41,10 +41,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
                                           " is running (or was interrupted: HDEL " + meta_key +
                                           " next_generation to clear it)");
   }
-  state_.layout = m.layout;
-  state_.generation = m.generation;
-  state_.next_generation = 0;
-  state_.guard_generation = m.guard_generation;
+  detail::adopt(state_, m);  // next_generation is 0
   // The new generation gets guard bits whenever they fit, also when the old one had none.
   const bool guarded = m.layout.has_guard_room();
   const std::uint64_t target = m.generation + 1;

@@ -127,7 +127,7 @@ class redis_filter {
                              filter_options options = {});
   // Opens an existing filter after validating its meta: errc::not_found (no such filter),
   // errc::wrong_type (N:meta is not a hash), errc::unsupported (a meta version or hash scheme
-  // this build does not know), errc::incompatible (fields missing or inconsistent). Writes
+  // this build does not know), errc::corrupt_file (fields missing or inconsistent). Writes
   // nothing.
   static redis_filter open(client& c, std::string name, filter_options options = {});
   // open() that also requires the parameters create(capacity, fpp, shard_bits) would give;
