@@ -26,6 +26,7 @@ namespace bloomkit::redis::detail {
 // never builds (and Redis never buffers) hundreds of MiB of commands at once.
 inline constexpr std::size_t max_keys_per_round_trip = 8192;
 
+// (A counting layout's remove adds an op here: INCRBY <type> <offset> -1 under OVERFLOW SAT.)
 enum class cell_op { read, write };
 
 // How a layout's cells are read and written in BITFIELD.
