@@ -19,9 +19,11 @@ batch_plan batch_plan::make(const batch_layout& layout, std::span<const std::str
                             cell_op op, std::size_t keys_per_command) {
   placement_sink sink;
   sink.placements.reserve(keys.size());
-  for (const std::string_view key : keys) {
-    layout.place(key, op, sink);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    layout.place(keys[i], op, sink);
     sink.next_key();
+    // The first key tells how many offsets a key takes: room for all of them at once.
+    if (i == 0) sink.offsets.reserve(sink.offsets.size() * keys.size());
   }
   batch_plan plan;
   plan.op = op;
@@ -29,11 +31,11 @@ batch_plan batch_plan::make(const batch_layout& layout, std::span<const std::str
   plan.placements = std::move(sink.placements);
   plan.offsets = std::move(sink.offsets);
   auto& ps = plan.placements;
-  const auto by_string = [](const placement& a, const placement& b) { return a.string < b.string; };
-  // Placements come in key order: a stable sort keeps it within each string.
-  if (!std::is_sorted(ps.begin(), ps.end(), by_string)) {
-    std::stable_sort(ps.begin(), ps.end(), by_string);
-  }
+  // By string, and in the order they were placed (key order) within one string.
+  const auto by_string = [](const placement& a, const placement& b) {
+    return a.string != b.string ? a.string < b.string : a.first < b.first;
+  };
+  if (!std::is_sorted(ps.begin(), ps.end(), by_string)) std::sort(ps.begin(), ps.end(), by_string);
   const std::size_t per_command = std::max<std::size_t>(1, keys_per_command);
   std::size_t i = 0;
   while (i < ps.size()) {
@@ -67,7 +69,7 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
   if (write) add_checks();
   where.bitfields_begin = cs.size();
   const std::string guard_bit = guarded ? std::to_string(where.check.guard_bit) : std::string();
-  const char* const operation = !write ? "GET" : increment ? "INCRBY" : "SET";
+  const bool bits = codec.type == "u1";
   for (const auto& g : plan.groups) {
     std::size_t cells = 0;
     for (std::size_t p = g.begin; p < g.end; ++p) cells += plan.placements[p].cells;
@@ -80,8 +82,20 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
     for (std::size_t p = g.begin; p < g.end; ++p) {
       const placement& at = plan.placements[p];
       for (std::size_t i = at.first; i < at.first + at.cells; ++i) {
-        c.args.emplace_back(operation);
-        c.args.push_back(codec.type);
+        // Arguments from literals where possible (their length is known at compile time):
+        // measurably cheaper than copying strings, and this loop is most of the client's work.
+        if (!write) {
+          c.args.emplace_back("GET");
+        } else if (increment) {
+          c.args.emplace_back("INCRBY");
+        } else {
+          c.args.emplace_back("SET");
+        }
+        if (bits) {
+          c.args.emplace_back("u1");
+        } else {
+          c.args.push_back(codec.type);
+        }
         c.args.push_back(std::to_string(plan.offsets[i]));
         if (codec.cell_numbers) c.args.back().insert(c.args.back().begin(), '#');
         if (write) c.args.emplace_back("1");
