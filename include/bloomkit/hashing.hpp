@@ -27,8 +27,7 @@ enum class hash_scheme : std::uint32_t {
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
   bits_and_blooms_v3 = 12,       // github.com/bits-and-blooms/bloom/v3
   go_zero = 13,                  // go-zero core/bloom (k = 14)
-  // xxh3_128 probes inside one of several equal shards, the shard chosen from the low halves of
-  // the digest (redis/shard_layout.hpp, docs/REDIS.md). With one shard it is exactly xxh3_128.
+  // Files pulled from a sharded Redis filter; the Redis layer defines it (redis/shard_layout.hpp).
   redis_sharded_xxh3 = 20,
 };
 

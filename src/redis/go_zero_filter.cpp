@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch_engine.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
@@ -17,15 +18,36 @@ namespace bloomkit::redis {
 
 namespace {
 
-// As redis_filter: batches larger than this go out in several round trips, so a call with
-// millions of keys never builds (and Redis never buffers) hundreds of MiB of commands at once.
-constexpr std::size_t max_keys_per_round_trip = 8192;
-
 using detail::check_reply;
+using detail::max_keys_per_round_trip;
 
 std::string describe_key(const std::string& key) {
   return "go-zero filter key '" + key + "'";
 }
+
+// go-zero's layout: the one Redis string `key`, a key's go_zero::hashes bits at go-zero's
+// positions (compat/go_zero.hpp), no guard (go-zero reads a missing key as an empty filter).
+class go_zero_layout final : public detail::batch_layout {
+ public:
+  go_zero_layout(const std::string& key, std::uint64_t bits) : key_(key), bits_(bits) {}
+
+  const detail::cell_codec& codec() const noexcept override { return codec_; }
+  detail::string_check check() const noexcept override { return {}; }
+  void place(std::string_view key, detail::cell_op, detail::placement_sink& out) const override {
+    auto probes = go_zero::policy::probes(go_zero::policy::hash(key), bits_);
+    std::uint64_t* offsets = out.add(0, go_zero::hashes);
+    for (std::uint32_t i = 0; i < go_zero::hashes; ++i) offsets[i] = probes.next();
+  }
+  std::string string_key(std::uint64_t) const override { return key_; }
+  std::string describe_command(std::string text) const override {
+    return describe_key(key_) + " (" + text + ")";
+  }
+
+ private:
+  const std::string& key_;
+  std::uint64_t bits_;
+  detail::cell_codec codec_;
+};
 
 }  // namespace
 
@@ -40,52 +62,15 @@ go_zero_filter::go_zero_filter(client& c, std::string key, std::uint64_t bits,
   options_.keys_per_command = std::max<std::size_t>(1, options_.keys_per_command);
 }
 
-// One round trip: BITFIELD (write) or BITFIELD_RO of keys_per_command keys each, pipelined; out[i]
-// = key i was new (write) / is present (read). Returns the number of true answers.
+// One round trip of the batch engine; out[i] = key i was new (write) / is present (read).
+// Returns the number of true answers.
 std::size_t go_zero_filter::run(std::span<const std::string_view> keys, bool write,
                                 std::span<bool> out) {
-  std::vector<command> cs;
-  cs.reserve((keys.size() + options_.keys_per_command - 1) / options_.keys_per_command);
-  for (std::size_t at = 0; at < keys.size(); at += options_.keys_per_command) {
-    const std::size_t end = std::min(keys.size(), at + options_.keys_per_command);
-    command c;
-    c.args.reserve(2 + (end - at) * go_zero::hashes * (write ? 4 : 3));
-    c.args.emplace_back(write ? "BITFIELD" : "BITFIELD_RO");
-    c.args.push_back(key_);
-    for (std::size_t i = at; i < end; ++i) {
-      auto probes = go_zero::policy::probes(go_zero::policy::hash(keys[i]), bits_);
-      for (std::uint32_t j = 0; j < go_zero::hashes; ++j) {
-        c.args.emplace_back(write ? "SET" : "GET");
-        c.args.emplace_back("u1");
-        c.args.push_back(std::to_string(probes.next()));
-        if (write) c.args.emplace_back("1");
-      }
-    }
-    cs.push_back(std::move(c));
-  }
-  const std::vector<reply> replies = client_->execute_many(cs);
-  const std::string what = std::string(write ? "BITFIELD " : "BITFIELD_RO ") + key_;
-  std::size_t n = 0;
-  for (std::size_t g = 0; g < cs.size(); ++g) {
-    check_reply(replies[g], describe_key(key_) + " (" + what + ")");
-    const std::size_t at = g * options_.keys_per_command;
-    const std::size_t count = std::min(keys.size() - at, options_.keys_per_command);
-    const auto& values = replies[g].elements();
-    if (values.size() != count * go_zero::hashes) {
-      throw error(errc::server_error, what + ": " + std::to_string(values.size()) + " values for " +
-                                          std::to_string(count * go_zero::hashes) + " probes");
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      bool zero_seen = false;
-      for (std::uint32_t j = 0; j < go_zero::hashes; ++j) {
-        zero_seen |= values[i * go_zero::hashes + j].integer() == 0;
-      }
-      const bool answer = write ? zero_seen : !zero_seen;
-      out[at + i] = answer;
-      n += answer;
-    }
-  }
-  return n;
+  const detail::batch_answers a = detail::run_batch(
+      *client_, go_zero_layout(key_, bits_), keys,
+      write ? detail::cell_op::write : detail::cell_op::read, options_.keys_per_command);
+  for (std::size_t i = 0; i < keys.size(); ++i) out[i] = a.answers[i] != 0;
+  return a.count();
 }
 
 bool go_zero_filter::insert(std::string_view key) {
@@ -97,8 +82,6 @@ bool go_zero_filter::contains(std::string_view key) {
   bool present = false;
   return run({&key, 1}, false, {&present, 1}) == 1;
 }
-
-namespace {}  // namespace
 
 std::size_t go_zero_filter::insert_many(std::span<const std::string_view> keys,
                                         std::span<bool> fresh) {

@@ -1,6 +1,5 @@
 #pragma once
-// Error replies of the filters' commands as bloomkit::error (internal, shared by redis_filter and
-// go_zero_filter).
+// Error replies of the filters' commands as bloomkit::error (internal, shared by the filters).
 
 #include <string>
 
@@ -18,6 +17,15 @@ inline void check_reply(const reply& r, const std::string& what) {
     throw error(errc::wrong_type, what + " holds a value of another type (" + text + ")");
   }
   throw error(errc::server_error, what + ": " + text);
+}
+
+// The integer of a reply; `what` names the command in the error of any other reply.
+inline long long as_integer(const reply& r, const std::string& what) {
+  check_reply(r, what);
+  if (r.type() != reply::kind::integer) {
+    throw error(errc::server_error, what + ": unexpected reply " + r.to_string());
+  }
+  return r.integer();
 }
 
 }  // namespace bloomkit::redis::detail

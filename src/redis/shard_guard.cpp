@@ -3,28 +3,12 @@
 #include <cstddef>
 
 #include "bloomkit/error.hpp"
+#include "filter_scripts.hpp"
 #include "reply_errors.hpp"
 
 namespace bloomkit::redis::detail {
 
 namespace {
-
-// Deletes KEYS[1] unless its bit ARGV[1] is set (ARGV[1] = -1: unconditionally). A script so
-// that the test and the delete are one step: a shard that a concurrent create preallocated
-// between our write and this cleanup has its guard bit and stays.
-constexpr const char* remove_orphan_script =
-    "local guard = tonumber(ARGV[1]) "
-    "if guard >= 0 and redis.call('GETBIT', KEYS[1], guard) == 1 then return 0 end "
-    "return redis.call('DEL', KEYS[1])";
-constexpr const char* remove_stray_meta_script =
-    "if redis.call('HEXISTS', KEYS[1], 'format_version') == 1 then return 0 end "
-    "return redis.call('DEL', KEYS[1])";
-
-command eval(const char* script, const std::string& key, std::string arg) {
-  std::vector<std::string> args = {"EVAL", script, "1", key};
-  if (!arg.empty()) args.push_back(std::move(arg));
-  return command{std::move(args), 3};
-}
 
 std::string unwritten(const std::vector<reply>& replies, const std::vector<command>& cs) {
   for (std::size_t i = 0; i < replies.size(); ++i) {
@@ -96,8 +80,8 @@ std::string remove_orphan_shards(client& c, const std::vector<std::string>& keys
   if (keys.empty()) return {};
   std::vector<command> cs;
   for (const auto& key : keys) {
-    cs.push_back(eval(remove_orphan_script, key,
-                      guarded ? std::to_string(layout.guard_bit()) : std::string("-1")));
+    cs.push_back(eval_command(remove_orphan_script, key,
+                              {guarded ? std::to_string(layout.guard_bit()) : std::string("-1")}));
   }
   try {
     return unwritten(c.execute_many(cs), cs);
@@ -107,7 +91,7 @@ std::string remove_orphan_shards(client& c, const std::vector<std::string>& keys
 }
 
 std::string remove_stray_meta(client& c, const std::string& meta_key) {
-  const std::vector<command> cs = {eval(remove_stray_meta_script, meta_key, {})};
+  const std::vector<command> cs = {eval_command(remove_stray_meta_script, meta_key, {})};
   try {
     return unwritten(c.execute_many(cs), cs);
   } catch (const error& e) {

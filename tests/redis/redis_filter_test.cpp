@@ -24,7 +24,6 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/key_slot.hpp"
 #include "file/header_codec.hpp"
-#include "redis/sharded_file.hpp"
 #include "support/errors.hpp"
 #include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
@@ -194,7 +193,7 @@ TEST(RedisShardLayout, ReversesBitsInBytes) {
   EXPECT_EQ(bytes, (std::vector<unsigned char>{0x80, 0x01, 0xf0, 0xa5}));
 }
 
-TEST(RedisShardLayout, ShardedFilesRoundTripAndBadShardCountsAreRefused) {
+TEST(RedisShardLayout, ShardedFilesRoundTrip) {
   // The local mirror of a sharded filter: hash scheme 20, shard count in kind_params[0].
   bloomkit::test::temp_dir dir;
   bloomkit::file_header h;
@@ -215,19 +214,9 @@ TEST(RedisShardLayout, ShardedFilesRoundTripAndBadShardCountsAreRefused) {
   auto m = error_of([&] { bloomkit::load(dir / "s.bf"); }, errc::unsupported);
   EXPECT_NE(m.find("uses hash scheme redis-sharded-xxh3, not xxh3-128"), std::string::npos) << m;
 
+  // Bad shard counts: shard_file_test.cpp (push and pull check them).
   h.payload_offset = bloomkit::file_header_size;
   h.payload_length = bits.byte_size();
-  for (const auto& [count, bit_count] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-           {1, 4096}, {0, 4096}, {3, 4096}, {2, 4096 + 64}, {2, (1ull << 33) + 128}}) {
-    auto bad = h;
-    bad.kind_params[0] = count;
-    bad.bits = bit_count;
-    bad.payload_length = bloomkit::bytes_for_bits(bit_count);
-    // The core reads the file; bloomkit::redis checks its shard layout (push refuses it as
-    // errc::corrupt_file naming the file).
-    m = bloomkit::redis::detail::sharded_file_inconsistency(bad);
-    EXPECT_NE(m.find("shards for"), std::string::npos) << m;
-  }
   auto native = h;  // the native scheme keeps every reserved field 0
   native.scheme = bloomkit::hash_scheme::xxh3_128;
   m = error_of([&] { bloomkit::decode_header(bloomkit::encode_header(native), "n.bf"); },
@@ -383,7 +372,8 @@ TEST_F(RedisFilterSingle, OpenErrorsAreClearAndWriteNothing) {
   EXPECT_NE(m.find("'str:meta' exists but is not a hash"), std::string::npos) << m;
   m = error_of([&] { redis_filter::open(*client_, "future"); }, errc::unsupported);
   EXPECT_NE(m.find("format version 99 is not supported"), std::string::npos) << m;
-  m = error_of([&] { redis_filter::open(*client_, "partial"); }, errc::incompatible);
+  // A meta missing a field is corrupt (not of other parameters: that is incompatible, below).
+  m = error_of([&] { redis_filter::open(*client_, "partial"); }, errc::corrupt_file);
   EXPECT_NE(m.find("field 'bits_per_shard' is missing"), std::string::npos) << m;
   m = error_of([&] { redis_filter::open(*client_, "scheme"); }, errc::unsupported);
   EXPECT_NE(m.find("hash scheme 7"), std::string::npos) << m;
@@ -689,6 +679,31 @@ TEST_F(RedisFilterSingle, SingleKeyInsertIsOneRoundTripWithoutLua) {
   EXPECT_EQ(f.info().inserted, 52u);
   auto c2 = client::connect(server_->url());
   EXPECT_EQ(redis_filter::open(c2, "one").info().inserted, 52u);
+}
+
+// calls= of one command in INFO COMMANDSTATS (0 when it never ran).
+long long calls_of(const redis_server& s, const std::string& cmd) {
+  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
+  const auto at = stats.find("cmdstat_" + cmd + ":calls=");
+  if (at == std::string::npos) return 0;
+  return std::stoll(stats.substr(at + cmd.size() + 15));
+}
+
+// What a single-key insert sends: its BITFIELD and the meta's re-read, plus the count of the
+// previous call's new keys when there is one; never a script.
+TEST_F(RedisFilterSingle, SingleKeyInsertSendsItsBitfieldAndTheMetaReadOnly) {
+  auto f = redis_filter::create(*client_, "cmds", 10000, 0.01);
+  EXPECT_TRUE(f.insert("warm up"));  // its count travels with the next call
+  server_->raw({"CONFIG", "RESETSTAT"});
+  EXPECT_TRUE(f.insert("a"));   // + HINCRBY of "warm up"
+  EXPECT_FALSE(f.insert("a"));  // + HINCRBY of "a"
+  EXPECT_FALSE(f.insert("a"));  // nothing to count
+  EXPECT_EQ(calls_of(*server_, "bitfield"), 3);
+  EXPECT_EQ(calls_of(*server_, "hmget"), 3);
+  EXPECT_EQ(calls_of(*server_, "hincrby"), 2);
+  EXPECT_EQ(calls_of(*server_, "eval"), 0);
+  EXPECT_EQ(calls_of(*server_, "evalsha"), 0);
+  EXPECT_EQ(f.inserted(), 2u);
 }
 
 TEST_F(RedisFilterSingle, RebuildOfNoKeysIsAllowedWhenAsked) {

@@ -14,7 +14,7 @@ namespace bloomkit::cli {
 
 struct command {
   CLI::App* app = nullptr;  // the CLI11 subcommand; run() when it was parsed
-  std::string path;         // "query", later "redis query": for "Run 'bloomkit <path> --help'"
+  std::string path;         // "query", "redis query": for "Run 'bloomkit <path> --help'"
   std::function<void()> run;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Keys for add / query (and the future `bloomkit redis add|query`): from the command line's KEY
+// Keys for add / query and `bloomkit redis add|query`: from the command line's KEY
 // arguments, or else from stdin's lines; a KEY argument "-" stands for stdin's lines at that
 // point. Keys arrive in batches (spans of string_views) so that the caller can use the
 // library's batched insert_many / contains_many; stdin is streamed block by block, never read

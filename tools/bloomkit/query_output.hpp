@@ -1,5 +1,5 @@
 #pragma once
-// The output of a query (`bloomkit query`, and the future `bloomkit redis query`):
+// The output of a query (`bloomkit query` and `bloomkit redis query`):
 //
 //   (default)  one line per key, in input order: "1\t<key>" maybe present, "0\t<key>" definitely
 //              absent

@@ -62,7 +62,7 @@ struct filter_options {
 struct filter_info {
   std::string name;
   std::uint32_t format_version = 0;
-  hash_scheme scheme = hash_scheme::redis_sharded_xxh3;
+  hash_scheme scheme = sharded_scheme;
   shard_layout layout;
   std::uint64_t capacity = 0;
   double target_fpp = 0;
@@ -93,6 +93,28 @@ struct rebuild_options {
 using key_sink = std::function<void(std::span<const std::string_view>)>;
 using key_source = std::function<void(const key_sink&)>;
 
+namespace detail {
+
+struct filter_meta;
+
+// The state of an open filter handle (internal: the modules of src/redis work on it).
+struct filter_state {
+  client* c = nullptr;
+  std::string name;
+  shard_layout layout;
+  std::uint64_t capacity = 0;
+  double target_fpp = 0;
+  std::uint64_t generation = 0;
+  std::uint64_t next_generation = 0;   // 0: no rebuild running
+  std::uint64_t guard_generation = 0;  // its shards carry a guard bit (others: STRLEN checks)
+  std::uint64_t pending_count = 0;     // new keys not yet counted in N:meta
+  std::uint64_t uncounted = 0;         // new keys whose count the server refused
+  std::string count_refusal;
+  filter_options options;
+};
+
+}  // namespace detail
+
 class redis_filter {
  public:
   // Creates filter `name` sized for `capacity` keys at false-positive probability `fpp`
@@ -105,7 +127,7 @@ class redis_filter {
                              filter_options options = {});
   // Opens an existing filter after validating its meta: errc::not_found (no such filter),
   // errc::wrong_type (N:meta is not a hash), errc::unsupported (a meta version or hash scheme
-  // this build does not know), errc::incompatible (fields missing or inconsistent). Writes
+  // this build does not know), errc::corrupt_file (fields missing or inconsistent). Writes
   // nothing.
   static redis_filter open(client& c, std::string name, filter_options options = {});
   // open() that also requires the parameters create(capacity, fpp, shard_bits) would give;
@@ -164,35 +186,21 @@ class redis_filter {
   void flush();
   // New keys whose count the server refused (an ACL user without HINCRBY): N:meta's `inserted`
   // is too low by at least this much. Not an error: the keys themselves were inserted.
-  std::uint64_t uncounted_inserts() const noexcept { return uncounted_; }
+  std::uint64_t uncounted_inserts() const noexcept { return state_.uncounted; }
   // The server's refusal of the count, "" when there was none.
-  const std::string& count_refusal() const noexcept { return count_refusal_; }
+  const std::string& count_refusal() const noexcept { return state_.count_refusal; }
 
-  const std::string& name() const noexcept { return name_; }
-  const shard_layout& layout() const noexcept { return layout_; }
-  std::uint64_t capacity() const noexcept { return capacity_; }
-  double target_fpp() const noexcept { return target_fpp_; }
-  std::uint64_t generation() const noexcept { return generation_; }
-  const filter_options& options() const noexcept { return options_; }
+  const std::string& name() const noexcept { return state_.name; }
+  const shard_layout& layout() const noexcept { return state_.layout; }
+  std::uint64_t capacity() const noexcept { return state_.capacity; }
+  double target_fpp() const noexcept { return state_.target_fpp; }
+  std::uint64_t generation() const noexcept { return state_.generation; }
+  const filter_options& options() const noexcept { return state_.options; }
 
  private:
-  struct meta;
-  redis_filter(client& c, std::string name, const meta& m, filter_options options);
+  redis_filter(client& c, std::string name, const detail::filter_meta& m, filter_options options);
 
-  client* client_;
-  std::string name_;
-  shard_layout layout_;
-  std::uint64_t capacity_ = 0;
-  double target_fpp_ = 0;
-  std::uint64_t generation_ = 0;
-  std::uint64_t next_generation_ = 0;   // 0: no rebuild running
-  std::uint64_t guard_generation_ = 0;  // its shards carry a guard bit (others: STRLEN checks)
-  std::uint64_t pending_count_ = 0;     // new keys not yet counted in N:meta
-  std::uint64_t uncounted_ = 0;         // new keys whose count the server refused
-  std::string count_refusal_;
-  filter_options options_;
-
-  friend struct filter_ops;
+  detail::filter_state state_;
 };
 
 }  // namespace bloomkit::redis

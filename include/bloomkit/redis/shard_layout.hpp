@@ -1,5 +1,5 @@
 #pragma once
-// The sharded layout of a Redis filter (hash scheme redis_sharded_xxh3, docs/REDIS.md).
+// The sharded layout of a Redis filter (hash scheme `sharded_scheme`, docs/REDIS.md).
 //
 // A filter of m bits is cut into `shard_count` equal shards of `shard_bits` bits, each a Redis
 // string of its own, so the total size is not bounded by Redis's 2^32-bit string limit. All k
@@ -26,6 +26,12 @@
 #include "bloomkit/sizing.hpp"
 
 namespace bloomkit::redis {
+
+// The hash scheme of this layout, in N:meta and in the files `pull` writes of filters of more
+// than one shard (docs/FORMAT.md, scheme 20): xxh3_128 probes inside one of several equal
+// shards, the shard chosen from the low halves of the digest. With one shard it is exactly
+// xxh3_128 (and pulls as a native file).
+inline constexpr hash_scheme sharded_scheme = hash_scheme::redis_sharded_xxh3;
 
 // Shard sizes are 2^min_shard_bits_log2 .. 2^max_shard_bits_log2 bits (the upper bound is
 // Redis's string limit, 512 MiB).

@@ -1,0 +1,36 @@
+#pragma once
+// Lookups and inserts of an open native filter handle (internal; docs/REDIS.md, "Operations"
+// and "Generations and rebuild"): the batch engine over the handle's generations, plus what
+// rides in the same round trip: the count of new keys (HINCRBY N:meta inserted) and the re-read
+// of the meta's generation (HMGET), so a single-key insert is one round trip and no Lua runs.
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+
+namespace bloomkit::redis::detail {
+
+// Inserts keys into every generation a writer must reach (the current one, and the one a
+// rebuild is filling); out[key] = new in the current generation. Returns the number of new
+// keys; their count travels with the handle's next call.
+std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
+                       std::vector<char>& out);
+// Looks keys up in the current generation; out[key] = present. Returns the number present.
+std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
+                      std::vector<char>& out);
+// Sends the pending count now (a round trip with only the count and the meta check).
+void flush_count(filter_state& f);
+// WAIT for options.wait_replicas replicas; fewer is errc::timeout.
+void wait_for_replicas(const filter_state& f);
+
+// The error of shard `key` that a write found missing, after removing what the write created
+// (`cleanup` says what could not be removed).
+error broken_write(const std::string& name, const shard_layout& layout, const std::string& key,
+                   bool guarded, const std::string& cleanup);
+
+}  // namespace bloomkit::redis::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The meta hash N:meta of a native filter (internal; docs/REDIS.md, "Layout"): its fields,
+// decoded and checked. A meta this build cannot read (another format version or hash scheme) is
+// errc::unsupported; a field missing, not a number or inconsistent is errc::corrupt_file (the
+// meta is corrupt); a valid meta of other parameters than asked is the caller's error.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomkit/hashing.hpp"
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/shard_layout.hpp"
+
+namespace bloomkit::redis::detail {
+
+struct filter_meta {
+  std::uint32_t format_version = meta_format_version;
+  hash_scheme scheme = sharded_scheme;
+  shard_layout layout;
+  std::uint64_t capacity = 0;
+  double target_fpp = 0;
+  std::uint64_t generation = 1;
+  std::uint64_t next_generation = 0;
+  std::int64_t created = 0;
+  std::uint64_t inserted = 0;
+  // The generation whose shards carry a guard bit (shard_layout::guard_bit), 0 for none.
+  // Filters made before guards, shards of 2^32 bits, and a generation an older bloomkit rebuilt
+  // have none: their shards are checked by length instead.
+  std::uint64_t guard_generation = 0;
+
+  bool guarded() const noexcept { return guard_generation != 0 && guard_generation == generation; }
+  // The hash fields, as HSET arguments.
+  std::vector<std::string> fields() const;
+};
+
+// A handle takes the meta's parameters and generations (open, info, rebuild).
+void adopt(filter_state& f, const filter_meta& m);
+
+// The meta a filter of these parameters has (created left 0).
+filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits);
+// Decodes the fields of filter `name`'s meta (HGETALL).
+filter_meta decode_meta(const std::string& name, const std::map<std::string, std::string>& fields);
+// Reads N:meta: nullopt when it does not exist; errc::wrong_type when it is not a hash.
+std::optional<filter_meta> read_meta(client& c, const std::string& name);
+// read_meta, and errc::not_found when there is none.
+filter_meta require_meta(client& c, const std::string& name);
+// "capacity 1000 (asked 2000), hashes 7 (asked 10)": what differs between two metas.
+std::string differences(const filter_meta& have, const filter_meta& want);
+
+// A whole number as Redis stores one (decimal digits, at most 2^64 - 1).
+bool parse_u64(const std::string& text, std::uint64_t& out);
+
+}  // namespace bloomkit::redis::detail

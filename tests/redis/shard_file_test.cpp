@@ -1,0 +1,73 @@
+// A Redis filter's layout as a local file (src/redis/shard_file.hpp): push and pull check the
+// shard fields of a sharded file themselves; the file code knows nothing of shards.
+#include "shard_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "support/errors.hpp"
+
+namespace {
+
+using bloomkit::errc;
+using bloomkit::file_header;
+using bloomkit::redis::shard_layout;
+using bloomkit::redis::detail::header_for;
+using bloomkit::redis::detail::layout_of_file;
+using bloomkit::test::error_of;
+
+file_header sharded(std::uint64_t shards, std::uint64_t bits) {
+  file_header h;
+  h.scheme = bloomkit::redis::sharded_scheme;
+  h.bits = bits;
+  h.hashes = 7;
+  h.capacity = 400;
+  h.target_fpp = 0.01;
+  h.kind_params[0] = shards;
+  return h;
+}
+
+TEST(RedisShardFile, BadShardCountsAreCorrupt) {
+  for (const auto& [count, bit_count] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {1, 4096}, {0, 4096}, {3, 4096}, {2, 4096 + 64}, {2, (1ull << 33) + 128}}) {
+    const auto m =
+        error_of([&] { layout_of_file(sharded(count, bit_count), "bad.bf"); }, errc::corrupt_file);
+    EXPECT_EQ(m.rfind("bad.bf: inconsistent header: " + std::to_string(count) + " shards for " +
+                          std::to_string(bit_count) + " bits (need 2 or more equal shards",
+                      0),
+              0u)
+        << m;
+  }
+}
+
+TEST(RedisShardFile, LayoutsOfFilesAndHeadersOfLayoutsRoundTrip) {
+  EXPECT_EQ(layout_of_file(sharded(4, 4096), "s.bf"), (shard_layout{1024, 4, 7}));
+  file_header native;
+  native.bits = 1000;
+  native.hashes = 7;
+  EXPECT_EQ(layout_of_file(native, "n.bf"), (shard_layout{1000, 1, 7}));
+  for (const shard_layout& l : {shard_layout{1024, 4, 7}, shard_layout{1000, 1, 7}}) {
+    EXPECT_EQ(layout_of_file(header_for(l), "x.bf"), l);
+  }
+  EXPECT_EQ(header_for({1000, 1, 7}).scheme, bloomkit::hash_scheme::xxh3_128);
+}
+
+TEST(RedisShardFile, FilesThatAreNoRedisFilterAreUnsupported) {
+  file_header big;
+  big.bits = (1ull << 32) + 64;
+  big.hashes = 7;
+  auto m = error_of([&] { layout_of_file(big, "big.bf"); }, errc::unsupported);
+  EXPECT_NE(m.find("a Redis string holds at most 2^32 bits"), std::string::npos) << m;
+  file_header guava;
+  guava.scheme = bloomkit::hash_scheme::guava_murmur128_mitz_64;
+  guava.bits = 1024;
+  guava.hashes = 7;
+  m = error_of([&] { layout_of_file(guava, "g.bf"); }, errc::unsupported);
+  EXPECT_NE(m.find("cannot be expressed as a Redis filter"), std::string::npos) << m;
+}
+
+}  // namespace
