@@ -11,25 +11,13 @@
 
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 namespace bloomkit::cli {
 
 namespace {
 
 const std::vector<std::string> kind_names = {"classic", "blocked", "counting", "scalable"};
-
-template <class F>
-auto as_usage_error(F&& make) {
-  try {
-    return make();
-  } catch (const error& e) {
-    if (e.code() == errc::invalid_argument || e.code() == errc::too_large) {
-      throw usage_error(e.what());
-    }
-    throw;
-  }
-}
 
 }  // namespace
 
@@ -53,7 +41,7 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             ->type_name("BYTES");
 }
 
-any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
+void check_kind_options(const kind_options& o) {
   if (o.kind != "scalable") {
     for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
       if (option != nullptr && option->count() > 0) {
@@ -61,6 +49,10 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
       }
     }
   }
+}
+
+any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
+  check_kind_options(o);
   return as_usage_error([&]() -> any_filter {
     if (o.kind == "blocked") return blocked_bloom_filter::for_capacity(capacity, fpp);
     if (o.kind == "counting") return counting_bloom_filter::for_capacity(capacity, fpp);

@@ -12,8 +12,8 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/error.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 #include "filter_kinds.hpp"
 #include "output_file.hpp"
 
