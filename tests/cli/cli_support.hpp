@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "bloomkit/bloomkit.hpp"
+#include "support/spawn.hpp"
 
 #ifndef BLOOMKIT_EXE
 #error "BLOOMKIT_EXE must be the path of the bloomkit binary"
@@ -283,25 +284,10 @@ class Cli : public ::testing::Test {
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY, 0644);
     // The test ignores SIGPIPE; the tool gets the default disposition.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-
-    std::vector<std::string> storage{BLOOMKIT_EXE};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-
     pid_t pid = -1;
     const int spawn_error =
-        ::posix_spawn(&pid, BLOOMKIT_EXE, &actions, &attr, argv.data(), environ);
+        bloomkit::test::spawn_with_default_signals(&pid, BLOOMKIT_EXE, args, &actions);
     posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
     result r;
     if (spawn_error != 0) {
       ADD_FAILURE() << "posix_spawn " << BLOOMKIT_EXE << ": " << std::strerror(spawn_error);

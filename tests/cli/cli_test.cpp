@@ -241,6 +241,27 @@ TEST_F(Cli, BuildIsTheSameFilterWhateverTheThreadsAndInput) {
   }
 }
 
+// A pipe is read in blocks of whole lines (2 MiB) that the workers share: keys that straddle a
+// block end, and a key longer than a block, arrive whole.
+TEST_F(Cli, BuildFromAPipeOfManyBlocksReadsEveryKeyWhole) {
+  const std::size_t n = 300000;
+  const std::string first = make_keys("blocks", n / 2);
+  const std::string second = make_keys("blocks-2", n / 2);
+  const std::string long_key(5 << 20, 'k');
+  const std::string keys = first + long_key + "\n" + second;
+  ASSERT_GT(keys.size(), std::size_t{12} << 20);
+  const std::string f = at("piped.bf");
+  const std::string out =
+      ok({"build", f, "--capacity", std::to_string(n + 1), "--fpp", "0.01", "--threads", "2"}, keys,
+         stdin_kind::pipe);
+  EXPECT_TRUE(
+      matches(out, "built " + f + ": " + std::to_string(n + 1) + " keys read, {N} new, in {S} s\n"))
+      << out;
+  ok({"create", at("added.bf"), "--capacity", std::to_string(n + 1), "--fpp", "0.01"});
+  ok({"add", at("added.bf")}, keys);
+  EXPECT_TRUE(bloomkit::load(f) == bloomkit::load(at("added.bf")));
+}
+
 TEST_F(Cli, BuildWithoutCapacityCountsLines) {
   // 5 keys: "a", "", "b", "c", "d" (the last without '\n').
   write("one.txt", "a\n\nb\n");

@@ -71,22 +71,9 @@ class FileWrites : public Cli {
     const std::string err = at(".err-" + tag);
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
     // Whatever the test runner ignores, the tool gets the default dispositions.
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-    std::vector<std::string> storage{BLOOMKIT_EXE};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(::posix_spawn(&p.pid, BLOOMKIT_EXE, &actions, &attr, argv.data(), environ), 0);
+    EXPECT_EQ(bloomkit::test::spawn_with_default_signals(&p.pid, BLOOMKIT_EXE, args, &actions), 0);
     posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
     if (stdin_path.empty()) {
       ::close(pipe_fds[0]);
       p.stdin_pipe = pipe_fds[1];

@@ -1,5 +1,5 @@
 // End-to-end tests of the filter kinds in the bloomkit tool (docs/CLI.md "Filter kinds"):
-// create / build --kind, and add, query, info and merge on files of every kind; remove for
+// create / build / size --kind, and add, query, info and merge on files of every kind; remove for
 // counting filters and its errors for the others.
 
 #include <string>
@@ -53,6 +53,47 @@ TEST_P(CliKinds, BuildFindsEveryKey) {
                       "built " + f + ": 5000 keys read, {N} new, in {S} s\n"));
   EXPECT_EQ(ok({"query", f, "--count", "-"}, read("keys.txt")), "present=5000 absent=0\n");
   EXPECT_EQ(parse_lines(ok({"info", f})).at("kind"), kind);
+}
+
+// `size --kind K` shows what `create --kind K` makes (docs/CLI.md, "size"): the same bits,
+// bytes and hashes, for tiny to large filters, and the kind's own fields after them.
+TEST_P(CliKinds, SizeShowsWhatCreateMakes) {
+  const std::string kind = GetParam();
+  for (const std::string capacity : {"1", "1000", "1000000"}) {
+    for (const std::string fpp : {"0.1", "0.001"}) {
+      const std::vector<std::string> sizing = {"--capacity", capacity, "--fpp",
+                                               fpp,          "--kind", kind};
+      std::vector<std::string> create = {"create", at("s.bf")};
+      create.insert(create.end(), sizing.begin(), sizing.end());
+      std::vector<std::uint64_t> made;
+      ASSERT_TRUE(matches(ok(create),
+                          "created " + at("s.bf") + ": {N} bits, {N} bytes, {N} hashes\n", &made));
+      std::vector<std::string> size = {"size"};
+      size.insert(size.end(), sizing.begin(), sizing.end());
+      const auto shown = parse_lines(ok(size));
+      const std::string what = kind + " " + capacity + " " + fpp;
+      EXPECT_EQ(shown.at("capacity"), capacity) << what;
+      EXPECT_EQ(shown.at("fpp"), fpp) << what;
+      EXPECT_EQ(shown.at("bits"), std::to_string(made[0])) << what;
+      EXPECT_EQ(shown.at("bytes"), std::to_string(made[1])) << what;
+      EXPECT_EQ(shown.at("hashes"), std::to_string(made[2])) << what;
+      size.push_back("--json");
+      const auto json = parse_flat_json(ok(size));
+      EXPECT_EQ(json.at("bits").text, std::to_string(made[0])) << what;
+      EXPECT_EQ(json.size(), shown.size()) << what;
+      if (kind == "blocked") {
+        EXPECT_EQ(shown.size(), 6u) << what;
+        EXPECT_EQ(shown.at("blocks"), std::to_string(made[0] / 256)) << what;
+      } else if (kind == "scalable") {
+        EXPECT_EQ(shown.size(), 8u) << what;
+        EXPECT_EQ(shown.at("growth"), "2") << what;
+        EXPECT_EQ(shown.at("tightening"), "0.5") << what;
+        EXPECT_EQ(shown.at("memory_ceiling"), "0") << what;
+      } else {
+        EXPECT_EQ(shown.size(), 5u) << what;
+      }
+    }
+  }
 }
 
 TEST_P(CliKinds, RemoveOnlyFromCountingFilters) {
@@ -167,6 +208,41 @@ TEST_F(Cli, ScalableOptionsNeedTheScalableKind) {
   EXPECT_EQ(bad.status, 2) << bad;
   EXPECT_NE(bad.err.find("tightening"), std::string::npos) << bad;
   EXPECT_FALSE(exists("x.bf"));
+}
+
+TEST_F(Cli, SizeOfScalableFiltersTakesTheirOptionsAndOtherKindsRefuseThem) {
+  const std::vector<std::string> sizing = {"--capacity",   "100",      "--fpp",        "0.01",
+                                           "--kind",       "scalable", "--growth",     "4",
+                                           "--tightening", "0.8",      "--max-memory", "100000"};
+  std::vector<std::string> create = {"create", at("s.bf")};
+  create.insert(create.end(), sizing.begin(), sizing.end());
+  std::vector<std::uint64_t> made;
+  ASSERT_TRUE(
+      matches(ok(create), "created " + at("s.bf") + ": {N} bits, {N} bytes, {N} hashes\n", &made));
+  std::vector<std::string> size = {"size"};
+  size.insert(size.end(), sizing.begin(), sizing.end());
+  const auto shown = parse_lines(ok(size));
+  EXPECT_EQ(shown.at("bits"), std::to_string(made[0]));
+  EXPECT_EQ(shown.at("growth"), "4");
+  EXPECT_EQ(shown.at("tightening"), "0.8");
+  EXPECT_EQ(shown.at("memory_ceiling"), "100000");
+  // A ceiling below the first sub-filter: create refuses it, and so does size.
+  const result tight = run({"size", "--capacity", "100000", "--fpp", "0.01", "--kind", "scalable",
+                            "--max-memory", "1000"});
+  EXPECT_EQ(tight.status, 2) << tight;
+  EXPECT_NE(tight.err.find("memory ceiling"), std::string::npos) << tight;
+  // The default kind is classic, and its output is the classic five lines.
+  EXPECT_EQ(ok({"size", "--capacity", "1000", "--fpp", "0.01"}),
+            ok({"size", "--capacity", "1000", "--fpp", "0.01", "--kind", "classic"}));
+  for (const char* kind : {"classic", "blocked", "counting"}) {
+    const result r =
+        run({"size", "--capacity", "100", "--fpp", "0.01", "--kind", kind, "--growth", "4"});
+    EXPECT_EQ(r.status, 2) << r;
+    EXPECT_EQ(r.err.rfind("bloomkit: error: --growth applies only to --kind scalable\n", 0), 0u)
+        << r;
+  }
+  const result unknown = run({"size", "--capacity", "100", "--fpp", "0.01", "--kind", "cuckoo"});
+  EXPECT_EQ(unknown.status, 2) << unknown;
 }
 
 TEST_F(Cli, CountingFiltersMergeButDoNotIntersect) {

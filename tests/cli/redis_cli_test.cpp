@@ -3,10 +3,12 @@
 // the exit status are checked exactly.
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <csignal>
 #include <filesystem>
@@ -26,6 +28,7 @@
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/scoped_env.hpp"
+#include "support/spawn.hpp"
 #include "support/temp_dir.hpp"
 
 #ifndef BLOOMKIT_EXE
@@ -55,24 +58,28 @@ std::string slurp(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Starts bloomkit with `args`, its stdin read from paths[0], stdout and stderr written to
+// paths[1] and paths[2]; does not wait for it.
+pid_t start(const std::vector<std::string>& args, const std::array<fs::path, 3>& paths) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, paths[0].c_str(), O_RDONLY, 0);
+  for (int fd : {1, 2}) {
+    posix_spawn_file_actions_addopen(&actions, fd, paths[fd].c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  }
+  pid_t pid = -1;
+  EXPECT_EQ(bloomkit::test::spawn_with_default_signals(&pid, BLOOMKIT_EXE, args, &actions), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
 // Runs bloomkit with `args`, `input` on stdin; stdout and stderr go through files in `dir`.
 result run(const fs::path& dir, const std::vector<std::string>& args,
            const std::string& input = "") {
   const fs::path in = dir / "stdin", out = dir / "stdout", err = dir / "stderr";
   std::ofstream(in, std::ios::binary | std::ios::trunc) << input;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fds[3] = {::open(in.c_str(), O_RDONLY),
-                        ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
-                        ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)};
-    for (int i = 0; i < 3; ++i) ::dup2(fds[i], i);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(BLOOMKIT_EXE));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(BLOOMKIT_EXE, argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = start(args, {in, out, err});
   int status = 0;
   ::waitpid(pid, &status, 0);
   result r;
@@ -409,18 +416,7 @@ TEST_F(RedisCli, ConnectFailureIsTheDocumentedMessage) {
 
 // Starts bloomkit with `args` (stdin empty, output discarded) without waiting for it.
 pid_t spawn(const std::vector<std::string>& args) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    for (int i = 0; i < 3; ++i) ::dup2(null, i);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(BLOOMKIT_EXE));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(BLOOMKIT_EXE, argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return start(args, {"/dev/null", "/dev/null", "/dev/null"});
 }
 
 TEST_F(RedisCli, AMissingShardIsAnErrorNamingItNeverAnAnswer) {

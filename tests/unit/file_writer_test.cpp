@@ -29,6 +29,7 @@
 #include "bloomkit/file_writer.hpp"
 #include "file/temp_file.hpp"
 #include "support/errors.hpp"
+#include "support/spawn.hpp"
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -329,23 +330,11 @@ pid_t start_probe(const std::vector<std::string>& args, int* out) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> storage{BLOOMKIT_FILE_WRITER_PROBE};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
   pid_t pid = -1;
-  EXPECT_EQ(::posix_spawn(&pid, BLOOMKIT_FILE_WRITER_PROBE, &actions, &attr, argv.data(), environ),
-            0);
+  EXPECT_EQ(
+      bloomkit::test::spawn_with_default_signals(&pid, BLOOMKIT_FILE_WRITER_PROBE, args, &actions),
+      0);
   posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   ::close(fds[1]);
   *out = fds[0];
   std::string said;

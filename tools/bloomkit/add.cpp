@@ -12,8 +12,9 @@
 
 #include <fmt/core.h>
 
+#include "bloomkit/any_filter.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 #include "filter_kinds.hpp"
 #include "key_encoding.hpp"
 #include "key_input.hpp"
@@ -33,12 +34,10 @@ void run_add(const add_options& o) {
   any_filter filter = load_any(o.file);
   const key_type key_type = read_header(o.file).keys();
   key_encoder encoder(key_type, quoted_name(o.file));
-  std::uint64_t keys = 0;
-  std::uint64_t fresh = 0;
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    keys += batch.size();
-    fresh += insert_many(filter, encoder.encode(batch));
-  });
+  const key_tally added =
+      tally_keys(o.keys, [&](auto batch) { return insert_many(filter, encoder.encode(batch)); });
+  const std::uint64_t keys = added.keys;
+  const std::uint64_t fresh = added.counted;
   // A key is new when it changed the filter: no new key means the file would not change, except
   // for a counting filter, whose counters count every insert (a later remove must find them).
   const bool counts_every_insert = std::holds_alternative<counting_bloom_filter>(filter);

@@ -6,7 +6,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/error.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 namespace bloomkit::cli {
 
@@ -62,22 +62,6 @@ CLI::Option* add_threads_option(CLI::App& command, unsigned& threads) {
                                  "Worker threads, 1 to 1024 (default: every core)")
       ->type_name("T");
 }
-
-namespace {
-
-template <class F>
-auto as_usage_error(F&& check) {
-  try {
-    return check();
-  } catch (const error& e) {
-    if (e.code() == errc::invalid_argument || e.code() == errc::too_large) {
-      throw usage_error(e.what());
-    }
-    throw;
-  }
-}
-
-}  // namespace
 
 filter_params validate_sizing(std::uint64_t capacity, double fpp) {
   return as_usage_error([&] { return optimal_params(capacity, fpp); });

@@ -2,7 +2,7 @@
 // The subcommands of the bloomkit tool. Each add_*_command() registers its CLI11 subcommand
 // (options bound to its own state) and returns how to run it once the command line has parsed.
 // Running happens after parsing so that every CLI11 error is a usage error (exit 2) and every
-// error while running is reported by run_guarded() (errors.hpp).
+// error while running is reported by run_guarded() (cli_error.hpp).
 
 #include <functional>
 #include <string>

@@ -12,7 +12,7 @@
 
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 namespace bloomkit::cli {
 
@@ -44,18 +44,6 @@ bool grows(std::string_view kind, filter_list<Filters...>) {
   return ((kind_traits<Filters>::name == kind && kind_traits<Filters>::grows) || ...);
 }
 
-template <class F>
-auto as_usage_error(F&& make) {
-  try {
-    return make();
-  } catch (const error& e) {
-    if (e.code() == errc::invalid_argument || e.code() == errc::too_large) {
-      throw usage_error(e.what());
-    }
-    throw;
-  }
-}
-
 }  // namespace
 
 void add_kind_options(CLI::App& command, kind_options& o) {
@@ -78,7 +66,7 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             ->type_name("BYTES");
 }
 
-any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
+void check_kind_options(const kind_options& o) {
   if (!grows(o.kind, native_filters{})) {
     for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
       if (option != nullptr && option->count() > 0) {
@@ -86,6 +74,10 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
       }
     }
   }
+}
+
+any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
+  check_kind_options(o);
   return as_usage_error([&] {
     return create_kind(o.kind, {capacity, fpp, o.growth, o.tightening, o.max_memory},
                        native_filters{});

@@ -57,6 +57,9 @@ struct kind_options {
 // classic), and for growing (scalable) filters --growth S, --tightening R and --max-memory BYTES.
 void add_kind_options(CLI::App& command, kind_options& options);
 
+// Throws usage_error when a scalable filter's option was given with another kind.
+void check_kind_options(const kind_options& options);
+
 // The empty filter a create or build asks for. Out-of-range values, and scalable options with
 // another kind, are usage errors (exit 2).
 any_filter make_filter(const kind_options& options, std::uint64_t capacity, double fpp);

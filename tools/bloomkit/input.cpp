@@ -11,7 +11,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/error.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 namespace bloomkit::cli {
 
@@ -89,44 +89,6 @@ void input_file::check_unchanged() const {
                             "logs by renaming them, or read a copy)",
                             quoted_name(name_)));
   }
-}
-
-line_stream::line_stream(int fd, std::string name, std::size_t block_size)
-    : fd_(fd), name_(std::move(name)), block_size_(std::max<std::size_t>(block_size, 4096)) {}
-
-bool line_stream::next(std::vector<char>& block) {
-  block.swap(carry_);
-  carry_.clear();
-  constexpr std::size_t min_read = 64 * 1024;
-  while (!eof_) {
-    const std::size_t used = block.size();
-    const std::size_t want = std::max(min_read, block_size_ > used ? block_size_ - used : 0);
-    block.resize(used + want);
-    const ssize_t got = ::read(fd_, block.data() + used, want);
-    if (got < 0) {
-      block.resize(used);
-      if (errno == EINTR) continue;
-      throw_io("cannot read input", name_, errno);
-    }
-    block.resize(used + static_cast<std::size_t>(got));
-    if (got == 0) {
-      eof_ = true;
-      break;
-    }
-    // Hand out whole lines once the block is full, or as soon as a short read (data arriving
-    // slowly) brought a line end.
-    const bool full = block.size() >= block_size_;
-    const bool short_read = static_cast<std::size_t>(got) < want;
-    if ((full || short_read) && std::memchr(block.data() + used, '\n', got) != nullptr) break;
-  }
-  if (!eof_) {
-    // Keep the partial line after the last '\n' for the next block.
-    const auto* last = static_cast<const char*>(::memrchr(block.data(), '\n', block.size()));
-    const std::size_t keep = static_cast<std::size_t>(last - block.data()) + 1;
-    carry_.assign(block.begin() + static_cast<std::ptrdiff_t>(keep), block.end());
-    block.resize(keep);
-  }
-  return !block.empty();
 }
 
 }  // namespace bloomkit::cli

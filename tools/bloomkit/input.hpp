@@ -1,6 +1,6 @@
 #pragma once
-// Byte-level input: files and stdin, mapped when they are regular files, streamed in blocks of
-// whole lines otherwise, and the line rule that turns bytes into keys.
+// Byte-level input: files and stdin, mapped when they are regular files (streamed otherwise:
+// line_stream.hpp), and the line rule that turns bytes into keys.
 //
 // The line rule (docs/CLI.md): a key is the bytes of a line without its '\n'; one '\r' right
 // before the '\n' (or at the end of the input) is removed too. An empty line is the empty key.
@@ -77,26 +77,6 @@ class input_file {
   bool regular_ = false;
   std::uint64_t size_ = 0;
   std::unique_ptr<mapped_file> map_;
-};
-
-// Reads an unmappable input (stdin, a pipe) as blocks of whole lines, never more than about a
-// block (plus one line) in memory at once.
-class line_stream {
- public:
-  line_stream(int fd, std::string name, std::size_t block_size = std::size_t{1} << 20);
-
-  // Replaces `block` with the next run of whole lines: about block_size bytes when data comes
-  // fast, or whatever whole lines one read() brought when it comes slowly (so interactive use
-  // gets answers line by line). The input's last line may lack its '\n'. Returns false, with
-  // `block` empty, at the end of the input. Throws bloomkit::error (io_error) naming the input.
-  bool next(std::vector<char>& block);
-
- private:
-  int fd_;
-  std::string name_;
-  std::size_t block_size_;
-  std::vector<char> carry_;  // a partial line read past the end of the previous block
-  bool eof_ = false;
 };
 
 }  // namespace bloomkit::cli

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "input.hpp"
+#include "line_stream.hpp"
 
 namespace bloomkit::cli {
 
@@ -12,11 +13,11 @@ void read_stream_keys(int fd, const std::string& name, const key_batch_handler& 
                       std::size_t batch_size) {
   batch_size = std::max<std::size_t>(batch_size, 1);
   line_stream stream(fd, name);
-  std::vector<char> block;
+  line_buffer block;
   std::vector<std::string_view> keys;
   keys.reserve(batch_size);
   while (stream.next(block)) {
-    for_each_line(std::string_view(block.data(), block.size()), [&](std::string_view key) {
+    for_each_line(block.lines(), [&](std::string_view key) {
       keys.push_back(key);
       if (keys.size() == batch_size) {
         handler(keys);
@@ -54,6 +55,15 @@ void read_keys(const std::vector<std::string>& arguments, const key_batch_handle
     if (keys.size() == batch_size) flush();
   }
   flush();
+}
+
+key_tally tally_keys(const std::vector<std::string>& arguments, const batch_counter& apply) {
+  key_tally tally;
+  read_keys(arguments, [&](std::span<const std::string_view> batch) {
+    tally.keys += batch.size();
+    tally.counted += apply(batch);
+  });
+  return tally;
 }
 
 }  // namespace bloomkit::cli

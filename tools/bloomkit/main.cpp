@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "bloomkit/version.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 
 namespace {
 

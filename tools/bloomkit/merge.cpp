@@ -11,8 +11,8 @@
 #include <fmt/core.h>
 
 #include "bloomkit/error.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 #include "filter_kinds.hpp"
 #include "output_file.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/core.h>
 
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 namespace bloomkit::cli {
 

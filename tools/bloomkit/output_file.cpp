@@ -7,7 +7,7 @@
 #include <fmt/core.h>
 
 #include "bloomkit/error.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 #include "output.hpp"
 
 namespace bloomkit::cli {

@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/any_filter.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 #include "filter_kinds.hpp"
 #include "key_encoding.hpp"
-#include "key_input.hpp"
-#include "output.hpp"
 #include "query_output.hpp"
 
 namespace bloomkit::cli {
@@ -29,18 +28,9 @@ struct query_options {
 void run_query(const query_options& o) {
   const any_filter filter = map_any(o.file);
   key_encoder encoder(read_header(o.file).keys(), quoted_name(o.file));
-  buffered_writer out(stdout);
-  query_printer printer(o.flags.mode(), out);
-  const auto results = std::make_unique<bool[]>(default_key_batch);
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    const std::span<bool> answers(results.get(), batch.size());
+  answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
     contains_many(filter, encoder.encode(batch), answers);
-    printer.add(batch, answers);
-    // One write per batch: cheap (a batch is up to 4096 lines) and keeps a pipeline that feeds
-    // keys slowly answered as they come.
-    out.flush();
   });
-  printer.finish();
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "query_output.hpp"
 
+#include <memory>
+
 #include <fmt/core.h>
+
+#include "key_input.hpp"
 
 namespace bloomkit::cli {
 
@@ -54,6 +58,20 @@ void query_printer::finish() {
     out_.write(fmt::format("present={} absent={}\n", present_, absent_));
   }
   out_.flush();
+}
+
+void answer_queries(const std::vector<std::string>& arguments, query_mode mode,
+                    const batch_lookup& lookup) {
+  buffered_writer out(stdout);
+  query_printer printer(mode, out);
+  const auto results = std::make_unique<bool[]>(default_key_batch);
+  read_keys(arguments, [&](std::span<const std::string_view> batch) {
+    const std::span<bool> answers(results.get(), batch.size());
+    lookup(batch, answers);
+    printer.add(batch, answers);
+    out.flush();
+  });
+  printer.finish();
 }
 
 }  // namespace bloomkit::cli

@@ -1,5 +1,5 @@
 #pragma once
-// The output of a query (`bloomkit query` and `bloomkit redis query`):
+// The lookup loop and output of a query (`bloomkit query`, `bloomkit redis query`):
 //
 //   (default)  one line per key, in input order: "1\t<key>" maybe present, "0\t<key>" definitely
 //              absent
@@ -8,8 +8,11 @@
 //   --count    one line at the end: "present=<N> absent=<M>"
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -47,5 +50,14 @@ class query_printer {
   std::uint64_t present_ = 0;
   std::uint64_t absent_ = 0;
 };
+
+// Looks up a batch of keys: results[i] is whether keys[i] may be present.
+using batch_lookup = std::function<void(std::span<const std::string_view>, std::span<bool>)>;
+
+// The lookup loop of query and redis query: the keys of `arguments` (key_input.hpp) looked up in
+// batches with `lookup`, answers printed in `mode` on stdout, one write per batch (cheap, and a
+// pipeline that feeds keys slowly gets answers as they come).
+void answer_queries(const std::vector<std::string>& arguments, query_mode mode,
+                    const batch_lookup& lookup);
 
 }  // namespace bloomkit::cli

@@ -13,8 +13,8 @@
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
-#include "errors.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {

@@ -17,7 +17,7 @@
 
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
 
@@ -33,14 +33,9 @@ struct redis_add_options {
 // Filter: redis::redis_filter or redis::go_zero_filter.
 template <typename Filter>
 void add_keys(Filter& filter, const redis_add_options& o) {
-  std::uint64_t keys = 0;
-  std::uint64_t fresh = 0;
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    keys += batch.size();
-    fresh += filter.insert_many(batch);
-  });
+  const key_tally added = tally_keys(o.keys, [&](auto batch) { return filter.insert_many(batch); });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
-  fmt::print("added {} new of {} keys\n", fresh, keys);
+  fmt::print("added {} new of {} keys\n", added.counted, added.keys);
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
     if (filter.uncounted_inserts() > 0) {
       print_warning(fmt::format(

@@ -11,7 +11,7 @@
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {

@@ -16,7 +16,7 @@
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
-#include "errors.hpp"
+#include "cli_error.hpp"
 #include "json.hpp"
 #include "redis_context.hpp"
 

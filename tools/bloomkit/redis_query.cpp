@@ -9,8 +9,6 @@
 
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "key_input.hpp"
-#include "output.hpp"
 #include "query_output.hpp"
 #include "redis_context.hpp"
 
@@ -24,23 +22,11 @@ struct redis_query_options {
   query_mode_flags flags;
 };
 
-// Filter: redis::redis_filter or redis::go_zero_filter.
-template <typename Filter>
-void query_keys(Filter& filter, const redis_query_options& o) {
-  buffered_writer out(stdout);
-  query_printer printer(o.flags.mode(), out);
-  const auto results = std::make_unique<bool[]>(default_key_batch);
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    const std::span<bool> answers(results.get(), batch.size());
-    filter.contains_many(batch, answers);
-    printer.add(batch, answers);
-    out.flush();
-  });
-  printer.finish();
-}
-
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  context.with_filter("query", o.name, [&](auto& filter) { query_keys(filter, o); });
+  context.with_filter("query", o.name, [&](auto& filter) {
+    answer_queries(o.keys, o.flags.mode(),
+                   [&](auto batch, auto answers) { filter.contains_many(batch, answers); });
+  });
 }
 
 }  // namespace

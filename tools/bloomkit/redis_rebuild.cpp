@@ -18,8 +18,8 @@
 
 #include "bloomkit/redis/redis_filter.hpp"
 #include "input.hpp"
-#include "key_input.hpp"
 #include "names.hpp"
+#include "parallel_fill.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -47,12 +47,11 @@ void run_redis_rebuild(const redis_context& context, const redis_rebuild_options
   std::uint64_t keys = 0;
   filter.rebuild(
       [&](const redis::key_sink& sink) {
-        for (input_file& input : inputs) {
-          read_stream_keys(input.fd(), input.name(), [&](std::span<const std::string_view> batch) {
-            keys += batch.size();
-            sink(batch);
-          });
-        }
+        // One worker: the sink pipelines into the one connection while the inputs are read.
+        keys = fill_in_parallel(inputs, 1, [&](auto batch) {
+                 sink(batch);
+                 return std::uint64_t{0};
+               }).keys;
       },
       redis::rebuild_options{o.allow_empty});
   const auto info = filter.info();

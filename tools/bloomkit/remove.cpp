@@ -28,14 +28,13 @@ struct remove_options {
 void run_remove(const remove_options& o) {
   output_file out(o.file);
   any_filter filter = load_any(o.file);
-  std::uint64_t keys = 0;
-  std::uint64_t removed = 0;
-  read_keys(o.keys, [&](std::span<const std::string_view> batch) {
-    for (std::string_view key : batch) removed += remove(filter, o.file, key) ? 1 : 0;
-    keys += batch.size();
+  const key_tally removed = tally_keys(o.keys, [&](auto batch) {
+    std::uint64_t n = 0;
+    for (std::string_view key : batch) n += remove(filter, o.file, key) ? 1 : 0;
+    return n;
   });
-  if (removed > 0) save(filter, o.file);
-  out.commit(fmt::format("removed {} of {} keys\n", removed, keys));
+  if (removed.counted > 0) save(filter, o.file);
+  out.commit(fmt::format("removed {} of {} keys\n", removed.counted, removed.keys));
 }
 
 }  // namespace

@@ -1,16 +1,20 @@
-// bloomkit size --capacity N --fpp P [--json]
+// bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OPTIONS]] [--json]
 //
-// The sizing calculator: the bits, bytes and hashes of a filter for N keys at FPP P, exactly
-// what `create` and `build` would make.
+// The sizing calculator: the bits, bytes and hashes of the filter of kind KIND (default classic)
+// for N keys at FPP P, exactly what `create` and `build` would make. Blocked filters add their
+// block count, scalable ones their growth parameters (the figures are the first sub-filter's).
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "commands.hpp"
+#include "filter_kinds.hpp"
 #include "json.hpp"
 
 namespace bloomkit::cli {
@@ -20,18 +24,44 @@ namespace {
 struct size_options {
   std::string capacity;
   double fpp = 0;
+  kind_options kind;
   bool json = false;
 };
+
+// The fields after the common ones, for the kinds that have more.
+void add_kind_fields(report& r, const any_filter& filter) {
+  std::visit(
+      [&](const auto& f) {
+        using filter_type = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<filter_type, blocked_bloom_filter>) {
+          r.add("blocks", f.blocks());
+        } else if constexpr (std::is_same_v<filter_type, scalable_bloom_filter>) {
+          r.add("growth", f.growth())
+              .add("tightening", f.tightening())
+              .add("memory_ceiling", f.memory_ceiling());
+        }
+      },
+      filter);
+}
 
 void run_size(const size_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   const filter_params params = validate_sizing(capacity, o.fpp);
   report r;
-  r.add("capacity", capacity)
-      .add("fpp", o.fpp)
-      .add("bits", params.bits)
-      .add("bytes", bytes_for_bits(params.bits))
-      .add("hashes", params.hashes);
+  r.add("capacity", capacity).add("fpp", o.fpp);
+  if (o.kind.kind == "classic") {
+    // Computed, not made: any size the library accepts, whatever the machine's memory.
+    check_kind_options(o.kind);
+    r.add("bits", params.bits)
+        .add("bytes", bytes_for_bits(params.bits))
+        .add("hashes", params.hashes);
+  } else {
+    // The filter create would make; its bits are mapped but never touched (bit_array.hpp).
+    const any_filter filter = make_filter(o.kind, capacity, o.fpp);
+    std::visit([&](const auto& f) { r.add("bits", f.bits()).add("bytes", f.byte_size()); }, filter);
+    r.add("hashes", hashes_of(filter));
+    add_kind_fields(r, filter);
+  }
   fmt::print("{}", o.json ? r.json() : r.text());
 }
 
@@ -39,9 +69,11 @@ void run_size(const size_options& o) {
 
 command add_size_command(CLI::App& app) {
   auto o = std::make_shared<size_options>();
-  CLI::App* sub = app.add_subcommand("size", "Compute the size of a filter for N keys at FPP P");
+  CLI::App* sub = app.add_subcommand(
+      "size", "Compute the size of the filter create would make for N keys at FPP P");
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
+  add_kind_options(*sub, o->kind);
   sub->add_flag("--json", o->json, "Print one JSON object");
   return {sub, "size", [o] { run_size(*o); }};
 }

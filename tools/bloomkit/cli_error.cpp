@@ -1,4 +1,4 @@
-#include "errors.hpp"
+#include "cli_error.hpp"
 
 #include <cerrno>
 #include <cmath>

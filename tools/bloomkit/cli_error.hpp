@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloomkit/error.hpp"
 #include "names.hpp"  // quoted_name() and the other name helpers, for every message
 
 namespace bloomkit::cli {
@@ -45,6 +46,21 @@ void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t
 // The keys a filter holds by its count of inserts that changed it (`inserted`), or by the count
 // estimated from its bits when that is larger (inserted stops growing as a filter saturates).
 std::uint64_t keys_held(std::uint64_t inserted, double estimated_count);
+// Returns check(), turning the library's out-of-range errors (errc::invalid_argument, too_large)
+// into usage errors with its message: a value the user typed that the library refuses is a
+// wrong command line (exit 2). Other errors pass unchanged.
+template <class Check>
+auto as_usage_error(Check&& check) {
+  try {
+    return check();
+  } catch (const error& e) {
+    if (e.code() == errc::invalid_argument || e.code() == errc::too_large) {
+      throw usage_error(e.what());
+    }
+    throw;
+  }
+}
+
 // print_error() plus "Run 'bloomkit <command> --help' for usage."
 void print_usage_error(std::string_view message, std::string_view command);
 
