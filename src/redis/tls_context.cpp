@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
 #include "bloomkit/error.hpp"
@@ -59,10 +60,12 @@ tls_context::tls_context(const tls_options& options) : options_(options) {
       if (SSL_CTX_use_certificate_chain_file(ctx_, options_.cert_file.c_str()) != 1) {
         bad_file("the client certificate", options_.cert_file);
       }
-      if (SSL_CTX_use_PrivateKey_file(ctx_, options_.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-        bad_file("the client key", options_.key_file);
-      }
-      if (SSL_CTX_check_private_key(ctx_) != 1) {
+      const bool key_loaded =
+          SSL_CTX_use_PrivateKey_file(ctx_, options_.key_file.c_str(), SSL_FILETYPE_PEM) == 1;
+      const bool mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
+      if (!key_loaded && !mismatch) bad_file("the client key", options_.key_file);
+      if (mismatch || SSL_CTX_check_private_key(ctx_) != 1) {
+        ERR_clear_error();
         throw error(errc::invalid_argument, "TLS: the key \"" + options_.key_file +
                                                 "\" does not match the certificate \"" +
                                                 options_.cert_file + "\"");

@@ -211,7 +211,11 @@ transfer transport::handshake(const tls_context& tls, deadline until) {
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
       if (auto w = wait(e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, until);
           w.status != io_status::ok) {
-        if (w.status == io_status::timeout) w.status = io_status::broken;
+        if (w.status == io_status::timeout) {
+          // A plaintext Redis reads a ClientHello as the start of an inline command and waits
+          // for its end: no answer at all.
+          return broken("the TLS handshake timed out (a plaintext port? then use redis://)");
+        }
         return w;
       }
       continue;
