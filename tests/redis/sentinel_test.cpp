@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "bloomkit/error.hpp"
@@ -111,5 +114,35 @@ TEST(RedisSentinel, AFailoverMidAddLosesNoAcknowledgedKey) {
   for (std::size_t i = 0; i < views.size(); ++i) missing += found[i] ? 0 : 1;
   EXPECT_EQ(missing, 0u) << "of " << views.size() << " acknowledged keys";
 }
+
+#ifdef BLOOMKIT_EXE
+// The CLI with a sentinel URL (rediss-sentinel:// and --tls-ca under TLS): create, add, query.
+TEST(RedisSentinel, TheCliFollowsTheSentinels) {
+  BLOOMKIT_REQUIRE_REDIS();
+  redis_sentinel_options options;
+  options.replicas = 1;
+  redis_sentinels group(options);
+  bloomkit::test::temp_dir dir;
+  std::string flags = "--url '" + group.url() + "'";
+  if (bloomkit::test::tls_by_default()) {
+    flags += " --tls-ca '" + bloomkit::test::tls_certificates::shared().ca().string() + "'";
+  }
+  auto run = [&](const std::string& args) {
+    const auto out = dir / "out.txt";
+    const std::string line = std::string("'") + BLOOMKIT_EXE + "' redis " + flags + " " + args +
+                             " > '" + out.string() + "' 2>&1";
+    const int status = std::system(line.c_str());
+    std::stringstream text;
+    text << std::ifstream(out).rdbuf();
+    EXPECT_EQ(status, 0) << line << "\n" << text.str();
+    return text.str();
+  };
+  run("create ids --capacity 1000 --fpp 0.01");
+  run("add ids a b c");
+  const auto answers = run("query ids a b c");
+  EXPECT_NE(answers.find("a"), std::string::npos) << answers;
+  EXPECT_EQ(group.node(group.master()).raw({"EXISTS", "ids:meta"}).integer(), 1);
+}
+#endif
 
 }  // namespace
