@@ -73,29 +73,11 @@ void redis_server::start() {
     start_sentinel();
     return;
   }
-  std::vector<std::string> args = {"redis-server",
-                                   "--port",
-                                   o.tls.enabled ? "0" : std::to_string(port_),
-                                   "--bind",
-                                   "127.0.0.1",
-                                   "--dir",
-                                   dir().string(),
-                                   "--daemonize",
-                                   "no",
-                                   "--logfile",
-                                   "",
-                                   "--save",
-                                   "",
-                                   "--appendonly",
-                                   o.appendonly ? "yes" : "no",
-                                   "--appendfsync",
-                                   "always",
-                                   "--enable-debug-command",
-                                   "yes",
-                                   "--repl-diskless-sync-delay",
-                                   "0",
-                                   "--protected-mode",
-                                   "no"};
+  std::vector<std::string> args = {"redis-server"};
+  add_common_args(args);
+  args.insert(args.end(),
+              {"--save", "", "--appendonly", o.appendonly ? "yes" : "no", "--appendfsync", "always",
+               "--enable-debug-command", "yes", "--repl-diskless-sync-delay", "0"});
   if (o.cluster) {
     args.insert(args.end(), {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                              "--cluster-node-timeout", std::to_string(o.cluster_node_timeout_ms)});
@@ -110,6 +92,12 @@ void redis_server::start() {
   args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
   pid_ = spawn(args, dir() / "redis.log");
   wait_until_ready();
+}
+
+void redis_server::add_common_args(std::vector<std::string>& args) const {
+  args.insert(args.end(), {"--port", options_.tls.enabled ? "0" : std::to_string(port_), "--bind",
+                           "127.0.0.1", "--dir", dir().string(), "--daemonize", "no", "--logfile",
+                           "", "--protected-mode", "no"});
 }
 
 void redis_server::add_tls_args(std::vector<std::string>& args) const {
@@ -142,21 +130,8 @@ void redis_server::start_sentinel() {
       out << "sentinel auth-pass " << s.master_name << " " << s.master_password << "\n";
     }
   }
-  std::vector<std::string> args = {"redis-server",
-                                   config.string(),
-                                   "--sentinel",
-                                   "--port",
-                                   options_.tls.enabled ? "0" : std::to_string(port_),
-                                   "--bind",
-                                   "127.0.0.1",
-                                   "--dir",
-                                   dir().string(),
-                                   "--daemonize",
-                                   "no",
-                                   "--logfile",
-                                   "",
-                                   "--protected-mode",
-                                   "no"};
+  std::vector<std::string> args = {"redis-server", config.string(), "--sentinel"};
+  add_common_args(args);
   if (!options_.requirepass.empty())
     args.insert(args.end(), {"--requirepass", options_.requirepass});
   add_tls_args(args);

@@ -101,6 +101,8 @@ class redis_server {
  private:
   void start();
   void start_sentinel();
+  // Port (0 when TCP speaks TLS only), bind, dir, foreground, log to stdout, no protected mode.
+  void add_common_args(std::vector<std::string>& args) const;
   void add_tls_args(std::vector<std::string>& args) const;
   raw_target raw_target_() const;
   void wait_until_ready();
