@@ -17,7 +17,8 @@
 // every master, before and after. Output: one JSON object per line and measurement; bench/redis/
 // run starts the servers, runs rounds and summarises medians.
 //
-//   bloomkit_redis_bench --url redis://127.0.0.1:6379 [--rounds 3] [--keys-bloomkit 200000]
+//   bloomkit_redis_bench --url redis[s]://127.0.0.1:6379 [--tls-ca FILE] [--rounds 3]
+//   [--keys-bloomkit 200000]
 //                        [--keys-gozero 20000] [--keys-perbit 2000] [--capacity 1e8] [--fpp 0.01]
 //                        [--methods bloomkit,gozero,perbit,single] [--label single]
 //                        [--keys-single 20000]
@@ -59,6 +60,7 @@ constexpr const char* gozero_test_script =
 
 struct options {
   std::string url = "redis://127.0.0.1:6379";
+  std::string tls_ca;  // --tls-ca: for rediss:// URLs (TLS rows beside the plaintext ones)
   int rounds = 3;
   std::size_t keys_bloomkit = 200000;
   std::size_t keys_gozero = 20000;
@@ -267,6 +269,8 @@ options parse(int argc, char** argv) {
     const char* v = argv[i + 1];
     if (flag == "--url")
       o.url = v;
+    else if (flag == "--tls-ca")
+      o.tls_ca = v;
     else if (flag == "--rounds")
       o.rounds = std::atoi(v);
     else if (flag == "--keys-bloomkit")
@@ -300,7 +304,9 @@ options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
   try {
-    redis::client c = redis::client::connect(o.url);
+    redis::client_options client_options;
+    client_options.tls.ca_file = o.tls_ca;
+    redis::client c = redis::client::connect(o.url, client_options);
     const std::uint64_t bits = optimal_bits(o.capacity, o.fpp);
     const auto keys_bloomkit = bench::make_insert_keys(o.keys_bloomkit);
     const auto keys_gozero = bench::make_insert_keys(o.keys_gozero);

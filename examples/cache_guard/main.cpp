@@ -93,8 +93,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::optional<std::string> redis_url;
   app.add_option("--redis", redis_url,
-                 "Redis URL, redis:// or redis-cluster:// (default: $BLOOMKIT_REDIS_URL, else "
-                 "redis://127.0.0.1:6379); a URL without a password takes $REDISCLI_AUTH");
+                 "Redis URL, redis://, redis-cluster:// or redis-sentinel://...; rediss... for "
+                 "TLS (default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379); a URL without "
+                 "a password takes $REDISCLI_AUTH");
+  bloomkit::redis::tls_options tls;
+  app.add_option("--tls-ca", tls.ca_file, "With rediss...: PEM file of the CA to trust");
+  app.add_option("--tls-cert", tls.cert_file, "With rediss...: client certificate (PEM)");
+  app.add_option("--tls-key", tls.key_file, "With --tls-cert: its private key (PEM)");
+  app.add_option("--tls-server-name", tls.server_name,
+                 "With rediss...: the name the server's certificate must carry");
   app.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--filter", o.filter_name, "name of the Redis filter")->capture_default_str();
@@ -143,6 +150,7 @@ int main(int argc, char** argv) {
   try {
     if (seed_cmd->parsed()) return seed(seed_db, items, replace);
     o.redis_url = bloomkit::redis::settings_from_environment(redis_url).url;
+    o.redis_options.tls = tls;
     o.db = parse_db_location(db);
     o.cache_ttl = std::chrono::seconds(ttl);
     const auto to_ms = [](double s) { return std::chrono::milliseconds(std::llround(s * 1000)); };

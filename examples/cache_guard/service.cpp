@@ -123,7 +123,7 @@ item_store& worker::db() {
 }
 
 client& worker::redis() {
-  if (!redis_) redis_.emplace(client::connect(options_.redis_url));
+  if (!redis_) redis_.emplace(client::connect(options_.redis_url, options_.redis_options));
   return *redis_;
 }
 
@@ -197,7 +197,7 @@ void service::write_stamp(bloomkit::redis::client& c, redis_filter& f, const ite
 }
 
 void service::load_filter() {
-  auto redis = client::connect(options_.redis_url);
+  auto redis = client::connect(options_.redis_url, options_.redis_options);
   auto db = item_store::open(options_.db);
   db.require_table();
   const char* name = options_.filter_name.c_str();
@@ -378,7 +378,7 @@ void service::reload_loop() {
     for (unsigned attempt = 0; reload_wanted_.load() && !stopping_.load(); ++attempt) {
       const auto started = clock::now();
       try {
-        auto redis = client::connect(options_.redis_url);
+        auto redis = client::connect(options_.redis_url, options_.redis_options);
         auto db = item_store::open(options_.db);
         const scan s = recreate_filter(redis, db, "reloading filter");
         {

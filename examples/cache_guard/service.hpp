@@ -27,6 +27,7 @@ struct service_options {
   db_location db;
   // Parsed, password included (main.cpp: --redis, BLOOMKIT_REDIS_URL, REDISCLI_AUTH).
   bloomkit::redis::url redis_url = bloomkit::redis::parse_url(bloomkit::redis::default_url);
+  bloomkit::redis::client_options redis_options;  // TLS files (--tls-ca, ...)
   std::string filter_name = "cache_guard:items";
   std::uint64_t capacity = 0;  // 0: twice the database's row count (at least 1000)
   double fpp = 0.01;

@@ -1,23 +1,16 @@
 #include "connection.hpp"
 
 #include <hiredis/hiredis.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/time.h>
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 
 #include "bloomkit/error.hpp"
+#include "tls_context.hpp"
 
 namespace bloomkit::redis::detail {
 namespace {
 
-timeval to_timeval(std::chrono::milliseconds ms) {
-  const auto count = std::max<long long>(ms.count(), 1);
-  return timeval{static_cast<time_t>(count / 1000), static_cast<suseconds_t>(count % 1000 * 1000)};
-}
+constexpr std::size_t read_chunk = 64 * 1024;
 
 reply convert(const redisReply* r) {
   switch (r->type) {
@@ -40,53 +33,15 @@ reply convert(const redisReply* r) {
   }
 }
 
-// hiredis writes with write(2): a server that closed the connection would raise SIGPIPE and kill
-// the process. A library must not change the process's signal handling, so SIGPIPE is blocked in
-// this thread while writing and a SIGPIPE raised meanwhile is consumed (EPIPE still reports it).
-class sigpipe_guard {
- public:
-  sigpipe_guard() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    sigpending(&pending);
-    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
-    blocked_ = pthread_sigmask(SIG_BLOCK, &pipe_, &old_) == 0;
-  }
-  ~sigpipe_guard() {
-    if (!blocked_) return;
-    if (!was_pending_) {
-      sigset_t pending;
-      sigpending(&pending);
-      if (sigismember(&pending, SIGPIPE) == 1) {
-        const timespec zero{0, 0};
-        while (sigtimedwait(&pipe_, nullptr, &zero) == -1 && errno == EINTR) {
-        }
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  sigpipe_guard(const sigpipe_guard&) = delete;
-  sigpipe_guard& operator=(const sigpipe_guard&) = delete;
-
- private:
-  sigset_t pipe_{};
-  sigset_t old_{};
-  bool was_pending_ = false;
-  bool blocked_ = false;
-};
-
 struct reply_deleter {
   void operator()(void* r) const { freeReplyObject(r); }
 };
 using reply_ptr = std::unique_ptr<void, reply_deleter>;
 
-// Appends a command to the context's output buffer, RESP-encoded here in one pass into one
-// reused buffer: hiredis's redisAppendCommandArgv builds an sds string argument by argument,
-// which was about 30% of the client's CPU on BITFIELD commands of a hundred arguments.
-bool append(redisContext* ctx, const command& c) {
-  thread_local std::string resp;
-  resp.clear();
+// Appends a command, RESP-encoded in one pass (hiredis's redisAppendCommandArgv built an sds
+// string argument by argument: about 30% of the client's CPU on BITFIELD commands of a hundred
+// arguments).
+void append(std::string& resp, const command& c) {
   char digits[24];
   auto put_count = [&](char type, std::size_t n) {
     resp += type;
@@ -100,64 +55,60 @@ bool append(redisContext* ctx, const command& c) {
     resp.append(a.data(), a.size());
     resp += "\r\n";
   }
-  return redisAppendFormattedCommand(ctx, resp.data(), resp.size()) == REDIS_OK;
 }
 
 }  // namespace
 
-connection::connection(endpoint where, const credentials& auth, const client_options& options)
-    : where_(std::move(where)), auth_(auth), options_(options) {}
+connection::connection(endpoint where, const credentials& auth, const client_options& options,
+                       std::shared_ptr<const tls_context> tls)
+    : where_(std::move(where)),
+      auth_(auth),
+      options_(options),
+      tls_(std::move(tls)),
+      read_timeout_(options.command_timeout) {}
 
 connection::~connection() {
   drop();
 }
 
 void connection::drop() {
-  if (context_ != nullptr) {
-    redisFree(context_);
-    context_ = nullptr;
+  stream_.close();
+  if (reader_ != nullptr) {
+    redisReaderFree(reader_);
+    reader_ = nullptr;
   }
+  out_.clear();
 }
 
-io_result connection::failure(std::string_view what, int saved_errno) {
+io_result connection::failure(std::string_view what, transfer t) {
   io_result result;
-  const bool timed_out =
-      context_ != nullptr && context_->err == REDIS_ERR_IO &&
-      (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK || saved_errno == ETIMEDOUT);
-  std::string reason = context_ != nullptr && context_->errstr[0] != '\0'
-                           ? std::string(context_->errstr)
-                           : std::string(std::strerror(saved_errno));
-  if (timed_out) {
+  if (t.status == io_status::timeout) {
     result.status = io_status::timeout;
     result.message = "Redis at " + where_.to_string() + " did not answer within " +
                      std::to_string(options_.command_timeout.count()) + " ms";
   } else {
     result.status = io_status::broken;
-    result.message = std::string(what) + " Redis at " + where_.to_string() + ": " + reason;
+    result.message = std::string(what) + " Redis at " + where_.to_string() + ": " + t.reason;
   }
   drop();
   return result;
 }
 
 io_result connection::ensure_connected() {
-  if (context_ != nullptr) return {};
-  redisContext* ctx = redisConnectWithTimeout(where_.host.c_str(), where_.port,
-                                              to_timeval(options_.connect_timeout));
-  if (ctx == nullptr) {
-    return {io_status::broken,
-            "cannot connect to Redis at " + where_.to_string() + ": out of memory"};
-  }
-  if (ctx->err != 0) {
-    std::string reason = ctx->errstr;
-    redisFree(ctx);
-    if (reason.find("timed out") != std::string::npos) {
-      reason += " (connect timeout " + std::to_string(options_.connect_timeout.count()) + " ms)";
+  if (stream_.is_open()) return {};
+  transfer opened = stream_.open(where_, tls_.get(), options_.connect_timeout);
+  if (opened.status != io_status::ok) {
+    if (opened.reason.find("timed out") != std::string::npos) {
+      opened.reason +=
+          " (connect timeout " + std::to_string(options_.connect_timeout.count()) + " ms)";
     }
-    return {io_status::broken, "cannot connect to Redis at " + where_.to_string() + ": " + reason};
+    return {io_status::broken,
+            "cannot connect to Redis at " + where_.to_string() + ": " + opened.reason};
   }
-  redisSetTimeout(ctx, to_timeval(options_.command_timeout));
-  redisEnableKeepAlive(ctx);  // a peer that vanished without a FIN is noticed on idle connections
-  context_ = ctx;
+  reader_ = redisReaderCreate();
+  if (reader_ == nullptr) throw std::bad_alloc();
+  answered_ = false;
+  read_timeout_ = options_.command_timeout;
 
   if (!auth_.password.empty()) {
     command auth{{"AUTH"}, 0};
@@ -199,33 +150,62 @@ io_result connection::ensure_connected() {
 io_result connection::send(const std::vector<outgoing>& batch) {
   if (auto r = ensure_connected(); r.status != io_status::ok) return r;
   static const command asking{{"ASKING"}, 0};
+  out_.clear();
   for (const auto& item : batch) {
-    if ((item.asking && !append(context_, asking)) || !append(context_, *item.cmd)) {
-      return failure("cannot send to", errno);
-    }
+    if (item.asking) append(out_, asking);
+    append(out_, *item.cmd);
   }
-  sigpipe_guard guard;
-  int done = 0;
-  while (done == 0) {
-    if (redisBufferWrite(context_, &done) != REDIS_OK) {
-      return failure("lost the connection to", errno);
-    }
-  }
+  const transfer sent = stream_.write_all(out_, options_.command_timeout);
+  out_.clear();
+  if (out_.capacity() > (std::size_t{1} << 24)) out_.shrink_to_fit();  // after a huge batch
+  if (sent.status != io_status::ok) return failure("lost the connection to", sent);
   return {};
 }
 
+void connection::check_not_tls(char first_byte) {
+  // 0x15: a TLS alert (a TLS server's answer to plaintext), 0x16: a handshake record.
+  if (tls_ == nullptr && (first_byte == 0x15 || first_byte == 0x16)) {
+    drop();
+    throw error(errc::unreachable, "cannot connect to Redis at " + where_.to_string() +
+                                       ": the server speaks TLS; use rediss:// (or "
+                                       "rediss-cluster://, rediss-sentinel://)");
+  }
+}
+
+void* connection::next_reply(io_result& outcome) {
+  while (true) {
+    void* raw = nullptr;
+    if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
+      outcome = failure("protocol error from",
+                        {io_status::broken, std::string(redisReaderGetError(reader_))});
+      return nullptr;
+    }
+    if (raw != nullptr) return raw;
+    if (in_.size() < read_chunk) in_.resize(read_chunk);
+    std::size_t got = 0;
+    transfer t = stream_.read_some(in_.data(), in_.size(), got, read_timeout_);
+    if (t.status != io_status::ok) {
+      if (!answered_ && tls_ == nullptr && t.status == io_status::broken) {
+        t.reason += " before answering (is it a TLS port? then use rediss://)";
+      }
+      outcome = failure("lost the connection to", t);
+      return nullptr;
+    }
+    if (!answered_) check_not_tls(in_[0]);
+    answered_ = true;
+    if (redisReaderFeed(reader_, in_.data(), got) != REDIS_OK) throw std::bad_alloc();
+  }
+}
+
 io_result connection::read(const std::vector<outgoing>& batch, std::vector<reply>& replies) {
-  if (context_ == nullptr) return {io_status::broken, "not connected to " + where_.to_string()};
+  if (!stream_.is_open()) return {io_status::broken, "not connected to " + where_.to_string()};
   replies.reserve(replies.size() + batch.size());
+  io_result outcome;
   for (const auto& item : batch) {
     for (int part = item.asking ? 0 : 1; part < 2; ++part) {
-      void* raw = nullptr;
-      errno = 0;
-      if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) {
-        return failure("lost the connection to", errno);
-      }
-      const reply_ptr owned(raw);
-      if (part == 1) replies.push_back(convert(static_cast<const redisReply*>(raw)));
+      const reply_ptr owned(next_reply(outcome));
+      if (!owned) return outcome;
+      if (part == 1) replies.push_back(convert(static_cast<const redisReply*>(owned.get())));
     }
   }
   return {};
@@ -239,10 +219,6 @@ reply connection::call(const command& c) {
   if (r.status == io_status::timeout) throw error(errc::timeout, r.message);
   if (r.status != io_status::ok) throw error(errc::unreachable, r.message);
   return std::move(replies.front());
-}
-
-void connection::set_read_timeout(std::chrono::milliseconds timeout) {
-  if (context_ != nullptr) redisSetTimeout(context_, to_timeval(timeout));
 }
 
 }  // namespace bloomkit::redis::detail

@@ -1,4 +1,4 @@
-#include "bloomkit/redis/key_slot.hpp"
+#include "key_slot.hpp"
 
 #include <array>
 

@@ -9,9 +9,29 @@
 namespace bloomkit::redis {
 namespace {
 
-constexpr std::string_view single_scheme = "redis://";
-constexpr std::string_view cluster_scheme = "redis-cluster://";
 constexpr std::string_view hidden = "***";
+constexpr int default_port = 6379;
+constexpr int default_sentinel_port = 26379;
+
+// The schemes, longest first where one is a prefix of another.
+struct scheme {
+  std::string_view text;
+  bool tls;
+  bool cluster;
+  bool sentinel;
+};
+constexpr scheme schemes[] = {
+    {"redis://", false, false, false},         {"rediss://", true, false, false},
+    {"redis-cluster://", false, true, false},  {"rediss-cluster://", true, true, false},
+    {"redis-sentinel://", false, false, true}, {"rediss-sentinel://", true, false, true},
+};
+
+std::string_view scheme_of(const url& u) {
+  for (const auto& s : schemes) {
+    if (s.tls == u.tls && s.cluster == u.cluster && s.sentinel == u.sentinel) return s.text;
+  }
+  return schemes[0].text;
+}
 
 bool is_digits(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -32,7 +52,8 @@ std::size_t scheme_length(std::string_view text) {
     });
     if (is_scheme) return end + 3;
   }
-  for (const std::string_view name : {"redis-cluster:", "redis:"}) {
+  for (const std::string_view name : {"redis-cluster:", "rediss-cluster:", "redis-sentinel:",
+                                      "rediss-sentinel:", "rediss:", "redis:"}) {
     if (text.starts_with(name)) {
       const auto end = text.find_first_not_of('/', name.size());
       return end == std::string_view::npos ? text.size() : end;
@@ -141,8 +162,9 @@ bool parse_number(std::string_view digits, int min, int max, int& value) {
   return ec == std::errc() && end == digits.data() + digits.size() && value >= min && value <= max;
 }
 
-endpoint parse_endpoint(std::string_view hostport, std::string_view url) {
+endpoint parse_endpoint(std::string_view hostport, std::string_view url, int port) {
   endpoint ep;
+  ep.port = port;
   std::string_view port_text;
   bool has_port = false;
   if (hostport.starts_with('[')) {  // [IPv6]:port
@@ -202,12 +224,13 @@ std::string endpoint::to_string() const {
 }
 
 std::string url::to_string() const {
-  std::string out(cluster ? cluster_scheme : single_scheme);
+  std::string out(scheme_of(*this));
   if (!user.empty()) out += user + "@";
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i > 0) out += ',';
     out += nodes[i].to_string();
   }
+  if (sentinel) out += "/" + master_name;
   if (db != 0) {
     out += '/';
     out += std::to_string(db);
@@ -218,14 +241,15 @@ std::string url::to_string() const {
 url parse_url(std::string_view text) {
   url result;
   std::string_view rest;
-  if (text.starts_with(single_scheme)) {
-    rest = text.substr(single_scheme.size());
-  } else if (text.starts_with(cluster_scheme)) {
-    result.cluster = true;
-    rest = text.substr(cluster_scheme.size());
-  } else {
-    fail(text, "expected redis://host:port or redis-cluster://host:port,...");
+  const scheme* kind = nullptr;
+  for (const auto& s : schemes) {
+    if (text.starts_with(s.text)) kind = &s;
   }
+  if (kind == nullptr) fail(text, "expected redis://host:port or redis-cluster://host:port,...");
+  result.tls = kind->tls;
+  result.cluster = kind->cluster;
+  result.sentinel = kind->sentinel;
+  rest = text.substr(kind->text.size());
 
   const auto at = rest.rfind('@');
   if (const auto query = rest.find_first_of("?#"); query != std::string_view::npos) {
@@ -256,12 +280,29 @@ url parse_url(std::string_view text) {
     const auto part =
         hosts.substr(start, comma == std::string_view::npos ? hosts.npos : comma - start);
     if (part.empty()) fail(text, "empty host in the node list");
-    result.nodes.push_back(parse_endpoint(part, text));
+    result.nodes.push_back(
+        parse_endpoint(part, text, result.sentinel ? default_sentinel_port : default_port));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (!result.cluster && result.nodes.size() > 1) {
-    fail(text, "several hosts need redis-cluster://");
+  if (!result.cluster && !result.sentinel && result.nodes.size() > 1) {
+    fail(text, result.tls ? "several hosts need rediss-cluster:// (or rediss-sentinel://)"
+                          : "several hosts need redis-cluster://");
+  }
+  if (result.sentinel) {
+    // "/MASTER_NAME[/db]"
+    auto path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    const auto next = path.find('/');
+    result.master_name = std::string(path.substr(0, next));
+    if (result.master_name.empty()) {
+      fail(text, "missing the master's name: " + std::string(kind->text) +
+                     "host:port[,host:port...]/MASTER_NAME[/db]");
+    }
+    path = next == std::string_view::npos ? std::string_view() : path.substr(next + 1);
+    if (!path.empty() && !parse_number(path, 0, 1 << 30, result.db)) {
+      fail(text, "database \"" + std::string(path) + "\" is not a non-negative number");
+    }
+    return result;
   }
   if (slash != std::string_view::npos) {
     const auto path = rest.substr(slash + 1);
@@ -292,6 +333,19 @@ connection_settings settings_from_environment(std::optional<std::string_view> ur
   if (settings.url.password.empty()) {
     if (const char* password = non_empty_variable(password_variable)) {
       settings.url.password = password;
+    }
+  }
+  if (settings.url.sentinel && settings.url.sentinel_password.empty()) {
+    // "password" or "user:password", as the URL's user info.
+    if (const char* auth = non_empty_variable(sentinel_password_variable)) {
+      const std::string_view text(auth);
+      const auto colon = text.find(':');
+      if (colon == std::string_view::npos) {
+        settings.url.sentinel_password = text;
+      } else {
+        settings.url.sentinel_user = text.substr(0, colon);
+        settings.url.sentinel_password = text.substr(colon + 1);
+      }
     }
   }
   return settings;

@@ -24,7 +24,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/client.hpp"
-#include "bloomkit/redis/key_slot.hpp"
+#include "redis/key_slot.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "support/child_process.hpp"
 #include "support/redis_server.hpp"

@@ -17,14 +17,17 @@
 #include <thread>
 
 #include "bloomkit/error.hpp"
-#include "bloomkit/redis/key_slot.hpp"
 #include "bloomkit/redis/url.hpp"
+#include "redis/client_stats.hpp"
+#include "redis/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/scoped_env.hpp"
 
 namespace {
+
+using bloomkit::redis::detail::stats_of;
 
 using bloomkit::test::cluster_test;
 using bloomkit::test::error_of;
@@ -544,7 +547,7 @@ TEST_F(RedisSingleNode, ExecuteOnMastersReachesTheServer) {
 TEST_F(RedisSingleNode, ReconnectsWhenTheServerClosesTheConnection) {
   auto c = client::connect(server_->url());
   c.execute(cmd({"SET", "k", "v"}));
-  const auto before = c.stats();
+  const auto before = stats_of(c);
   // The server drops every normal client; the next pipeline (large enough that writing to the
   // dead socket raises EPIPE / SIGPIPE) must reconnect and succeed.
   EXPECT_GE(server_->raw({"CLIENT", "KILL", "TYPE", "normal"}).integer(), 1);
@@ -552,8 +555,8 @@ TEST_F(RedisSingleNode, ReconnectsWhenTheServerClosesTheConnection) {
   commands.push_back(cmd({"GET", "k"}));
   const auto replies = c.execute_many(commands);
   EXPECT_EQ(replies.back().str(), "v");
-  EXPECT_GT(c.stats().connects, before.connects);
-  EXPECT_GT(c.stats().retries, before.retries);
+  EXPECT_GT(stats_of(c).connects, before.connects);
+  EXPECT_GT(stats_of(c).retries, before.retries);
 }
 
 TEST_F(RedisSingleNode, AConnectionLostMidPipelineResumesWithoutRepeats) {
@@ -565,12 +568,12 @@ TEST_F(RedisSingleNode, AConnectionLostMidPipelineResumesWithoutRepeats) {
   for (int i = 0; i < 10; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
   commands.push_back(cmd({"CLIENT", "KILL", "ID", std::to_string(id), "SKIPME", "no"}, 0));
   for (int i = 10; i < 20; ++i) commands.push_back(cmd({"RPUSH", "resume", std::to_string(i)}));
-  const auto retries = c.stats().retries;
+  const auto retries = stats_of(c).retries;
   const auto replies = c.execute_many(commands);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(replies[static_cast<std::size_t>(i)].integer(), i + 1);
   for (int i = 10; i < 20; ++i)
     EXPECT_EQ(replies[static_cast<std::size_t>(i) + 1].integer(), i + 1);
-  EXPECT_EQ(c.stats().retries, retries + 10);
+  EXPECT_EQ(stats_of(c).retries, retries + 10);
   const auto stored = c.execute(cmd({"LRANGE", "resume", "0", "-1"}));
   ASSERT_EQ(stored.elements().size(), 20u);
   for (int i = 0; i < 20; ++i) {
@@ -843,8 +846,8 @@ TEST_F(RedisCluster, ExecuteManyRoutesByKeySlotAndKeepsInputOrder) {
   ASSERT_EQ(values.size(), static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) ASSERT_EQ(values[i].str(), "value:" + std::to_string(i));
   // Routed by CRC16 straight to the owner: no redirection was needed.
-  EXPECT_EQ(c.stats().moved, 0u);
-  EXPECT_EQ(c.stats().ask, 0u);
+  EXPECT_EQ(stats_of(c).moved, 0u);
+  EXPECT_EQ(stats_of(c).ask, 0u);
   // Each key really lives on the master that owns its slot, and every master got some.
   long long total = 0;
   for (const auto m : cluster_->masters()) {
@@ -952,11 +955,11 @@ TEST_F(RedisCluster, FollowsMovedAfterASlotMigration) {
   const auto values = c.execute_many(gets);
   ASSERT_EQ(values.size(), keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(values[i].str(), "v-" + keys[i]);
-  const auto moved = c.stats().moved;
+  const auto moved = stats_of(c).moved;
   EXPECT_GE(moved, 1u);
   // The map was updated: the next round goes straight to the new owner.
   c.execute_many(gets);
-  EXPECT_EQ(c.stats().moved, moved);
+  EXPECT_EQ(stats_of(c).moved, moved);
   EXPECT_EQ(cluster_->node(to).raw({"GET", moving[0]}).str(), "v-" + moving[0]);
   // A client allowed no redirection says so, naming the key.
   const auto message = error_of(
@@ -984,11 +987,11 @@ TEST_F(RedisCluster, RetriesTryagainThenReturnsTheErrorReply) {
   cluster_->begin_slot_migration(slot, from, to);
   cluster_->move_slot_keys(slot, from, to, 1);
   // One key here, one there: a multi-key command gets TRYAGAIN until the migration ends.
-  const auto before = c.stats().retries;
+  const auto before = stats_of(c).retries;
   const auto r = c.execute(cmd({"MGET", keys[0], keys[1]}));
   ASSERT_TRUE(r.is_error()) << r.to_string();
   EXPECT_EQ(r.str().rfind("TRYAGAIN", 0), 0u) << r.str();
-  EXPECT_EQ(c.stats().retries, before + 2);
+  EXPECT_EQ(stats_of(c).retries, before + 2);
   cluster_->move_slot_keys(slot, from, to);
   cluster_->finish_slot_migration(slot, from, to);
   const auto both = c.execute(cmd({"MGET", keys[0], keys[1]}));
@@ -1014,16 +1017,16 @@ TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
   EXPECT_EQ(values[0].str(), "zero");
   EXPECT_EQ(values[1].str(), "one");
   EXPECT_EQ(values[2].str(), "OK");
-  const auto ask = c.stats().ask;
+  const auto ask = stats_of(c).ask;
   EXPECT_GE(ask, 2u);  // the moved key and the new key were asked for at the target
-  EXPECT_EQ(c.stats().moved, 0u);
+  EXPECT_EQ(stats_of(c).moved, 0u);
   // The new key went to the target: the source does not have it and sends ASK for it.
   const auto at_source = cluster_->node(from).raw({"GET", keys[2]});
   ASSERT_TRUE(at_source.is_error());
   EXPECT_EQ(at_source.str().rfind("ASK", 0), 0u) << at_source.str();
   // ASK does not change the map: asking again redirects again.
   EXPECT_EQ(c.execute(cmd({"GET", keys[2]})).str(), "two");
-  EXPECT_EQ(c.stats().ask, ask + 1);
+  EXPECT_EQ(stats_of(c).ask, ask + 1);
 
   cluster_->move_slot_keys(slot, from, to);
   cluster_->finish_slot_migration(slot, from, to);
@@ -1031,7 +1034,7 @@ TEST_F(RedisCluster, FollowsAskDuringASlotMigration) {
     EXPECT_EQ(c.execute(cmd({"GET", keys[static_cast<std::size_t>(i)]})).str(),
               std::vector<std::string>({"zero", "one", "two"})[static_cast<std::size_t>(i)]);
   }
-  EXPECT_GE(c.stats().moved, 1u);
+  EXPECT_GE(stats_of(c).moved, 1u);
   cluster_->migrate_slot(slot, from);
 }
 
@@ -1075,11 +1078,11 @@ TEST_F(RedisFailover, DataAcknowledgedByWaitSurvivesAKilledMaster) {
 
   const auto victim = master_with_replica_for("f:0");
   const auto promoted = cluster_->kill_master(victim);
-  const auto refreshes = c.stats().slot_map_refreshes;
+  const auto refreshes = stats_of(c).slot_map_refreshes;
 
   const auto values = c.execute_many(gets);
   for (int i = 0; i < count; ++i) ASSERT_EQ(values[i].str(), std::to_string(i)) << i;
-  EXPECT_GT(c.stats().slot_map_refreshes, refreshes);
+  EXPECT_GT(stats_of(c).slot_map_refreshes, refreshes);
   EXPECT_EQ(c.master_count(), 3u);
   const auto masters = c.masters();
   EXPECT_NE(std::find(masters.begin(), masters.end(), cluster_->node(promoted).address()),
@@ -1130,7 +1133,7 @@ TEST_F(RedisFailover, TrafficRidesThroughAFailoverWithEnoughRetries) {
   // answer to that), but every write after the promotion is there, in order.
   ASSERT_FALSE(stored.elements().empty());
   EXPECT_EQ(stored.elements().back().str(), std::to_string(written));
-  EXPECT_GT(c.stats().retries, 0u);
+  EXPECT_GT(stats_of(c).retries, 0u);
 }
 
 }  // namespace

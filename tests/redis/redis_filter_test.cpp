@@ -22,8 +22,9 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
-#include "bloomkit/redis/key_slot.hpp"
 #include "file/header_codec.hpp"
+#include "redis/client_stats.hpp"
+#include "redis/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
@@ -32,6 +33,8 @@
 #include "support/temp_dir.hpp"
 
 namespace {
+
+using bloomkit::redis::detail::stats_of;
 
 using bloomkit::test::cluster_test;
 using bloomkit::test::error_of;
@@ -1073,8 +1076,8 @@ TEST_F(RedisFilterCluster, NoFalseNegativesWhileASlotMigrates) {
   reader.join();
   EXPECT_EQ(reader_misses.load(), 0u);
   EXPECT_GT(reader_rounds.load(), 0u);
-  EXPECT_GT(c.stats().ask, 0u);
-  EXPECT_GT(c.stats().moved, 0u);
+  EXPECT_GT(stats_of(c).ask, 0u);
+  EXPECT_GT(stats_of(c).moved, 0u);
   EXPECT_EQ(cluster_->owner_of_slot(slot), to);
 }
 

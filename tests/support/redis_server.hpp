@@ -13,11 +13,14 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bloomkit/redis/client.hpp"
+#include "support/server_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tls_certificates.hpp"
 
 #define BLOOMKIT_REQUIRE_REDIS()                                                   \
   do {                                                                             \
@@ -27,6 +30,29 @@
   } while (false)
 
 namespace bloomkit::test {
+
+// True when the environment variable BLOOMKIT_TEST_REDIS_TLS is set (not "0"): every fixture
+// server then speaks TLS by default (url() gives rediss://), and SSL_CERT_FILE names the test CA
+// so that clients with default options trust it. CTest runs the Redis suites once plain and once
+// so (tests/redis/CMakeLists.txt, TLS_SUITES).
+bool tls_by_default();
+
+struct redis_tls_options {
+  bool enabled = tls_by_default();
+  bool require_client_certificate = false;  // tls-auth-clients yes (else optional)
+  // The server's certificate; nullptr: tls_certificates::shared().server().
+  const certificate* server_certificate = nullptr;
+};
+
+// A sentinel (redis-server --sentinel) watching one master.
+struct redis_sentinel_config {
+  std::string master_name = "mymaster";
+  int master_port = 0;
+  int quorum = 2;
+  int down_after_ms = 1000;
+  int failover_timeout_ms = 5000;
+  std::string master_password;  // sentinel auth-pass
+};
 
 struct redis_acl_user {
   std::string name;
@@ -40,6 +66,9 @@ struct redis_server_options {
   std::string requirepass;  // password of the default user
   std::vector<redis_acl_user> users;
   std::vector<std::string> extra_args;  // more "--name value" arguments
+  redis_tls_options tls;
+  // Set: a sentinel, not a data server (requirepass is then the sentinel's own password).
+  std::optional<redis_sentinel_config> sentinel;
 };
 
 class redis_server {
@@ -56,7 +85,7 @@ class redis_server {
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
   std::string address() const;  // "127.0.0.1:port"
-  std::string url() const;      // "redis://[:password@]127.0.0.1:port"
+  std::string url() const;      // "redis[s]://[:password@]127.0.0.1:port"
   const std::filesystem::path& dir() const { return dir_.path(); }
   const redis_server_options& options() const { return options_; }
 
@@ -64,12 +93,18 @@ class redis_server {
   void kill();     // SIGKILL, wait: a crash
   void restart();  // stop if running, start again on the same port and dir
 
-  // One command over a fresh hiredis connection (authenticated with requirepass if set).
-  // Throws std::runtime_error if the server cannot be reached.
+  // One command over a fresh hiredis connection (authenticated with requirepass if set; over
+  // the unix socket when TCP speaks TLS). Throws std::runtime_error if the server cannot be
+  // reached.
   redis::reply raw(const std::vector<std::string>& args) const;
 
  private:
   void start();
+  void start_sentinel();
+  // Port (0 when TCP speaks TLS only), bind, dir, foreground, log to stdout, no protected mode.
+  void add_common_args(std::vector<std::string>& args) const;
+  void add_tls_args(std::vector<std::string>& args) const;
+  raw_target raw_target_() const;
   void wait_until_ready();
 
   redis_server_options options_;
@@ -83,6 +118,7 @@ struct redis_cluster_options {
   int replicas = 0;  // per master
   int node_timeout_ms = 1000;
   std::string requirepass;
+  redis_tls_options tls;
 };
 
 class redis_cluster {

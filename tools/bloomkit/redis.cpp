@@ -58,9 +58,18 @@ std::vector<command> add_redis_commands(CLI::App& app) {
   CLI::App* group = app.add_subcommand("redis", "Filters in Redis or a Redis Cluster");
   group->require_subcommand(1);
   group->add_option("--url", context->url,
-                    "redis://[user:password@]host:port[/db] or redis-cluster://host:port[,...] "
+                    "redis://[user:password@]host:port[/db], redis-cluster://host:port[,...] or "
+                    "redis-sentinel://host:port[,...]/MASTER[/db]; rediss... for TLS "
                     "(default: $BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; a password "
                     "here shows in `ps`: prefer $REDISCLI_AUTH)");
+  group->add_option("--tls-ca", context->tls.ca_file,
+                    "With rediss...: PEM file of the CA to trust (default: the system's store)");
+  group->add_option("--tls-cert", context->tls.cert_file,
+                    "With rediss...: client certificate (PEM) for servers that require one");
+  group->add_option("--tls-key", context->tls.key_file, "With --tls-cert: its private key (PEM)");
+  group->add_option("--tls-server-name", context->tls.server_name,
+                    "With rediss...: the name the server's certificate must carry (default: "
+                    "the host of the URL)");
   group
       ->add_option("--layout", context->layout,
                    "native (bloomkit's sharded filters) or go-zero (go-zero core/bloom keys)")

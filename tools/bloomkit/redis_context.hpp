@@ -21,6 +21,8 @@ namespace bloomkit::cli {
 struct redis_context {
   // --url; without it, BLOOMKIT_REDIS_URL or the default (redis::settings_from_environment).
   std::optional<std::string> url;
+  // --tls-ca, --tls-cert, --tls-key, --tls-server-name (for rediss://... URLs).
+  redis::tls_options tls;
   // --layout native|go-zero and --bits M (go-zero keys record no size: docs/CLI.md, "Redis").
   std::string layout = "native";
   std::optional<std::uint64_t> bits;  // nullopt: not given; parsed and checked: 1 to 2^32
@@ -28,7 +30,9 @@ struct redis_context {
   // Connects to --url, BLOOMKIT_REDIS_URL or the default, with the password of the URL or of
   // REDISCLI_AUTH (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
   redis::client connect() const {
-    return redis::client::connect(redis::settings_from_environment(url).url);
+    redis::client_options options;
+    options.tls = tls;
+    return redis::client::connect(redis::settings_from_environment(url).url, options);
   }
   // For subcommands that work on both layouts: --bits with --layout go-zero, nullopt with
   // native. Throws usage_error naming `command` for go-zero without --bits, or --bits without

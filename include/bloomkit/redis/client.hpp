@@ -1,6 +1,7 @@
 #pragma once
-// bloomkit::redis::client: a connection to one Redis server or to a Redis Cluster (hiredis
-// underneath, kept out of this header).
+// bloomkit::redis::client: a connection to one Redis server, to a Redis Cluster, or to the
+// master that Redis Sentinels name; plain TCP or TLS (rediss://). hiredis's reply parser and
+// OpenSSL underneath, kept out of this header.
 //
 // - Error replies come back as reply{kind::error}; the caller decides what they mean (WRONGTYPE ->
 //   errc::wrong_type naming the key, ...). The client handles by itself: MOVED (update the slot
@@ -10,6 +11,12 @@
 //   errc::unreachable naming host:port). A command without a reply within command_timeout throws
 //   errc::timeout (the connection is dropped: its late reply must not answer the next command).
 //   AUTH refused, or NOAUTH from the server: errc::auth_failed. Bad URL: errc::invalid_argument.
+// - Sentinel: the master comes from the sentinels (SENTINEL get-master-addr-by-name) and must
+//   say ROLE master; a broken connection or a READONLY reply (a demoted master) asks them again
+//   before the retry, so a failover costs retries, not an error, when they outlast it.
+// - TLS: the server's certificate is verified (tls_options); a certificate the client refuses,
+//   a server that refuses the client's, and a plaintext server on a TLS URL (or the reverse)
+//   throw errc::unreachable naming host:port at once (no retries: they cannot help).
 // - Retries after a lost connection may run a command twice. Fine for idempotent commands
 //   (BITFIELD SET, SET, HSET, GET, ...); do not send INCR-like commands through a client that
 //   must not repeat them.
@@ -30,12 +37,28 @@
 
 namespace bloomkit::redis {
 
+// TLS for rediss:// URLs (ignored by redis:// ones).
+struct tls_options {
+  // PEM file of the CA certificates to trust; empty: the system's store (OpenSSL's default
+  // paths, which SSL_CERT_FILE / SSL_CERT_DIR override).
+  std::string ca_file;
+  // A client certificate (PEM, chain allowed) and its key, for servers that require one
+  // (tls-auth-clients yes). Both or neither.
+  std::string cert_file;
+  std::string key_file;
+  // The name the server's certificate must carry, also sent as SNI; empty: the host of the URL
+  // (or the address a cluster or sentinel names). An IP address is checked against the
+  // certificate's IP entries.
+  std::string server_name;
+};
+
 struct client_options {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds command_timeout{5000};
   int max_redirects = 16;  // MOVED/ASK hops per command
   int max_retries = 3;     // reconnect attempts on a broken connection / failover
   std::chrono::milliseconds retry_delay{100};  // before the first retry; doubles on each next one
+  tls_options tls;                             // for rediss:// URLs
 };
 
 // An owning value copy of a server reply.
@@ -73,19 +96,15 @@ struct command {
   std::size_t key_index = 1;  // which arg is the routing key; 0 = no key (any node)
 };
 
-// What the client did besides plain commands; tests use it to prove a path was taken.
-struct client_stats {
-  std::size_t moved = 0;               // MOVED redirections followed
-  std::size_t ask = 0;                 // ASK redirections followed
-  std::size_t retries = 0;             // commands retried (broken connection, TRYAGAIN, ...)
-  std::size_t connects = 0;            // connections opened (the first ones included)
-  std::size_t slot_map_refreshes = 0;  // CLUSTER SLOTS loads (the first one included)
-};
+namespace detail {
+struct client_access;  // internal access point (src/redis/client_stats.hpp)
+}
 
 class client {
  public:
-  // Connects now (and, for a cluster, loads the slot map), so a bad address, password or URL
-  // fails here. Throws bloomkit::error: invalid_argument, unreachable, auth_failed, timeout.
+  // Connects now (and, for a cluster, loads the slot map; for sentinels, finds the master), so
+  // a bad address, password, certificate or URL fails here. Throws bloomkit::error:
+  // invalid_argument, unreachable, auth_failed, timeout.
   static client connect(std::string_view url, client_options options = {});
   // The same with a parsed URL (e.g. settings_from_environment(...).url, whose password may come
   // from REDISCLI_AUTH). A URL naming a user without a password: errc::invalid_argument.
@@ -118,9 +137,9 @@ class client {
 
   std::string describe() const;  // "redis://127.0.0.1:6379" (never the password)
   const client_options& options() const;
-  client_stats stats() const;
 
  private:
+  friend struct detail::client_access;
   struct impl;
   explicit client(std::unique_ptr<impl> p);
   std::unique_ptr<impl> impl_;

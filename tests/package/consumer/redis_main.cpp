@@ -1,16 +1,16 @@
 // A project that uses an installed bloomkit::redis through find_package(bloomkit); no server is
-// needed: it parses a URL, computes a cluster slot and checks that connecting to a closed port is
+// needed: it parses a URL and checks that connecting to a closed port is
 // a clean bloomkit::error.
 #include <bloomkit/error.hpp>
 #include <bloomkit/redis/client.hpp>
-#include <bloomkit/redis/key_slot.hpp>
 #include <bloomkit/redis/url.hpp>
 
 #include <cstdio>
 
 int main() {
   const auto u = bloomkit::redis::parse_url("redis-cluster://127.0.0.1:7000,127.0.0.1:7001");
-  if (!u.cluster || u.nodes.size() != 2 || bloomkit::redis::key_slot("123456789") != 12739) {
+  const auto tls = bloomkit::redis::parse_url("rediss://127.0.0.1:6380");
+  if (!u.cluster || u.nodes.size() != 2 || !tls.tls) {
     std::fprintf(stderr, "redis_consumer: wrong answer from the installed library\n");
     return 1;
   }

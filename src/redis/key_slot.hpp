@@ -1,6 +1,7 @@
 #pragma once
-// Redis Cluster key -> hash slot: CRC16 (XMODEM: poly 0x1021, init 0) of the key, or of its hash
-// tag (the bytes between the first '{' and the next '}' when that is not empty), modulo 16384.
+// (internal; tests check it against CLUSTER KEYSLOT) Redis Cluster key -> hash slot: CRC16 (XMODEM:
+// poly 0x1021, init 0) of the key, or of its hash tag (the bytes between the first '{' and the next
+// '}' when that is not empty), modulo 16384.
 
 #include <cstdint>
 #include <string_view>
