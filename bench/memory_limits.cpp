@@ -1,4 +1,4 @@
-// bench_memory_limits: the machine's memory limits in one line of JSON, for bench/compare.
+// bench_memory_limits: the machine's memory limits in one line of JSON, for bench/compare_peers.
 //
 //   bench_memory_limits [--reps R]
 //

@@ -3,7 +3,7 @@
 // (a pointer chase through one random cycle of all lines: the latency of one access) and
 // independent random reads at precomputed line indices (the loads do not depend on each other,
 // so the core keeps as many in flight as it can: the throughput bound of any lookup).
-// Shared by bloom_bench.cpp (Google Benchmark) and memory_limits.cpp (bench/compare).
+// Shared by bloom_bench.cpp (Google Benchmark) and memory_limits.cpp (bench/compare_peers).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,8 @@
-# Installs the already built bloomkit into WORK_DIR/prefix, configures, builds and runs the
-# consumer project against it. Fails on the first step that fails.
+# Builds and runs a consumer project in WORK_DIR. Fails on the first step that fails.
+# - With BLOOMKIT_BUILD_DIR: installs that (already built) bloomkit into WORK_DIR/prefix and builds
+#   CONSUMER_SOURCE_DIR against it through find_package(bloomkit).
+# - With BLOOMKIT_SOURCE_DIR: builds CONSUMER_SOURCE_DIR, which adds bloomkit's sources with
+#   add_subdirectory.
 file(REMOVE_RECURSE ${WORK_DIR})
 
 function(run)
@@ -9,9 +12,14 @@ function(run)
   endif()
 endfunction()
 
-run(${CMAKE_COMMAND} --install ${BLOOMKIT_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+if(BLOOMKIT_BUILD_DIR)
+  run(${CMAKE_COMMAND} --install ${BLOOMKIT_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+  set(bloomkit_location -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+else()
+  set(bloomkit_location -DBLOOMKIT_SOURCE_DIR=${BLOOMKIT_SOURCE_DIR})
+endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
-  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+  ${bloomkit_location}
   -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
   "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)

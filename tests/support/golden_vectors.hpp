@@ -4,8 +4,10 @@
 //   kind K, scheme S (their names in docs/FORMAT.md), key_type string|long, flags F,
 //   bits M, hashes K, capacity N, target_fpp P, inserted I (the header's fields),
 //   growth S, tightening R, memory_ceiling C, sub_filters C (scalable), shards C (scheme 20),
-//   file F (the bloomkit file),
+//   file F (the bloomkit file), or for filters too large to commit (the pipelined paths of
+//   filters of 1 MiB and more) file_size N and file_xxh64 H (hex XXH64, seed 0, of its bytes),
 //   insert KEY / remove KEY (the operations that made the file, in order),
+//   insert_numbered PREFIX N (inserts of the text keys PREFIX0 ... PREFIX<N-1>, in order),
 //   probe KEY 0|1 (contains() of the file),
 //   digest KEY H[,H] (hex: h1,h2 of XXH3-128, or h of XXH3-64 for the blocked scheme),
 //   block KEY B / shard KEY J (where the key's bits are: blocked, scheme 20),
@@ -64,6 +66,10 @@ struct golden_vector {
   std::uint64_t sub_filters = 0;
   std::uint64_t shards = 0;
   std::filesystem::path file;
+  std::uint64_t file_size = 0;
+  std::uint64_t file_xxh64 = 0;
+  std::string numbered_prefix;
+  std::uint64_t numbered_count = 0;
   std::vector<key_operation> operations;
   std::vector<std::pair<std::string, bool>> probes;
   std::vector<key_placement> placements;
@@ -117,9 +123,8 @@ inline std::string exact(double x) {
 }
 
 inline void write_vector(const golden_vector& v, std::ostream& out) {
-  out << "# bloomkit golden vector, written by tools/golden/generate: do not edit.\n"
-      << "# A change to this file or to " << v.file.filename().string()
-      << " is a change of the file format (docs/FORMAT.md).\n";
+  out << "# bloomkit golden vector, written by tools/golden/generate: do not edit. A change to\n"
+      << "# it, or to the filter it describes, is a change of the file format (docs/FORMAT.md).\n";
   out << "kind " << v.kind << "\nscheme " << v.scheme << "\nkey_type " << v.key_type << "\nflags "
       << v.flags << "\nbits " << v.bits << "\nhashes " << v.hashes << "\ncapacity " << v.capacity
       << "\ntarget_fpp " << exact(v.target_fpp) << "\ninserted " << v.inserted << "\n";
@@ -128,10 +133,19 @@ inline void write_vector(const golden_vector& v, std::ostream& out) {
         << v.memory_ceiling << "\nsub_filters " << v.sub_filters << "\n";
   }
   if (v.shards != 0) out << "shards " << v.shards << "\n";
-  out << "file " << v.file.filename().string() << "\n";
+  if (v.file_size != 0) {
+    out << "file_size " << v.file_size << "\nfile_xxh64 " << joined({v.file_xxh64}, true) << "\n";
+  } else {
+    out << "file " << v.file.filename().string() << "\n";
+  }
   const auto text = [&](const std::string& key) { return key_text(key, v.key_type); };
-  for (const auto& op : v.operations)
-    out << (op.remove ? "remove " : "insert ") << text(op.key) << "\n";
+  if (v.numbered_count != 0) {
+    out << "insert_numbered " << v.numbered_prefix << " " << v.numbered_count << "\n";
+  } else {
+    for (const auto& op : v.operations) {
+      out << (op.remove ? "remove " : "insert ") << text(op.key) << "\n";
+    }
+  }
   for (const auto& [key, answer] : v.probes) out << "probe " << text(key) << " " << answer << "\n";
   for (const auto& p : v.placements) {
     out << "digest " << text(p.key) << " " << joined(p.digest, true) << "\n";
@@ -140,8 +154,9 @@ inline void write_vector(const golden_vector& v, std::ostream& out) {
     if (!p.probe_values.empty()) {
       out << "probe_values " << text(p.key) << " " << joined(p.probe_values, true) << "\n";
     }
-    if (!p.positions.empty())
+    if (!p.positions.empty()) {
       out << "positions " << text(p.key) << " " << joined(p.positions) << "\n";
+    }
     for (std::size_t i = 0; i < p.sub_positions.size(); ++i) {
       out << "sub_positions " << text(p.key) << " " << i << " " << joined(p.sub_positions[i])
           << "\n";
@@ -152,12 +167,7 @@ inline void write_vector(const golden_vector& v, std::ostream& out) {
 inline golden_vector read_golden(const std::filesystem::path& path) {
   golden_vector v;
   v.name = path.stem().string();
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto parts = split(line, ' ');
+  for_each_line(path, [&](const std::vector<std::string>& parts) {
     const std::string& field = parts[0];
     const auto key = [&] { return key_bytes(parts.at(1), v.key_type); };
     if (field == "kind") v.kind = parts.at(1);
@@ -175,6 +185,15 @@ inline golden_vector read_golden(const std::filesystem::path& path) {
     if (field == "sub_filters") v.sub_filters = std::stoull(parts.at(1));
     if (field == "shards") v.shards = std::stoull(parts.at(1));
     if (field == "file") v.file = path.parent_path() / parts.at(1);
+    if (field == "file_size") v.file_size = std::stoull(parts.at(1));
+    if (field == "file_xxh64") v.file_xxh64 = std::stoull(parts.at(1), nullptr, 16);
+    if (field == "insert_numbered") {
+      v.numbered_prefix = parts.at(1);
+      v.numbered_count = std::stoull(parts.at(2));
+      for (std::uint64_t i = 0; i < v.numbered_count; ++i) {
+        v.operations.push_back({false, v.numbered_prefix + std::to_string(i)});
+      }
+    }
     if (field == "insert" || field == "remove") v.operations.push_back({field == "remove", key()});
     if (field == "probe") v.probes.emplace_back(key(), parts.at(2) == "1");
     if (field == "digest") v.placement(key()).digest = numbers(parts.at(2), 16);
@@ -187,8 +206,9 @@ inline golden_vector read_golden(const std::filesystem::path& path) {
       subs.resize(std::max<std::size_t>(subs.size(), std::stoull(parts.at(2)) + 1));
       subs[std::stoull(parts.at(2))] = numbers(parts.at(3));
     }
-  }
-  if (v.kind.empty() || v.scheme.empty() || v.bits == 0 || v.file.empty() || v.probes.empty()) {
+  });
+  if (v.kind.empty() || v.scheme.empty() || v.bits == 0 || (v.file.empty() && v.file_size == 0) ||
+      v.probes.empty()) {
     throw std::runtime_error(path.string() + ": incomplete golden vector");
   }
   return v;

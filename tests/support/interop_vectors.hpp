@@ -53,12 +53,7 @@ struct interop_vector {
 inline interop_vector read_vector(const std::filesystem::path& path) {
   interop_vector v;
   v.name = path.stem().string();
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto parts = split(line, ' ');
+  for_each_line(path, [&](const std::vector<std::string>& parts) {
     const std::string& field = parts[0];
     if (field == "scheme") v.scheme = parts.at(1);
     if (field == "key_type") v.key_type = parts.at(1);
@@ -78,7 +73,7 @@ inline interop_vector read_vector(const std::filesystem::path& path) {
       for (const auto& p : split(parts.at(2), ',')) values.push_back(std::stoull(p));
       v.positions.emplace_back(key_bytes(parts.at(1), v.key_type), std::move(values));
     }
-  }
+  });
   if (v.scheme.empty() || v.bits == 0 || v.hashes == 0 || v.file.empty()) {
     throw std::runtime_error(path.string() + ": incomplete vector");
   }
@@ -107,14 +102,10 @@ struct sizing_row {
 };
 inline std::vector<sizing_row> read_sizing(const std::filesystem::path& path) {
   std::vector<sizing_row> rows;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const auto parts = split(line, ' ');
+  for_each_line(path, [&](const std::vector<std::string>& parts) {
     rows.push_back({std::stoull(parts.at(0)), std::stod(parts.at(1)), std::stoull(parts.at(2)),
                     static_cast<std::uint32_t>(std::stoul(parts.at(3)))});
-  }
+  });
   return rows;
 }
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,19 @@ inline std::vector<std::string> split(const std::string& line, char sep) {
     parts.push_back(line.substr(start, end - start));
     if (end == std::string::npos) return parts;
     start = end + 1;
+  }
+}
+
+// Calls fn(parts) for every line of a vector file but empty lines and # comments, parts being
+// the line split at single spaces.
+template <class Fn>
+void for_each_line(const std::filesystem::path& path, Fn fn) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path.string());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    fn(split(line, ' '));
   }
 }
 

@@ -20,11 +20,14 @@
 #include <variant>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "support/golden_build.hpp"
 #include "support/golden_reference.hpp"
 #include "support/golden_vectors.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -118,18 +121,13 @@ bool answer(const golden_vector& v, const bloomkit::any_filter* loaded,
   return true;
 }
 
-void write(golden_vector v, const std::vector<std::string>& removed,
-           const std::filesystem::path& dir) {
-  v.file = dir / (v.name + ".bloom");
-  const auto inserted = keys(v.key_type, v.kind == "scalable" ? 60 : 100, false);
-  for (const auto& k : inserted) v.operations.push_back({false, k});
-  if (v.kind == "counting") {
-    for (std::size_t i = 0; i < 10; ++i) v.operations.push_back({false, inserted[i]});
-  }
-  for (const auto& k : removed) v.operations.push_back({true, k});
-  bloomkit::test::build_golden(v, v.file, bloomkit::test::insert_path::one_by_one);
-
-  const auto header = bloomkit::read_header(v.file);
+// Saves the vector's filter to `file`, then records in v its header's counts, the answers of
+// the saved filter for `inserted` (all present unless removed) and for absent keys, and the
+// placements of some keys.
+void record(golden_vector& v, const std::filesystem::path& file,
+            const std::vector<std::string>& inserted, const std::vector<std::string>& removed) {
+  bloomkit::test::build_golden(v, file, bloomkit::test::insert_path::one_by_one);
+  const auto header = bloomkit::read_header(file);
   v.inserted = header.inserted;
   if (v.kind == "scalable") {
     v.bits = header.bits;
@@ -137,8 +135,8 @@ void write(golden_vector v, const std::vector<std::string>& removed,
   }
   std::optional<bloomkit::any_filter> loaded;
   std::optional<bloomkit::raw_filter> raw;
-  if (v.shards != 0) raw = bloomkit::load_raw(v.file);
-  if (v.shards == 0) loaded = bloomkit::load_any(v.file);
+  if (v.shards != 0) raw = bloomkit::load_raw(file);
+  if (v.shards == 0) loaded = bloomkit::load_any(file);
   const auto* filter = loaded ? &*loaded : nullptr;
   const auto* bits = raw ? &raw->bits : nullptr;
 
@@ -155,21 +153,57 @@ void write(golden_vector v, const std::vector<std::string>& removed,
     for (std::size_t i = 0; i < 6; ++i) place(v, inserted[i], filter);
     for (std::size_t i = 0; i < 3; ++i) place(v, absent[i], filter);
   }
+}
 
+void write_text(const golden_vector& v, const std::filesystem::path& dir) {
   std::ofstream out(dir / (v.name + ".txt"));
   bloomkit::test::write_vector(v, out);
   if (!out.flush()) throw std::runtime_error("cannot write " + (dir / v.name).string() + ".txt");
 }
 
+// A small vector: its file is committed beside it.
+void write(golden_vector v, const std::vector<std::string>& removed,
+           const std::filesystem::path& dir) {
+  v.file = dir / (v.name + ".bloom");
+  const auto inserted = keys(v.key_type, v.kind == "scalable" ? 60 : 100, false);
+  for (const auto& k : inserted) v.operations.push_back({false, k});
+  if (v.kind == "counting") {
+    for (std::size_t i = 0; i < 10; ++i) v.operations.push_back({false, inserted[i]});
+  }
+  for (const auto& k : removed) v.operations.push_back({true, k});
+  record(v, v.file, inserted, removed);
+  write_text(v, dir);
+}
+
+// A vector of a filter of 1 MiB or more (the pipelined insert and lookup paths), 100,000 keys:
+// only its size and checksum are committed, and the answers for the first 200 keys.
+void write_large(golden_vector v, const std::filesystem::path& dir) {
+  v.numbered_prefix = "large-";
+  v.numbered_count = 100000;
+  std::vector<std::string> sample;
+  for (std::uint64_t i = 0; i < v.numbered_count; ++i) {
+    v.operations.push_back({false, v.numbered_prefix + std::to_string(i)});
+    if (i < 200) sample.push_back(v.operations.back().key);
+  }
+  const bloomkit::test::temp_dir scratch;
+  const auto file = scratch / (v.name + ".bloom");
+  record(v, file, sample, {});
+  const auto bytes = bloomkit::test::read_bytes(file);
+  v.file_size = bytes.size();
+  v.file_xxh64 = XXH64(bytes.data(), bytes.size(), 0);
+  write_text(v, dir);
+}
+
 // A vector of a kind sized by for_capacity(n, p): its m and k are that sizing's.
 template <class Filter>
-golden_vector sized(std::string name, std::string kind, std::string key_type) {
+golden_vector sized(std::string name, std::string kind, std::string key_type,
+                    std::uint64_t capacity = 100) {
   golden_vector v;
   v.name = std::move(name);
   v.kind = std::move(kind);
   v.scheme = std::string(bloomkit::to_string(Filter::scheme()));
   v.key_type = std::move(key_type);
-  v.capacity = 100;
+  v.capacity = capacity;
   v.target_fpp = 0.01;
   const auto f = Filter::for_capacity(v.capacity, v.target_fpp);
   v.bits = f.bits();
@@ -220,6 +254,11 @@ int main(int argc, char** argv) try {
   r.capacity = 400;
   r.target_fpp = 0.01;
   write(r, {}, dir);
+
+  // Filters past the size where inserts and lookups take the pipelined paths.
+  write_large(sized<bloom_filter>("large_classic", "classic", "string", 1000000), dir);
+  write_large(sized<blocked_bloom_filter>("large_blocked", "blocked", "string", 1000000), dir);
+  write_large(sized<counting_bloom_filter>("large_counting", "counting", "string", 1000000), dir);
 
   // The int64-key flag, which only interop schemes take: Guava's default strategy over longs.
   auto g = sized<guava::mitz_64_filter>("classic_guava_mitz64_long_flag", "classic", "long");

@@ -1,4 +1,4 @@
-// The Go peer harness of bench/compare: bits-and-blooms/bloom v3 and greatroar/blobloom, measured
+// The Go peer harness of bench/compare_peers: bits-and-blooms/bloom v3 and greatroar/blobloom, measured
 // as bench/peers/README.md (the harness protocol) says.
 //
 //	go-harness bits-and-blooms|blobloom --keys KEYS --misses MISSES --n N --queries Q --p P

@@ -1,4 +1,4 @@
-// The Java peer harness of bench/compare: Guava's BloomFilter on String keys, as Java users build
+// The Java peer harness of bench/compare_peers: Guava's BloomFilter on String keys, as Java users build
 // it, measured as bench/peers/README.md (the harness protocol) says.
 //
 //   guava-harness guava --keys KEYS --misses MISSES --n N --queries Q --p P
