@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/vector_text.hpp"
+
 #ifndef BLOOMKIT_INTEROP_DATA
 #error "BLOOMKIT_INTEROP_DATA must name tests/data/interop"
 #endif
@@ -47,34 +49,6 @@ struct interop_vector {
   std::vector<std::int64_t> long_keys;   // key_type long: the inserted keys as numbers
   std::vector<std::string> probe_texts;  // the probe keys as the CLI reads them (text, decimal)
 };
-
-inline std::string key_bytes(const std::string& text, const std::string& key_type,
-                             std::vector<std::int64_t>* numbers = nullptr) {
-  std::string out;
-  if (key_type == "long") {
-    const std::int64_t v = std::stoll(text);
-    if (numbers) numbers->push_back(v);
-    auto u = static_cast<std::uint64_t>(v);
-    for (int i = 0; i < 8; ++i, u >>= 8) out.push_back(static_cast<char>(u & 0xff));
-    return out;
-  }
-  if (text.size() % 2 != 0) throw std::runtime_error("odd hex key " + text);
-  for (std::size_t i = 0; i < text.size(); i += 2) {
-    out.push_back(static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
-
-inline std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = line.find(sep, start);
-    parts.push_back(line.substr(start, end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
-  }
-}
 
 inline interop_vector read_vector(const std::filesystem::path& path) {
   interop_vector v;
@@ -142,14 +116,6 @@ inline std::vector<sizing_row> read_sizing(const std::filesystem::path& path) {
                     static_cast<std::uint32_t>(std::stoul(parts.at(3)))});
   }
   return rows;
-}
-
-// The name of a vector file, for test names: letters and digits only.
-inline std::string test_name(const std::filesystem::path& p) {
-  std::string out;
-  for (char c : p.stem().string())
-    out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  return out;
 }
 
 }  // namespace bloomkit::test

@@ -1,0 +1,93 @@
+#pragma once
+// The native hash schemes as docs/FORMAT.md states them, written from the document alone (only
+// libxxhash, nothing of bloomkit): the oracle of the golden vectors (tests/data/golden). The
+// library computes the same positions its own way; the golden test checks that both agree with
+// the committed vectors, so a change to either side is caught.
+
+#include <xxhash.h>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace bloomkit::golden {
+
+// Scheme 1 (xxh3-128): h1 = low, h2 = high 64 bits of XXH3-128 (seed 0) of the key bytes.
+struct digest_pair {
+  std::uint64_t h1 = 0;
+  std::uint64_t h2 = 0;
+};
+
+inline digest_pair xxh3_128_of(std::string_view key) {
+  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  return {h.low64, h.high64};
+}
+
+// floor(x * range / 2^64).
+inline std::uint64_t multiply_high(std::uint64_t x, std::uint64_t range) {
+  __extension__ using u128 = unsigned __int128;
+  return static_cast<std::uint64_t>((static_cast<u128>(x) * range) >> 64);
+}
+
+// Scheme 1: g_i = h1 + i*h2 + (i^3 - i)/6 mod 2^64, before the range reduction. (In a filter of
+// m bits the cubic term moves floor(g_i * m / 2^64) only when it crosses a multiple of 2^64 / m:
+// rarely, so the vectors also hold the g_i themselves.)
+inline std::vector<std::uint64_t> xxh3_128_probe_values(digest_pair d, std::uint32_t k) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t i = 0; i < k; ++i) out.push_back(d.h1 + i * d.h2 + (i * i * i - i) / 6);
+  return out;
+}
+
+// Scheme 1: probe i sets bit floor(g_i * m / 2^64). Counting filters (kind 3) use the same
+// indices as counter indices.
+inline std::vector<std::uint64_t> xxh3_128_positions(digest_pair d, std::uint64_t m,
+                                                     std::uint32_t k) {
+  std::vector<std::uint64_t> out;
+  for (auto g : xxh3_128_probe_values(d, k)) out.push_back(multiply_high(g, m));
+  return out;
+}
+
+// Scheme 2 (xxh3-64-split-block): h = XXH3-64 (seed 0); block floor(h * B / 2^64) of B = m / 256;
+// in word w of it, bit floor(((h mod 2^32) * salt_w mod 2^32) / 2^27).
+inline constexpr std::array<std::uint32_t, 8> split_block_salts = {
+    0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
+    0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
+
+inline std::uint64_t xxh3_64_of(std::string_view key) {
+  return XXH3_64bits(key.data(), key.size());
+}
+
+inline std::uint64_t split_block_of(std::uint64_t h, std::uint64_t m) {
+  return multiply_high(h, m / 256);
+}
+
+// The eight filter bit indices, word 0 first: 256 * block + 32 * w + bit_w.
+inline std::vector<std::uint64_t> split_block_positions(std::uint64_t h, std::uint64_t m) {
+  const std::uint64_t block = split_block_of(h, m);
+  const auto h32 = static_cast<std::uint32_t>(h);
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t w = 0; w < 8; ++w) {
+    const std::uint32_t bit = static_cast<std::uint32_t>(h32 * split_block_salts[w]) >> 27;
+    out.push_back(256 * block + 32 * w + bit);
+  }
+  return out;
+}
+
+// Scheme 20 (redis-sharded-xxh3): c shards of s = m / c bits; shard floor(v * c / 2^64) with
+// v = (h1 mod 2^32) * 2^32 + (h2 mod 2^32); probe i at j*s + the scheme-1 probe i over s bits.
+inline std::uint64_t shard_of(digest_pair d, std::uint64_t shards) {
+  const std::uint64_t v = (d.h1 << 32) | (d.h2 & 0xffffffffU);
+  return multiply_high(v, shards);
+}
+
+inline std::vector<std::uint64_t> sharded_positions(digest_pair d, std::uint64_t m, std::uint32_t k,
+                                                    std::uint64_t shards) {
+  const std::uint64_t s = m / shards;
+  const std::uint64_t j = shard_of(d, shards);
+  std::vector<std::uint64_t> out = xxh3_128_positions(d, s, k);
+  for (auto& p : out) p += j * s;
+  return out;
+}
+
+}  // namespace bloomkit::golden

@@ -1,0 +1,232 @@
+// Writes the golden vectors of the native formats (tests/data/golden; run tools/golden/generate):
+// for every native kind and hash scheme, a small filter of fixed keys as a bloomkit file, and a
+// text file with its parameters, its keys, the answers of contains() and, for some keys, the
+// digest and the bit positions. Positions come from the formulas of docs/FORMAT.md
+// (tests/support/golden_reference.hpp) and must equal what the library sets, or nothing is
+// written.
+//
+//   bloomkit_golden_writer DIR
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/any_filter.hpp"
+#include "bloomkit/file.hpp"
+#include "support/golden_build.hpp"
+#include "support/golden_reference.hpp"
+#include "support/golden_vectors.hpp"
+
+namespace {
+
+using bloomkit::test::golden_vector;
+using bloomkit::test::key_operation;
+
+std::string le_bytes(std::int64_t value) {
+  std::string out;
+  auto u = static_cast<std::uint64_t>(value);
+  for (int i = 0; i < 8; ++i, u >>= 8) out.push_back(static_cast<char>(u & 0xff));
+  return out;
+}
+
+// Inserted keys: the empty key, bytes that are not text, then "golden-<i>"; for long keys the
+// extremes, then a spread of values. Absent keys are of the same shape.
+std::vector<std::string> keys(const std::string& key_type, std::size_t count, bool absent) {
+  std::vector<std::string> out;
+  if (key_type == "long") {
+    if (!absent) {
+      for (std::int64_t x :
+           {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(),
+            std::numeric_limits<std::int64_t>::max()}) {
+        out.push_back(le_bytes(x));
+      }
+    }
+    for (std::int64_t i = 0; out.size() < count; ++i) {
+      out.push_back(le_bytes(absent ? -1000003 * (i + 1) : 7919 * i + 1));
+    }
+    return out;
+  }
+  if (!absent) {
+    out.push_back("");
+    out.push_back(std::string("\0\xff\x80 bytes", 9));
+  }
+  for (std::size_t i = 0; out.size() < count; ++i) {
+    out.push_back((absent ? "absent-" : "golden-") + std::to_string(i));
+  }
+  return out;
+}
+
+// The digest and positions of one key by the document's formulas; throws unless the library sets
+// exactly these bits (counting: these counters, as often as they occur).
+void place(golden_vector& v, const std::string& key, const bloomkit::any_filter* loaded) {
+  namespace ref = bloomkit::golden;
+  auto& p = v.placement(key);
+  const auto d = ref::xxh3_128_of(key);
+  const auto check = [&](const std::vector<std::uint64_t>& positions, std::uint64_t sub_bits,
+                         std::uint32_t sub_hashes) {
+    const auto library = bloomkit::test::library_positions(v, key, sub_bits, sub_hashes);
+    if (library != bloomkit::test::counted(positions, v.kind == "counting")) {
+      throw std::runtime_error(v.name + ": the library's positions of key " +
+                               bloomkit::test::key_text(key, v.key_type) +
+                               " are not docs/FORMAT.md's");
+    }
+  };
+  if (v.kind == "blocked") {
+    const auto h = ref::xxh3_64_of(key);
+    p.digest = {h};
+    p.block = ref::split_block_of(h, v.bits);
+    p.positions = ref::split_block_positions(h, v.bits);
+    check(p.positions, 0, 0);
+    return;
+  }
+  p.digest = {d.h1, d.h2};
+  if (v.kind == "scalable") {
+    for (const auto& sub : std::get<bloomkit::scalable_bloom_filter>(*loaded).sub_filters()) {
+      p.sub_positions.push_back(ref::xxh3_128_positions(d, sub.bits(), sub.hashes()));
+      check(p.sub_positions.back(), sub.bits(), sub.hashes());
+    }
+    return;
+  }
+  p.probe_values = ref::xxh3_128_probe_values(d, v.hashes);
+  if (v.shards != 0) {
+    p.shard = ref::shard_of(d, v.shards);
+    p.positions = ref::sharded_positions(d, v.bits, v.hashes, v.shards);
+  } else {
+    p.positions = ref::xxh3_128_positions(d, v.bits, v.hashes);
+  }
+  check(p.positions, 0, 0);
+}
+
+// contains() of the written file: by the library for the kinds it loads, by the bits at the
+// document's positions for the local copy of a sharded Redis filter.
+bool answer(const golden_vector& v, const bloomkit::any_filter* loaded,
+            const bloomkit::bit_array* raw_bits, const std::string& key) {
+  if (loaded) return std::visit([&](const auto& f) { return f.contains(key); }, *loaded);
+  for (auto i : bloomkit::golden::sharded_positions(bloomkit::golden::xxh3_128_of(key), v.bits,
+                                                    v.hashes, v.shards)) {
+    if (!raw_bits->test(i)) return false;
+  }
+  return true;
+}
+
+void write(golden_vector v, const std::vector<std::string>& removed,
+           const std::filesystem::path& dir) {
+  v.file = dir / (v.name + ".bloom");
+  const auto inserted = keys(v.key_type, v.kind == "scalable" ? 60 : 100, false);
+  for (const auto& k : inserted) v.operations.push_back({false, k});
+  if (v.kind == "counting") {
+    for (std::size_t i = 0; i < 10; ++i) v.operations.push_back({false, inserted[i]});
+  }
+  for (const auto& k : removed) v.operations.push_back({true, k});
+  bloomkit::test::build_golden(v, v.file, bloomkit::test::insert_path::one_by_one);
+
+  const auto header = bloomkit::read_header(v.file);
+  v.inserted = header.inserted;
+  if (v.kind == "scalable") {
+    v.bits = header.bits;
+    v.sub_filters = header.kind_params[3];
+  }
+  std::optional<bloomkit::any_filter> loaded;
+  std::optional<bloomkit::raw_filter> raw;
+  if (v.shards != 0) raw = bloomkit::load_raw(v.file);
+  if (v.shards == 0) loaded = bloomkit::load_any(v.file);
+  const auto* filter = loaded ? &*loaded : nullptr;
+  const auto* bits = raw ? &raw->bits : nullptr;
+
+  const std::set<std::string> gone(removed.begin(), removed.end());
+  const auto absent = keys(v.key_type, 200, true);
+  for (const auto& k : inserted) {
+    const bool yes = answer(v, filter, bits, k);
+    if (!yes && gone.count(k) == 0) throw std::runtime_error(v.name + ": a false negative");
+    v.probes.emplace_back(k, yes);
+  }
+  for (const auto& k : absent) v.probes.emplace_back(k, answer(v, filter, bits, k));
+  // Positions of the native schemes only: the interop vectors hold the peers' (tests/data/interop).
+  if (v.scheme.starts_with("guava") == false) {
+    for (std::size_t i = 0; i < 6; ++i) place(v, inserted[i], filter);
+    for (std::size_t i = 0; i < 3; ++i) place(v, absent[i], filter);
+  }
+
+  std::ofstream out(dir / (v.name + ".txt"));
+  bloomkit::test::write_vector(v, out);
+  if (!out.flush()) throw std::runtime_error("cannot write " + (dir / v.name).string() + ".txt");
+}
+
+// A vector of a kind sized by for_capacity(n, p): its m and k are that sizing's.
+template <class Filter>
+golden_vector sized(std::string name, std::string kind, std::string key_type) {
+  golden_vector v;
+  v.name = std::move(name);
+  v.kind = std::move(kind);
+  v.scheme = std::string(bloomkit::to_string(Filter::scheme()));
+  v.key_type = std::move(key_type);
+  v.capacity = 100;
+  v.target_fpp = 0.01;
+  const auto f = Filter::for_capacity(v.capacity, v.target_fpp);
+  v.bits = f.bits();
+  v.hashes = f.hashes();
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: bloomkit_golden_writer DIR\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::filesystem::create_directories(dir);
+  using namespace bloomkit;
+  for (const std::string type : {"string", "long"}) {
+    write(sized<bloom_filter>("classic_" + type, "classic", type), {}, dir);
+    write(sized<blocked_bloom_filter>("blocked_" + type, "blocked", type), {}, dir);
+    // Keys 0..9 twice (counters of 2), keys 90..99 removed again.
+    const auto inserted = keys(type, 100, false);
+    write(sized<counting_bloom_filter>("counting_" + type, "counting", type),
+          {inserted.begin() + 90, inserted.end()}, dir);
+
+    // The chain of docs/FORMAT.md's example: n0 = 10, p = 0.05, s = 2, r = 0.5, 60 keys, so 3
+    // sub-filters.
+    golden_vector s;
+    s.name = "scalable_" + type;
+    s.kind = "scalable";
+    s.scheme = std::string(to_string(scalable_bloom_filter::scheme()));
+    s.key_type = type;
+    s.capacity = 10;
+    s.target_fpp = 0.05;
+    s.growth = 2;
+    s.tightening = 0.5;
+    write(s, {}, dir);
+  }
+
+  // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
+  golden_vector r;
+  r.name = "classic_redis_sharded_string";
+  r.kind = "classic";
+  r.scheme = std::string(to_string(hash_scheme::redis_sharded_xxh3));
+  r.bits = 4096;
+  r.hashes = 7;
+  r.shards = 4;
+  r.capacity = 400;
+  r.target_fpp = 0.01;
+  write(r, {}, dir);
+
+  // The int64-key flag, which only interop schemes take: Guava's default strategy over longs.
+  auto g = sized<guava::mitz_64_filter>("classic_guava_mitz64_long_flag", "classic", "long");
+  g.flags = file_flag_int64_keys;
+  write(g, {}, dir);
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bloomkit_golden_writer: %s\n", e.what());
+  return 1;
+}
