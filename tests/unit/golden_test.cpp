@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hashing.hpp"
 #include "support/golden_build.hpp"
@@ -34,6 +34,10 @@ namespace ref = golden;
 using test::golden_vector;
 using test::insert_path;
 using test::read_bytes;
+// The vectors hold the peers' schemes too (Guava's, with integer keys).
+using compat::load_any;
+using compat::map_any;
+using compat::save;
 
 std::vector<std::filesystem::path> golden_files() {
   std::vector<std::filesystem::path> out;
