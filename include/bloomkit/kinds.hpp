@@ -69,7 +69,7 @@ struct sized_kind {
 // Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
 template <class Policy>
 struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<Policy>> {
-  using typename sized_kind<basic_bloom_filter<Policy>>::filter_type;
+  using filter_type = basic_bloom_filter<Policy>;
   static constexpr filter_kind kind = filter_kind::classic;
   static constexpr std::string_view name = "classic";
   static constexpr hash_scheme scheme = Policy::scheme;

@@ -252,6 +252,28 @@ TEST_F(RedisFilterSingle, InsertSaysWhetherNewAndLookupsHaveNoFalseNegatives) {
 
 // info's estimated_fpp follows the bits of every shard, not the inserted count: past its
 // capacity a filter reports about the rate it answers with, saturated it reports 1.
+// The core file layer leaves a redis-sharded-xxh3 file's shard count to bloomkit::redis: push
+// refuses a count that does not cut the bits into equal shards of whole words (0 included),
+// naming the file, and creates nothing.
+TEST_F(RedisFilterSingle, PushRefusesAShardedFileWithABadShardCount) {
+  bloomkit::test::temp_dir dir;
+  bloomkit::file_header h;
+  h.scheme = bloomkit::hash_scheme::redis_sharded_xxh3;
+  h.bits = 4096;
+  h.hashes = 7;
+  h.capacity = 400;
+  h.target_fpp = 0.01;
+  for (const std::uint64_t shards : {0ull, 1ull, 3ull}) {
+    h.kind_params[0] = shards;
+    bloomkit::save_raw(h, bloomkit::bit_array(h.bits), dir / "bad.bf");
+    const auto m =
+        error_of([&] { redis_filter::push(*client_, dir / "bad.bf", "bad"); }, errc::corrupt_file);
+    EXPECT_NE(m.find((dir / "bad.bf").string()), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(shards) + " shards for 4096 bits"), std::string::npos) << m;
+    EXPECT_EQ(server_->raw({"EXISTS", "bad:meta"}).integer(), 0);
+  }
+}
+
 TEST_F(RedisFilterSingle, InfoEstimatedFppFollowsTheBits) {
   auto f = redis_filter::create(*client_, "full", 2000, 0.01, 10);  // shards of 2^10 bits
   ASSERT_GT(f.layout().shard_count, 1u);

@@ -120,7 +120,7 @@ inline void build_golden(const golden_vector& v, const std::filesystem::path& ou
   } else if (v.kind == "classic" && v.scheme == "guava-murmur128-mitz-64") {
     auto f = sized<guava::mitz_64_filter>(v);
     apply_operations(f, v, how);
-    save(any_filter(std::move(f)), out, v.flags != 0 ? key_type::int64 : key_type::string);
+    save(f, out, v.flags != 0 ? key_type::int64 : key_type::string);
   } else if (v.kind == "classic" && v.scheme == "redis-sharded-xxh3") {
     save_sharded(v, out);
   } else if (v.kind == "blocked") {

@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/hashing.hpp"
 #include "support/golden_build.hpp"
@@ -37,6 +37,10 @@ namespace ref = golden;
 using test::golden_vector;
 using test::insert_path;
 using test::read_bytes;
+// The vectors hold the peers' schemes too (Guava's, with integer keys).
+using compat::load_any;
+using compat::map_any;
+using compat::save;
 
 // The vectors whose file is committed beside them, or (large) those of filters too large to
 // commit, of which only the size and checksum are.

@@ -22,7 +22,7 @@
 
 #include <xxhash.h>
 
-#include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "support/golden_build.hpp"
 #include "support/golden_reference.hpp"
@@ -70,7 +70,7 @@ std::vector<std::string> keys(const std::string& key_type, std::size_t count, bo
 
 // The digest and positions of one key by the document's formulas; throws unless the library sets
 // exactly these bits (counting: these counters, as often as they occur).
-void place(golden_vector& v, const std::string& key, const bloomkit::any_filter* loaded) {
+void place(golden_vector& v, const std::string& key, const bloomkit::compat::any_filter* loaded) {
   namespace ref = bloomkit::golden;
   auto& p = v.placement(key);
   const auto d = ref::xxh3_128_of(key);
@@ -111,7 +111,7 @@ void place(golden_vector& v, const std::string& key, const bloomkit::any_filter*
 
 // contains() of the written file: by the library for the kinds it loads, by the bits at the
 // document's positions for the local copy of a sharded Redis filter.
-bool answer(const golden_vector& v, const bloomkit::any_filter* loaded,
+bool answer(const golden_vector& v, const bloomkit::compat::any_filter* loaded,
             const bloomkit::bit_array* raw_bits, const std::string& key) {
   if (loaded) return std::visit([&](const auto& f) { return f.contains(key); }, *loaded);
   for (auto i : bloomkit::golden::sharded_positions(bloomkit::golden::xxh3_128_of(key), v.bits,
@@ -133,10 +133,10 @@ void record(golden_vector& v, const std::filesystem::path& file,
     v.bits = header.bits;
     v.sub_filters = header.kind_params[3];
   }
-  std::optional<bloomkit::any_filter> loaded;
+  std::optional<bloomkit::compat::any_filter> loaded;
   std::optional<bloomkit::raw_filter> raw;
   if (v.shards != 0) raw = bloomkit::load_raw(file);
-  if (v.shards == 0) loaded = bloomkit::load_any(file);
+  if (v.shards == 0) loaded = bloomkit::compat::load_any(file);
   const auto* filter = loaded ? &*loaded : nullptr;
   const auto* bits = raw ? &raw->bits : nullptr;
 
