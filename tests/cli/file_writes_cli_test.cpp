@@ -21,6 +21,7 @@
 
 #include "bloomkit/bloomkit.hpp"
 #include "cli_support.hpp"
+#include "support/umask_scope.hpp"
 
 namespace {
 
@@ -385,15 +386,6 @@ TEST_F(FileWrites, NonRegularTargetsAreRefusedUntouched) {
 // ---------------------------------------------------------------------------------------------
 // Modes: new files get 0666 & ~umask; a replaced file keeps its mode and owner.
 
-class umask_scope {
- public:
-  explicit umask_scope(mode_t mask) : old_(::umask(mask)) {}
-  ~umask_scope() { ::umask(old_); }
-
- private:
-  mode_t old_;
-};
-
 mode_t mode_of(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
@@ -401,7 +393,7 @@ mode_t mode_of(const std::string& path) {
 }
 
 TEST_F(FileWrites, NewFilesHonourTheUmask) {
-  const umask_scope mask(027);  // the tool inherits it
+  const bloomkit::test::umask_scope mask(027);  // the tool inherits it
   ok({"create", work("created.bf"), "--capacity", "100", "--fpp", "0.01"});
   ok({"build", work("built.bf"), "--capacity", "100", "--fpp", "0.01"}, "a\n");
   ok({"merge", work("merged.bf"), work("created.bf")});
@@ -410,7 +402,7 @@ TEST_F(FileWrites, NewFilesHonourTheUmask) {
   for (const char* name : {"created.bf", "built.bf", "merged.bf", "imported.bf", "exported.bnb"}) {
     EXPECT_EQ(mode_of(work(name)), 0640u) << name;
   }
-  const umask_scope open(0);
+  const bloomkit::test::umask_scope open(0);
   ok({"create", work("open.bf"), "--capacity", "100", "--fpp", "0.01"});
   EXPECT_EQ(mode_of(work("open.bf")), 0666u);
 }

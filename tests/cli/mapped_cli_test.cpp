@@ -54,12 +54,7 @@ class interactive {
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
-    std::vector<std::string> storage{BLOOMKIT_EXE};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(::posix_spawn(&pid_, BLOOMKIT_EXE, &actions, nullptr, argv.data(), environ), 0);
+    EXPECT_EQ(bloomkit::test::spawn_with_default_signals(&pid_, BLOOMKIT_EXE, args, &actions), 0);
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);

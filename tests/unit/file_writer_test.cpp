@@ -31,6 +31,7 @@
 #include "support/errors.hpp"
 #include "support/spawn.hpp"
 #include "support/temp_dir.hpp"
+#include "support/umask_scope.hpp"
 
 extern char** environ;
 
@@ -39,6 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::temp_dir;
+using test::umask_scope;
 
 bloom_filter filter_with(std::initializer_list<std::string_view> keys) {
   auto f = bloom_filter::for_capacity(1000, 0.01);
@@ -57,15 +59,6 @@ mode_t mode_of(const fs::path& path) {
   EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
   return st.st_mode & 07777;
 }
-
-class umask_scope {
- public:
-  explicit umask_scope(mode_t mask) : old_(::umask(mask)) {}
-  ~umask_scope() { ::umask(old_); }
-
- private:
-  mode_t old_;
-};
 
 TEST(FileWriter, SaveWritesThroughSymlinksAndKeepsThem) {
   temp_dir dir;
