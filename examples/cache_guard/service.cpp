@@ -78,7 +78,8 @@ class progress {
 // Errors that say the filter is missing or broken (rather than Redis being unreachable or
 // busy): a reload recreates it.
 bool filter_is_broken(errc code) {
-  return code == errc::not_found || code == errc::wrong_type || code == errc::incompatible;
+  return code == errc::not_found || code == errc::wrong_type || code == errc::incompatible ||
+         code == errc::corrupt_file;  // a corrupt meta
 }
 
 // Removes what is left of the service's filter so that a create starts clean: its stamp, and

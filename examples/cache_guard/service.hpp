@@ -127,7 +127,8 @@ class service {
   // lookup goes to the database instead (counted, and a reload requested if the filter is gone).
   verdict ask_filter(worker& w, const std::string& key);
   // A failed Redis call: counted; unreachable or timed out: Redis is skipped for a moment;
-  // a filter missing or broken (errc::not_found, wrong_type, incompatible): reload it.
+  // a filter missing or broken (errc::not_found, wrong_type, incompatible, corrupt_file): reload
+  // it.
   void redis_failed(const bloomkit::error& e);
   // Lookups bypass the filter until a background reload has recreated it from the database.
   void request_reload(const std::string& why);
