@@ -155,11 +155,25 @@ io_result connection::send(const std::vector<outgoing>& batch) {
     if (item.asking) append(out_, asking);
     append(out_, *item.cmd);
   }
-  const transfer sent = stream_.write_all(out_, options_.command_timeout);
+  transfer sent = stream_.write_all(out_, options_.command_timeout);
   out_.clear();
   if (out_.capacity() > (std::size_t{1} << 24)) out_.shrink_to_fit();  // after a huge batch
-  if (sent.status != io_status::ok) return failure("lost the connection to", sent);
+  if (sent.status != io_status::ok) {
+    if (!answered_ && sent.status == io_status::broken) sent.reason += unanswered_hint();
+    return failure("lost the connection to", sent);
+  }
   return {};
+}
+
+std::string connection::unanswered_hint() const {
+  // A server that hangs up on a new connection before any answer: a TLS port for a plaintext
+  // client; with TLS 1.3, a server refusing the client's certificate after the handshake (its
+  // alert can be lost to the reset when our first command crosses it).
+  if (tls_ == nullptr) return " before answering (is it a TLS port? then use rediss://)";
+  return tls_->has_client_certificate()
+             ? " before answering (does the server refuse the client certificate?)"
+             : " before answering (does the server require a client certificate? then give "
+               "--tls-cert and --tls-key)";
 }
 
 void connection::check_not_tls(char first_byte) {
@@ -185,9 +199,7 @@ void* connection::next_reply(io_result& outcome) {
     std::size_t got = 0;
     transfer t = stream_.read_some(in_.data(), in_.size(), got, read_timeout_);
     if (t.status != io_status::ok) {
-      if (!answered_ && tls_ == nullptr && t.status == io_status::broken) {
-        t.reason += " before answering (is it a TLS port? then use rediss://)";
-      }
+      if (!answered_ && t.status == io_status::broken) t.reason += unanswered_hint();
       outcome = failure("lost the connection to", t);
       return nullptr;
     }

@@ -75,6 +75,8 @@ class connection {
   void* next_reply(io_result& outcome);
   // A first byte that starts a TLS record on a plaintext connection: the port speaks TLS.
   void check_not_tls(char first_byte);
+  // Appended to the reason of a connection that broke before its first answer.
+  std::string unanswered_hint() const;
 
   endpoint where_;
   credentials auth_;
