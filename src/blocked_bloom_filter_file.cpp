@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
 #include "file_format.hpp"
 
@@ -62,7 +63,8 @@ blocked_bloom_filter load<blocked_bloom_filter>(const std::filesystem::path& pat
   bit_array storage(h.bits);
   auto words = storage.mutable_words();
   file.read_payload({reinterpret_cast<unsigned char*>(words.data()), words.size_bytes()});
-  return {blocked_config(h), std::move(storage), h.inserted};
+  return detail::filter_access::make<blocked_bloom_filter>(blocked_config(h), std::move(storage),
+                                                          h.inserted);
 }
 
 template <>
@@ -73,7 +75,8 @@ blocked_bloom_filter map<blocked_bloom_filter>(const std::filesystem::path& path
   detail::mapped_payload payload = file.map_payload(check);
   auto storage = bit_array::view(reinterpret_cast<const std::uint64_t*>(payload.data), h.bits,
                                  std::move(payload.owner));
-  return {blocked_config(h), std::move(storage), h.inserted};
+  return detail::filter_access::make<blocked_bloom_filter>(blocked_config(h), std::move(storage),
+                                                          h.inserted);
 }
 
 }  // namespace bloomkit

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "file_format.hpp"
 
 namespace bloomkit::detail {
@@ -54,7 +55,8 @@ basic_bloom_filter<Policy> load_classic(const filter_file& file) {
                                        words.size_bytes());
   file.read_payload(bytes);
   check_tail_bits(h, bytes.data(), file.source());
-  return basic_bloom_filter<Policy>(classic_config(h), std::move(storage), h.inserted);
+  return filter_access::make<basic_bloom_filter<Policy>>(classic_config(h), std::move(storage),
+                                                        h.inserted);
 }
 
 template <class Policy>
@@ -65,7 +67,8 @@ basic_bloom_filter<Policy> map_classic(const filter_file& file, verify check) {
   if (check == verify::full) check_tail_bits(h, payload.data, file.source());
   auto storage = bit_array::view(reinterpret_cast<const std::uint64_t*>(payload.data), h.bits,
                                  std::move(payload.owner));
-  return basic_bloom_filter<Policy>(classic_config(h), std::move(storage), h.inserted);
+  return filter_access::make<basic_bloom_filter<Policy>>(classic_config(h), std::move(storage),
+                                                        h.inserted);
 }
 
 }  // namespace bloomkit::detail

@@ -2,6 +2,7 @@
 // and a payload of 4m bits, the counters exactly as they lie in memory (docs/FORMAT.md).
 
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
 #include "classic_file.hpp"
 #include "file_format.hpp"
@@ -83,7 +84,8 @@ counting_bloom_filter load<counting_bloom_filter>(const std::filesystem::path& p
                                        words.size_bytes());
   file.read_payload(bytes);
   detail::check_counter_tail(h, bytes.data(), file.source());
-  return counting_bloom_filter(detail::counting_config(h), std::move(storage), h.inserted);
+  return detail::filter_access::make<counting_bloom_filter>(detail::counting_config(h),
+                                                           std::move(storage), h.inserted);
 }
 
 template <>
@@ -95,7 +97,8 @@ counting_bloom_filter map<counting_bloom_filter>(const std::filesystem::path& pa
   if (check == verify::full) detail::check_counter_tail(h, payload.data, file.source());
   auto storage = bit_array::view(reinterpret_cast<const std::uint64_t*>(payload.data), h.bits * 4,
                                  std::move(payload.owner));
-  return counting_bloom_filter(detail::counting_config(h), std::move(storage), h.inserted);
+  return detail::filter_access::make<counting_bloom_filter>(detail::counting_config(h),
+                                                           std::move(storage), h.inserted);
 }
 
 }  // namespace bloomkit

@@ -95,6 +95,6 @@ template <>
 bits_and_blooms::filter map<bits_and_blooms::filter>(const std::filesystem::path& path,
                                                      verify check);
 
-extern template class basic_bloom_filter<bits_and_blooms::policy>;
+extern template class basic_filter<bits_and_blooms::policy, bit_storage>;
 
 }  // namespace bloomkit

@@ -92,6 +92,6 @@ go_zero::filter load<go_zero::filter>(const std::filesystem::path& path);
 template <>
 go_zero::filter map<go_zero::filter>(const std::filesystem::path& path, verify check);
 
-extern template class basic_bloom_filter<go_zero::policy>;
+extern template class basic_filter<go_zero::policy, bit_storage>;
 
 }  // namespace bloomkit

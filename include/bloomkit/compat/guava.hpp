@@ -156,7 +156,7 @@ guava::mitz_32_filter map<guava::mitz_32_filter>(const std::filesystem::path& pa
 template <>
 guava::mitz_64_filter map<guava::mitz_64_filter>(const std::filesystem::path& path, verify check);
 
-extern template class basic_bloom_filter<guava::mitz_32_policy>;
-extern template class basic_bloom_filter<guava::mitz_64_policy>;
+extern template class basic_filter<guava::mitz_32_policy, bit_storage>;
+extern template class basic_filter<guava::mitz_64_policy, bit_storage>;
 
 }  // namespace bloomkit
