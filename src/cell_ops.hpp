@@ -44,10 +44,10 @@ struct nibble_cell {
   static bool test(const std::uint64_t* words, std::uint64_t i) noexcept {
     return value(words, i) != 0;
   }
-  // Increments counter i unless saturated; true if it was 0. Single writer only.
+  // Increments counter i unless saturated; true if it was 0. Single writer only (counters have
+  // no concurrent insert: counter_storage::concurrent_inserts).
   template <bool Atomic>
   static bool set(std::uint64_t* words, std::uint64_t i) noexcept {
-    static_assert(!Atomic, "counters have no concurrent insert");
     std::uint64_t& w = words[i >> 4];
     const unsigned shift = static_cast<unsigned>(i & 15) * 4;
     const std::uint64_t c = (w >> shift) & 15;

@@ -35,8 +35,7 @@ inline constexpr std::size_t dram_filter_bytes = std::size_t{1} << 20;
 }  // namespace detail
 
 template <class Probe, storage_policy Storage>
-basic_filter<Probe, Storage> basic_filter<Probe, Storage>::for_capacity(std::uint64_t n,
-                                                                        double p) {
+basic_filter<Probe, Storage> basic_filter<Probe, Storage>::for_capacity(std::uint64_t n, double p) {
   return empty(detail::sized_config<Probe, Storage>(n, p));
 }
 
@@ -46,19 +45,18 @@ basic_filter<Probe, Storage> basic_filter<Probe, Storage>::empty(const filter_co
 }
 
 template <class Probe, storage_policy Storage>
-basic_filter<Probe, Storage>::basic_filter(std::uint64_t cells, std::uint32_t hashes)
-  requires(!blocked)
+basic_filter<Probe, Storage>::basic_filter(std::uint64_t cells, std::uint32_t hashes) requires(
+    !std::same_as<Storage, split_block_storage>)
     : basic_filter(empty(detail::natural_config<Probe, Storage>(cells, hashes))) {}
 
 template <class Probe, storage_policy Storage>
-basic_filter<Probe, Storage>::basic_filter(std::uint64_t bits)
-  requires(blocked)
-    : basic_filter(with_blocks(detail::blocks_for_bits(bits))) {}
+basic_filter<Probe, Storage>::basic_filter(std::uint64_t bits) requires(
+    std::same_as<Storage, split_block_storage>)
+    : basic_filter(empty(detail::blocked_config_for_blocks(detail::blocks_for_bits(bits)))) {}
 
 template <class Probe, storage_policy Storage>
-basic_filter<Probe, Storage> basic_filter<Probe, Storage>::with_blocks(std::uint64_t blocks)
-  requires(blocked)
-{
+basic_filter<Probe, Storage> basic_filter<Probe, Storage>::with_blocks(
+    std::uint64_t blocks) requires(std::same_as<Storage, split_block_storage>) {
   return empty(detail::blocked_config_for_blocks(blocks));
 }
 
@@ -113,6 +111,16 @@ bool basic_filter<Probe, Storage>::add(const digest_type& d) {
 }
 
 template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::add_plain(const digest_type& d) {
+  return add<false>(d);
+}
+
+template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::add_atomic(const digest_type& d) {
+  return add<Storage::concurrent_inserts>(d);
+}
+
+template <class Probe, storage_policy Storage>
 template <bool Atomic, class DigestAt>
 std::size_t basic_filter<Probe, Storage>::insert_batch(std::size_t n, DigestAt digest_at) {
   std::uint64_t* words = writable_words();
@@ -126,9 +134,8 @@ std::size_t basic_filter<Probe, Storage>::insert_batch(std::size_t n, DigestAt d
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const std::string_view> keys) {
   if constexpr (blocked) {
-    const std::size_t fresh =
-        kernels_->insert_many(writable_words(), blocks(), {keys.data(), nullptr, keys.size()},
-                              false);
+    const std::size_t fresh = kernels_->insert_many(writable_words(), blocks(),
+                                                    {keys.data(), nullptr, keys.size()}, false);
     add_inserted<false>(fresh);
     return fresh;
   } else {
@@ -146,17 +153,14 @@ std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const digest_typ
     return fresh;
   } else {
     return insert_batch<false>(
-        digests.size(), [digests](std::size_t i) noexcept -> const digest_type& {
-          return digests[i];
-        });
+        digests.size(),
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; });
   }
 }
 
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many_concurrent(
-    std::span<const std::string_view> keys)
-  requires Storage::concurrent_inserts
-{
+    std::span<const std::string_view> keys) requires Storage::concurrent_inserts {
   if constexpr (blocked) {
     const std::size_t fresh = kernels_->insert_many(writable_words(), blocks(),
                                                     {keys.data(), nullptr, keys.size()}, true);
@@ -245,9 +249,8 @@ void basic_filter<Probe, Storage>::merge(const basic_filter& other) {
     inserted_ = other.inserted_ > room ? std::numeric_limits<std::uint64_t>::max()
                                        : inserted_ + other.inserted_;
   } else {
-    detail::combine_words(cells_, other.cells_, [](std::uint64_t a, std::uint64_t b) {
-      return a | b;
-    });
+    detail::combine_words(cells_, other.cells_,
+                          [](std::uint64_t a, std::uint64_t b) { return a | b; });
     set_inserted_from_cells();
   }
 }
@@ -259,9 +262,8 @@ void basic_filter<Probe, Storage>::intersect(const basic_filter& other) {
   if constexpr (counting) {
     detail::combine_words(cells_, other.cells_, detail::min_nibbles);
   } else {
-    detail::combine_words(cells_, other.cells_, [](std::uint64_t a, std::uint64_t b) {
-      return a & b;
-    });
+    detail::combine_words(cells_, other.cells_,
+                          [](std::uint64_t a, std::uint64_t b) { return a & b; });
   }
   set_inserted_from_cells();
 }

@@ -1,12 +1,16 @@
 // Files of the scalable filter (kind 4): chain parameters in the header's kind_params, then a
 // payload of a sub-filter table followed by every sub-filter's bit array, each at a 64-byte
-// boundary so that map() serves them all from the mapping (docs/FORMAT.md).
+// boundary so that map() serves them all from the mapping (docs/FORMAT.md). A chain of classic
+// sub-filters has scheme xxh3-128 and 0 in each entry's sub-filter kind field (the bytes of files
+// written before chains of other kinds); a chain of blocked sub-filters has scheme
+// xxh3-64-split-block and kind 2 (blocked) in each entry.
 
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "classic_file.hpp"
@@ -39,7 +43,7 @@ std::uint64_t table_checksum(const unsigned char* entries, std::uint64_t count) 
 struct table_entry {
   std::uint64_t bits = 0;
   std::uint32_t hashes = 0;
-  std::uint32_t reserved = 0;
+  std::uint32_t sub_kind = 0;  // 0: classic (the kind of the chain's first files), 2: blocked
   std::uint64_t capacity = 0;
   double target_fpp = 0;
   std::uint64_t inserted = 0;
@@ -49,7 +53,7 @@ struct table_entry {
 void encode_entry(const table_entry& e, unsigned char* out) {
   std::memcpy(out + 0, &e.bits, 8);
   std::memcpy(out + 8, &e.hashes, 4);
-  std::memcpy(out + 12, &e.reserved, 4);
+  std::memcpy(out + 12, &e.sub_kind, 4);
   std::memcpy(out + 16, &e.capacity, 8);
   std::memcpy(out + 24, &e.target_fpp, 8);
   std::memcpy(out + 32, &e.inserted, 8);
@@ -60,7 +64,7 @@ table_entry decode_entry(const unsigned char* in) {
   table_entry e;
   std::memcpy(&e.bits, in + 0, 8);
   std::memcpy(&e.hashes, in + 8, 4);
-  std::memcpy(&e.reserved, in + 12, 4);
+  std::memcpy(&e.sub_kind, in + 12, 4);
   std::memcpy(&e.capacity, in + 16, 8);
   std::memcpy(&e.target_fpp, in + 24, 8);
   std::memcpy(&e.inserted, in + 32, 8);
@@ -68,8 +72,14 @@ table_entry decode_entry(const unsigned char* in) {
   return e;
 }
 
+// What each entry records as its sub-filter kind.
+template <class Sub>
+constexpr std::uint32_t sub_kind_field = Sub::blocked
+                                             ? static_cast<std::uint32_t>(filter_kind::blocked)
+                                             : 0;
+
 // Valid once check_scalable_fields has accepted the header.
-scalable_params chain_params(const file_header& h) {
+scalable_config chain_params(const file_header& h) {
   return {h.capacity, h.target_fpp, static_cast<std::uint32_t>(h.kind_params[0]),
           std::bit_cast<double>(h.kind_params[1]), h.kind_params[2]};
 }
@@ -85,11 +95,12 @@ void check_zero(const unsigned char* begin, std::uint64_t length, const std::str
 
 // Reads and validates the sub-filter table against the header, the chain formula and the
 // payload's length, then builds the sub-filters: views into the mapping, or owned copies.
-std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_payload& payload,
-                                     verify check, bool copy) {
+template <class Sub>
+std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& payload, verify check,
+                            bool copy) {
   const file_header& h = file.header();
   const std::string& source = file.source();
-  const scalable_params params = chain_params(h);
+  const scalable_config params = chain_params(h);
   const std::uint64_t count = h.kind_params[3];
   std::uint64_t stored_checksum;
   std::memcpy(&stored_checksum, payload.data + count * table_entry_size, 8);
@@ -102,17 +113,21 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
   std::vector<std::uint64_t> inserted;
   for (std::uint64_t i = 0; i < count; ++i) {
     const table_entry e = decode_entry(payload.data + i * table_entry_size);
-    if (e.reserved != 0) {
-      fail_file(errc::corrupt_file, source,
-                "inconsistent sub-filter table: entry " + std::to_string(i) +
-                    " has its reserved field set");
+    if (e.sub_kind != sub_kind_field<Sub>) {
+      fail_file(
+          errc::corrupt_file, source,
+          "inconsistent sub-filter table: entry " + std::to_string(i) +
+              (sub_kind_field<Sub> == 0 ? std::string(" has its reserved field set")
+                                        : " records sub-filter kind " + std::to_string(e.sub_kind) +
+                                              ", expected " + std::to_string(sub_kind_field<Sub>) +
+                                              " (" + std::string(Sub::storage_type::name) + ")"));
     }
     table.push_back(e);
     configs.push_back({e.bits, e.hashes, e.capacity, e.target_fpp});
     inserted.push_back(e.inserted);
   }
   try {
-    scalable_bloom_filter::check_chain(params, configs, inserted);
+    basic_scalable_filter<Sub>::check_chain(params, configs, inserted);
   } catch (const error& e) {
     fail_file(errc::corrupt_file, source,
               std::string("inconsistent sub-filter table: ") + e.what());
@@ -159,7 +174,7 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
       gap_begin = table[i].offset + sub.payload_length;
     }
   }
-  std::vector<bloom_filter> subs;
+  std::vector<Sub> subs;
   subs.reserve(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     const auto* words = reinterpret_cast<const std::uint64_t*>(payload.data + table[i].offset);
@@ -169,24 +184,27 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
       std::memcpy(owned.mutable_words().data(), words, owned.byte_size());
       storage = std::move(owned);
     }
-    subs.emplace_back(configs[i], std::move(storage), table[i].inserted);
+    subs.push_back(filter_access::make<Sub>(configs[i], std::move(storage), table[i].inserted));
   }
   return subs;
 }
 
-scalable_bloom_filter open_scalable(const std::filesystem::path& path, verify check, bool copy) {
+template <class Sub>
+basic_scalable_filter<Sub> open_scalable(const std::filesystem::path& path, verify check,
+                                         bool copy) {
   const filter_file file(path);
-  file.require(filter_kind::scalable, scalable_bloom_filter::scheme());
+  file.require(filter_kind::scalable, Sub::scheme());
   const mapped_payload payload = file.map_payload(check);
-  std::vector<bloom_filter> chain;
+  std::vector<Sub> chain;
   try {
-    chain = read_chain(file, payload, check, copy);
+    chain = read_chain<Sub>(file, payload, check, copy);
   } catch (const error&) {
     payload.owner->check();  // a table read from a file that changed meanwhile is not "corrupt"
     throw;
   }
   payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
-  return scalable_bloom_filter(chain_params(file.header()), std::move(chain));
+  return filter_access::make_chain<basic_scalable_filter<Sub>>(chain_params(file.header()),
+                                                               std::move(chain));
 }
 
 }  // namespace
@@ -229,12 +247,16 @@ void check_scalable_fields(const file_header& h, const std::string& source) {
 
 }  // namespace detail
 
-void save(const scalable_bloom_filter& filter, const std::filesystem::path& path) {
+namespace detail {
+namespace {
+
+template <class Sub>
+void save_chain(const basic_scalable_filter<Sub>& filter, const std::filesystem::path& path) {
   const auto subs = filter.sub_filters();
   file_header h;
   h.kind = filter_kind::scalable;
   h.scheme = filter.scheme();
-  h.bits = filter.bits();
+  h.bits = filter.cells();
   h.hashes = 0;
   h.capacity = filter.initial_capacity();
   h.target_fpp = filter.target_fpp();
@@ -248,10 +270,10 @@ void save(const scalable_bloom_filter& filter, const std::filesystem::path& path
   std::vector<std::span<const unsigned char>> parts = {table};
   std::uint64_t offset = table.size();
   for (std::size_t i = 0; i < subs.size(); ++i) {
-    const bloom_filter& f = subs[i];
-    detail::encode_entry(
-        {f.bits(), f.hashes(), 0, f.capacity(), f.target_fpp(), f.inserted(), offset},
-        table.data() + i * detail::table_entry_size);
+    const Sub& f = subs[i];
+    encode_entry({f.cells(), f.hashes(), sub_kind_field<Sub>, f.capacity(), f.target_fpp(),
+                  f.inserted(), offset},
+                 table.data() + i * table_entry_size);
     const auto words = f.storage().words();
     parts.push_back({reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
     const std::uint64_t end = offset + words.size_bytes();
@@ -260,17 +282,40 @@ void save(const scalable_bloom_filter& filter, const std::filesystem::path& path
   }
   const std::uint64_t checksum = detail::table_checksum(table.data(), subs.size());
   std::memcpy(table.data() + subs.size() * detail::table_entry_size, &checksum, 8);
-  detail::write_filter_file(path, h, parts);
+  write_filter_file(path, h, parts);
+}
+
+}  // namespace
+}  // namespace detail
+
+void save(const scalable_bloom_filter& filter, const std::filesystem::path& path) {
+  detail::save_chain(filter, path);
 }
 
 template <>
 scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& path) {
-  return detail::open_scalable(path, verify::full, true);
+  return detail::open_scalable<bloom_filter>(path, verify::full, true);
 }
 
 template <>
 scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check) {
-  return detail::open_scalable(path, check, false);
+  return detail::open_scalable<bloom_filter>(path, check, false);
+}
+
+void save(const scalable_blocked_bloom_filter& filter, const std::filesystem::path& path) {
+  detail::save_chain(filter, path);
+}
+
+template <>
+scalable_blocked_bloom_filter load<scalable_blocked_bloom_filter>(
+    const std::filesystem::path& path) {
+  return detail::open_scalable<blocked_bloom_filter>(path, verify::full, true);
+}
+
+template <>
+scalable_blocked_bloom_filter map<scalable_blocked_bloom_filter>(const std::filesystem::path& path,
+                                                                 verify check) {
+  return detail::open_scalable<blocked_bloom_filter>(path, check, false);
 }
 
 }  // namespace bloomkit

@@ -107,6 +107,15 @@ scalable_bloom_filter load<scalable_bloom_filter>(const std::filesystem::path& p
 // Every sub-filter is served from the mapping, zero-copy.
 template <>
 scalable_bloom_filter map<scalable_bloom_filter>(const std::filesystem::path& path, verify check);
+// A scalable chain of blocked sub-filters: scheme xxh3-64-split-block, each table entry records
+// sub-filter kind 2 (docs/FORMAT.md).
+void save(const scalable_blocked_bloom_filter& filter, const std::filesystem::path& path);
+template <>
+scalable_blocked_bloom_filter load<scalable_blocked_bloom_filter>(
+    const std::filesystem::path& path);
+template <>
+scalable_blocked_bloom_filter map<scalable_blocked_bloom_filter>(const std::filesystem::path& path,
+                                                                 verify check);
 
 void save(const blocked_bloom_filter& filter, const std::filesystem::path& path);
 template <>

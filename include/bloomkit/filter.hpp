@@ -39,6 +39,7 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/key_bytes.hpp"
+#include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/storage.hpp"
@@ -74,23 +75,20 @@ class basic_filter {
   static basic_filter for_capacity(std::uint64_t n, double p);
   // A filter of m cells and k probes. Its capacity is the n at which k is optimal for m, and its
   // target FPP the policy's FPP at that n (exact_fpp for the native scheme).
-  basic_filter(std::uint64_t cells, std::uint32_t hashes)
-    requires(!blocked);
+  basic_filter(std::uint64_t cells,
+               std::uint32_t hashes) requires(!std::same_as<Storage, split_block_storage>);
   // A blocked filter of at least `bits` bits, rounded up to whole 256-bit blocks (bits() tells).
-  explicit basic_filter(std::uint64_t bits)
-    requires(blocked);
+  explicit basic_filter(std::uint64_t bits) requires(std::same_as<Storage, split_block_storage>);
   // A blocked filter of `blocks` blocks. Its capacity is the n at which 8 bits per key is
   // optimal (blocked_natural_capacity) and its target FPP the expected FPP at that n.
-  static basic_filter with_blocks(std::uint64_t blocks)
-    requires(blocked);
+  static basic_filter with_blocks(std::uint64_t blocks) requires(
+      std::same_as<Storage, split_block_storage>);
 
   // Adds a key; returns whether it was new (at least one of its cells was 0).
   bool insert(std::string_view key) { return insert_digest(Probe::hash(key)); }
   // insert() that may run concurrently with other concurrent inserts and lookups.
-  bool insert_concurrent(std::string_view key)
-    requires Storage::concurrent_inserts
-  {
-    return add<true>(Probe::hash(key));
+  bool insert_concurrent(std::string_view key) requires Storage::concurrent_inserts {
+    return add_atomic(Probe::hash(key));
   }
   // false: the key was never inserted. true: it probably was.
   bool contains(std::string_view key) const { return contains_digest(Probe::hash(key)); }
@@ -98,8 +96,7 @@ class basic_filter {
   // is not saturated and returns true. When the key is definitely absent (a counter is 0, or
   // smaller than the number of the key's probes that land on it), returns false and changes
   // nothing. Removing a key never inserted that tests positive decrements other keys' counters.
-  bool remove(std::string_view key)
-    requires Storage::removable;
+  bool remove(std::string_view key) requires Storage::removable;
 
   // Integral keys hash their little-endian bytes.
   template <std::integral T>
@@ -111,9 +108,7 @@ class basic_filter {
     return contains(detail::key_bytes(key).view());
   }
   template <std::integral T>
-  bool remove(T key)
-    requires Storage::removable
-  {
+  bool remove(T key) requires Storage::removable {
     return remove(detail::key_bytes(key).view());
   }
 
@@ -121,7 +116,7 @@ class basic_filter {
   // filters of this scheme (of any sizes) without hashing it again, e.g. the sub-filters of a
   // scalable filter. insert_digest(digest_of(key)) is insert(key), and so on.
   static digest_type digest_of(std::string_view key) noexcept { return Probe::hash(key); }
-  bool insert_digest(const digest_type& d) { return add<false>(d); }
+  bool insert_digest(const digest_type& d) { return add_plain(d); }
   bool contains_digest(const digest_type& d) const {
     const bool present = contains_digest_unchecked(d);
     cells_.check_source();
@@ -135,8 +130,8 @@ class basic_filter {
   // contains(keys[i]) and results.size() must equal keys.size().
   std::size_t insert_many(std::span<const std::string_view> keys);
   std::size_t insert_many(std::span<const digest_type> digests);
-  std::size_t insert_many_concurrent(std::span<const std::string_view> keys)
-    requires Storage::concurrent_inserts;
+  std::size_t insert_many_concurrent(
+      std::span<const std::string_view> keys) requires Storage::concurrent_inserts;
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
   std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const;
 
@@ -161,9 +156,7 @@ class basic_filter {
   // m: the cells (bits, or counters).
   std::uint64_t cells() const noexcept { return config_.cells; }
   // The bits of a classic or blocked filter (= cells()).
-  std::uint64_t bits() const noexcept
-    requires(Storage::bits_per_cell == 1)
-  {
+  std::uint64_t bits() const noexcept requires(Storage::bits_per_cell == 1) {
     return config_.cells;
   }
   std::uint32_t hashes() const noexcept { return config_.hashes; }
@@ -186,37 +179,24 @@ class basic_filter {
   // one, which set and test the same bits. set_simd is for tests and benchmarks.
   static constexpr std::uint64_t block_bits = blocked_block_bits;
   static constexpr std::uint32_t hashes_per_key = blocked_hashes;
-  std::uint64_t blocks() const noexcept
-    requires(blocked)
-  {
+  std::uint64_t blocks() const noexcept requires(std::same_as<Storage, split_block_storage>) {
     return config_.cells / block_bits;
   }
-  static bool simd_supported() noexcept
-    requires(blocked);
-  bool simd() const noexcept
-    requires(blocked);
-  bool set_simd(bool enable) noexcept
-    requires(blocked);
+  static bool simd_supported() noexcept requires(std::same_as<Storage, split_block_storage>);
+  bool simd() const noexcept requires(std::same_as<Storage, split_block_storage>);
+  bool set_simd(bool enable) noexcept requires(std::same_as<Storage, split_block_storage>);
 
   // Counting: counter values and the classic filter of the same keys.
   static constexpr std::uint32_t max_count = counter_storage::max_count;
   static constexpr std::uint64_t max_counters = counter_storage::max_cells;
-  std::uint64_t counters() const noexcept
-    requires Storage::removable
-  {
-    return config_.cells;
-  }
+  std::uint64_t counters() const noexcept requires Storage::removable { return config_.cells; }
   // The value of counter i (0..15), i < counters().
-  std::uint32_t counter(std::uint64_t index) const noexcept
-    requires Storage::removable;
-  std::uint64_t nonzero_counters() const noexcept
-    requires Storage::removable;
-  std::uint64_t saturated_counters() const noexcept
-    requires Storage::removable;
+  std::uint32_t counter(std::uint64_t index) const noexcept requires Storage::removable;
+  std::uint64_t nonzero_counters() const noexcept requires Storage::removable;
+  std::uint64_t saturated_counters() const noexcept requires Storage::removable;
   // The classic filter of the same m, k, capacity and target FPP whose bit i is set exactly when
   // counter i is non-zero (its keys' bits, bit for bit); its inserted() is this inserted().
-  basic_filter<Probe, bit_storage> to_bloom_filter() const
-    requires Storage::removable;
+  basic_filter<Probe, bit_storage> to_bloom_filter() const requires Storage::removable;
 
   // Same parameters, scheme and cells (the inserted count is not compared).
   friend bool operator==(const basic_filter& a, const basic_filter& b) noexcept {
@@ -233,6 +213,8 @@ class basic_filter {
   // An empty filter of a checked config (its storage allocated after the checks).
   static basic_filter empty(const filter_config& config);
 
+  bool add_plain(const digest_type& d);
+  bool add_atomic(const digest_type& d);
   template <bool Atomic>
   bool add(const digest_type& d);
   template <bool Atomic, class DigestAt>

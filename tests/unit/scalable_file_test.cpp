@@ -110,7 +110,7 @@ TEST(ScalableFile, LayoutMatchesFormatDoc) {
   const auto bytes = read_bytes(dir / "f.bloom");
   EXPECT_EQ(get<std::uint32_t>(bytes, 16), 4u);  // kind: scalable
   EXPECT_EQ(get<std::uint32_t>(bytes, 20), 1u);  // scheme: xxh3-128
-  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.bits());
+  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.cells());
   EXPECT_EQ(get<std::uint32_t>(bytes, 32), 0u);  // hashes: per sub-filter
   EXPECT_EQ(get<std::uint64_t>(bytes, 40), 100u);
   EXPECT_EQ(get<double>(bytes, 48), 0.01);

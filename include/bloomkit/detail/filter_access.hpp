@@ -1,13 +1,15 @@
 #pragma once
 // The one access point of loaders (files, peers' formats, Redis mirrors) to filter internals:
-// build a filter from its config, its cells and its inserted count; read its cells. Not part of
-// the public API.
+// build a filter from its config, its cells and its inserted count (a scalable one from its
+// chain parameters and sub-filters); read its cells. Not part of the public API.
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/filter.hpp"
+#include "bloomkit/scalable_filter.hpp"
 
 namespace bloomkit::detail {
 
@@ -17,6 +19,11 @@ struct filter_access {
   template <class Filter>
   static Filter make(const filter_config& config, bit_array storage, std::uint64_t inserted) {
     return Filter(config, std::move(storage), inserted);
+  }
+  // Throws errc::invalid_argument unless the sub-filters form a valid chain (check_chain).
+  template <class Scalable, class SubFilter>
+  static Scalable make_chain(const scalable_config& params, std::vector<SubFilter> sub_filters) {
+    return Scalable(params, std::move(sub_filters));
   }
   template <class Filter>
   static const bit_array& storage(const Filter& f) noexcept {
