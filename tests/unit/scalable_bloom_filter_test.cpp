@@ -320,3 +320,36 @@ TEST(ScalableBloomFilter, ClearAndAccessors) {
 
 }  // namespace
 }  // namespace bloomkit
+
+namespace bloomkit {
+namespace {
+
+// The scalable composition over blocked sub-filters: a configuration, the same code.
+TEST(ScalableBlockedFilter, GrowsKeepsEveryKeyAndItsBound) {
+  scalable_blocked_bloom_filter f(1000, 0.01);
+  const auto keys = test::make_keys(20'000, 51);
+  const auto v = test::views(keys);
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < 5000; ++i) added += f.insert(keys[i]);
+  added += f.insert_many(std::span(v).subspan(5000));
+  EXPECT_EQ(added, f.inserted());
+  EXPECT_GE(f.sub_filter_count(), 4u);
+  for (const auto& sub : f.sub_filters()) {
+    EXPECT_EQ(sub.hashes(), 8u);
+    EXPECT_EQ(sub.cells() % 256, 0u);
+    EXPECT_LE(sub.inserted(), sub.capacity());
+  }
+  auto results = std::make_unique<bool[]>(keys.size());
+  EXPECT_EQ(f.contains_many(test::views(keys), {results.get(), keys.size()}), keys.size());
+  for (const auto& k : keys) ASSERT_TRUE(f.contains(k));
+  EXPECT_LE(f.estimated_fpp(), 0.01);
+  const auto strangers = test::make_keys(200'000, 52);
+  std::size_t false_positives = 0;
+  for (const auto& k : strangers) false_positives += f.contains(k);
+  EXPECT_LE(static_cast<double>(false_positives) / static_cast<double>(strangers.size()), 0.012);
+  EXPECT_THROW(f.merge(f), error);
+  EXPECT_THROW(f.intersect(f), error);
+}
+
+}  // namespace
+}  // namespace bloomkit
