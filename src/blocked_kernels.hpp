@@ -1,22 +1,25 @@
 #pragma once
-// Internal: the hot paths of blocked_bloom_filter, written once over an instruction-set policy and
-// compiled twice: for the baseline ISA (blocked_bloom_filter.cpp) and with -mavx2
-// (blocked_bloom_filter_avx2.cpp). The filter calls them through a blocked_kernels table chosen
-// at run time, one indirect call per key or per batch.
+// Internal: the hot paths of the split-block storage (the blocked filter), written once over an
+// instruction-set policy and compiled twice: for the baseline ISA (blocked_kernels.cpp) and with
+// -mavx2 (blocked_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
+// chosen at run time, one indirect call per key or per batch; the batches run the one pipeline
+// (filter_pipeline.hpp) over split_block_ops.
 //
 // A policy supplies
 //   static void masks(std::uint32_t h32, std::uint64_t out[4]);   // the 8 word masks, as 4 u64
 //   static bool insert(std::uint64_t* block, std::uint32_t h32);  // single writer; true if new
 //   static bool contains(const std::uint64_t* block, std::uint32_t h32);
 // where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups read
-// with relaxed atomic loads, so they may race with insert_atomic below.
+// with relaxed atomic loads, so they may race with atomic inserts.
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "bloomkit/hashing.hpp"
+#include "bloomkit/detail/multiply_high.hpp"
+#include "bloomkit/detail/word_access.hpp"
+#include "filter_pipeline.hpp"
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -25,23 +28,33 @@
 
 namespace bloomkit::detail {
 
+// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
+struct blocked_batch {
+  const std::string_view* keys = nullptr;
+  const std::uint64_t* digests = nullptr;
+  std::size_t size = 0;
+};
+
 // One table per instruction set.
 struct blocked_kernels {
   const char* name;
-  bool (*insert)(std::uint64_t* words, std::uint64_t blocks, std::string_view key) noexcept;
-  bool (*insert_atomic)(std::uint64_t* words, std::uint64_t blocks, std::string_view key) noexcept;
-  bool (*contains)(const std::uint64_t* words, std::uint64_t blocks, std::string_view key) noexcept;
-  std::size_t (*insert_many)(std::uint64_t* words, std::uint64_t blocks,
-                             std::span<const std::string_view> keys) noexcept;
-  std::size_t (*insert_many_atomic)(std::uint64_t* words, std::uint64_t blocks,
-                                    std::span<const std::string_view> keys) noexcept;
+  bool (*insert)(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
+                 bool atomic) noexcept;
+  bool (*contains)(const std::uint64_t* words, std::uint64_t blocks,
+                   std::uint64_t digest) noexcept;
+  std::size_t (*insert_many)(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
+                             bool atomic) noexcept;
   std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
-                               std::span<const std::string_view> keys, bool* results) noexcept;
+                               blocked_batch batch, bool* results) noexcept;
 };
 
 const blocked_kernels& portable_blocked_kernels() noexcept;
 // nullptr when the build has no AVX2 path (not x86-64, or a compiler without -mavx2).
 const blocked_kernels* avx2_blocked_kernels() noexcept;
+// avx2_blocked_kernels() when this CPU has AVX2, else nullptr.
+const blocked_kernels* avx2_blocked_kernels_if_supported() noexcept;
+// The AVX2 table where it runs, else the portable one.
+const blocked_kernels& default_blocked_kernels() noexcept;
 
 // The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
 // split-block filter specification).
@@ -53,121 +66,95 @@ inline constexpr std::uint32_t blocked_salts[8] = {0x47b6137bU, 0x44974d91U, 0x8
 // instruction set, and the linker must never pick the AVX2 copy for the baseline one.
 namespace {
 
-struct key_location {
-  std::uint64_t block;  // index of the block
-  std::uint32_t h32;    // input of the salted bit choice
-};
-
-// The block is the multiply-high (h * blocks) >> 64 (reduce_range in hashing.hpp; spelled out here
-// so that no function with external linkage is compiled for two instruction sets).
-inline key_location locate(std::string_view key, std::uint64_t blocks) noexcept {
-  const std::uint64_t h = XXH3_64bits(key.data(), key.size());
-  return {static_cast<std::uint64_t>((static_cast<uint128>(h) * blocks) >> 64),
-          static_cast<std::uint32_t>(h)};
-}
-
-inline std::uint64_t load_relaxed(const std::uint64_t* p) noexcept {
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
 // Sets the bits of `masks` with one atomic fetch-or per 64-bit word that lacks some of them.
 inline bool insert_masks_atomic(std::uint64_t* block, const std::uint64_t* masks) noexcept {
   bool changed = false;
-  for (int j = 0; j < 4; ++j) {
-    if ((load_relaxed(block + j) & masks[j]) == masks[j]) continue;  // skip the locked op
-    changed |= (__atomic_fetch_or(block + j, masks[j], __ATOMIC_RELAXED) & masks[j]) != masks[j];
-  }
+  for (int j = 0; j < 4; ++j) changed |= (fetch_or_relaxed(block + j, masks[j]) & masks[j]) != masks[j];
   return changed;
 }
 
+// The cell operations of split blocks for the pipeline: a key's location is its block, the
+// multiply-high (h * blocks) >> 64 of its digest h, and h32, the low 32 bits of h, from which the
+// salts choose one bit in each of the block's eight 32-bit words.
+template <class Isa>
+struct split_block_ops {
+  using digest_type = std::uint64_t;
+  struct location {
+    std::uint64_t* block;
+    std::uint32_t h32;
+  };
+  static constexpr bool two_stage = false;
+
+  std::uint64_t* words;  // lookups never write through it
+  std::uint64_t blocks;
+
+  void locate(std::uint64_t h, location& at) const noexcept {
+    at.block = words + multiply_high(h, blocks) * 4;
+    at.h32 = static_cast<std::uint32_t>(h);
+  }
+  void prefetch_write(const location& at) const noexcept { detail::prefetch_write(at.block); }
+  template <bool Atomic>
+  bool insert(const location& at) const noexcept {
+    if constexpr (Atomic) {
+      std::uint64_t masks[4];
+      Isa::masks(at.h32, masks);
+      return insert_masks_atomic(at.block, masks);
+    } else {
+      return Isa::insert(at.block, at.h32);
+    }
+  }
+  void prefetch_first(const location& at) const noexcept { detail::prefetch_read(at.block); }
+  bool test_first(const location& at) const noexcept { return Isa::contains(at.block, at.h32); }
+};
+
 template <class Isa>
 struct blocked_paths {
-  static std::uint64_t* block_at(std::uint64_t* words, std::uint64_t block) noexcept {
-    return words + block * 4;
-  }
-  static const std::uint64_t* block_at(const std::uint64_t* words, std::uint64_t block) noexcept {
-    return words + block * 4;
-  }
-  static bool insert_one(std::uint64_t* words, key_location at) noexcept {
-    return Isa::insert(block_at(words, at.block), at.h32);
-  }
-  static bool insert_one_atomic(std::uint64_t* words, key_location at) noexcept {
-    std::uint64_t masks[4];
-    Isa::masks(at.h32, masks);
-    return insert_masks_atomic(block_at(words, at.block), masks);
-  }
+  using ops = split_block_ops<Isa>;
 
-  static bool insert(std::uint64_t* words, std::uint64_t blocks, std::string_view key) noexcept {
-    return insert_one(words, locate(key, blocks));
-  }
-  static bool insert_atomic(std::uint64_t* words, std::uint64_t blocks,
-                            std::string_view key) noexcept {
-    return insert_one_atomic(words, locate(key, blocks));
+  static bool insert(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
+                     bool atomic) noexcept {
+    const ops o{words, blocks};
+    typename ops::location at;
+    o.locate(digest, at);
+    return atomic ? o.template insert<true>(at) : o.template insert<false>(at);
   }
   static bool contains(const std::uint64_t* words, std::uint64_t blocks,
-                       std::string_view key) noexcept {
-    const key_location at = locate(key, blocks);
-    return Isa::contains(block_at(words, at.block), at.h32);
+                       std::uint64_t digest) noexcept {
+    const ops o{const_cast<std::uint64_t*>(words), blocks};
+    typename ops::location at;
+    o.locate(digest, at);
+    return o.test_first(at);
   }
 
-  // Software pipeline: step i hashes key i and prefetches its block (into L2: more misses in
-  // flight than L1 prefetches allow, bench/RESULTS.md); step i also handles key i - lag, whose
-  // line has had `lag` keys of hashing to arrive. One line per key, so no second stage.
-  static constexpr std::size_t lag = 16;
-  static constexpr std::size_t ring = 32;  // a power of two > lag
-
-  template <bool Atomic>
-  static std::size_t insert_pipeline(std::uint64_t* words, std::uint64_t blocks,
-                                     std::span<const std::string_view> keys) noexcept {
-    key_location slots[ring];
-    const std::size_t n = keys.size();
-    std::size_t fresh = 0;
-    for (std::size_t i = 0; i < n + lag; ++i) {
-      if (i < n) {
-        const key_location at = locate(keys[i], blocks);
-        slots[i % ring] = at;
-        __builtin_prefetch(block_at(words, at.block), 1, 2);
-      }
-      if (i >= lag) {
-        const key_location at = slots[(i - lag) % ring];
-        fresh += Atomic ? insert_one_atomic(words, at) : insert_one(words, at);
-      }
+  // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
+  template <class Run>
+  static std::size_t over(blocked_batch batch, Run run) noexcept {
+    if (batch.keys != nullptr) {
+      const std::string_view* keys = batch.keys;
+      return run([keys](std::size_t i) noexcept {
+        return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
+      });
     }
-    return fresh;
+    const std::uint64_t* digests = batch.digests;
+    return run([digests](std::size_t i) noexcept { return digests[i]; });
   }
-  static std::size_t insert_many(std::uint64_t* words, std::uint64_t blocks,
-                                 std::span<const std::string_view> keys) noexcept {
-    return insert_pipeline<false>(words, blocks, keys);
+  static std::size_t insert_many(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
+                                 bool atomic) noexcept {
+    const ops o{words, blocks};
+    return over(batch, [&](auto digest_at) {
+      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag)
+                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag);
+    });
   }
-  static std::size_t insert_many_atomic(std::uint64_t* words, std::uint64_t blocks,
-                                        std::span<const std::string_view> keys) noexcept {
-    return insert_pipeline<true>(words, blocks, keys);
-  }
-
   static std::size_t contains_many(const std::uint64_t* words, std::uint64_t blocks,
-                                   std::span<const std::string_view> keys, bool* results) noexcept {
-    key_location slots[ring];
-    const std::size_t n = keys.size();
-    std::size_t present = 0;
-    for (std::size_t i = 0; i < n + lag; ++i) {
-      if (i < n) {
-        const key_location at = locate(keys[i], blocks);
-        slots[i % ring] = at;
-        __builtin_prefetch(block_at(words, at.block), 0, 2);
-      }
-      if (i >= lag) {
-        const key_location at = slots[(i - lag) % ring];
-        const bool hit = Isa::contains(block_at(words, at.block), at.h32);
-        results[i - lag] = hit;
-        present += hit;
-      }
-    }
-    return present;
+                                   blocked_batch batch, bool* results) noexcept {
+    const ops o{const_cast<std::uint64_t*>(words), blocks};
+    return over(batch,
+                [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
   }
 
   static constexpr blocked_kernels table(const char* name) noexcept {
-    return {name,          &insert, &insert_atomic, &contains, &insert_many, &insert_many_atomic,
-            &contains_many};
+    return {name, &insert, &contains, &insert_many, &contains_many};
   }
 };
 

@@ -1,12 +1,16 @@
 // Files of the scalable filter (kind 4): chain parameters in the header's kind_params, then a
 // payload of a sub-filter table followed by every sub-filter's bit array, each at a 64-byte
-// boundary so that map() serves them all from the mapping (docs/FORMAT.md).
+// boundary so that map() serves them all from the mapping (docs/FORMAT.md). A chain of classic
+// sub-filters has scheme xxh3-128 and 0 in each entry's sub-filter kind field (the bytes of files
+// written before chains of other kinds); a chain of blocked sub-filters has scheme
+// xxh3-64-split-block and kind 2 (blocked) in each entry.
 
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/kinds.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "file/file_io.hpp"
@@ -39,7 +43,7 @@ std::uint64_t table_checksum(const unsigned char* entries, std::uint64_t count) 
 struct table_entry {
   std::uint64_t bits = 0;
   std::uint32_t hashes = 0;
-  std::uint32_t reserved = 0;
+  std::uint32_t sub_kind = 0;  // 0: classic (the kind of the chain's first files), 2: blocked
   std::uint64_t capacity = 0;
   double target_fpp = 0;
   std::uint64_t inserted = 0;
@@ -49,7 +53,7 @@ struct table_entry {
 void encode_entry(const table_entry& e, unsigned char* out) {
   std::memcpy(out + 0, &e.bits, 8);
   std::memcpy(out + 8, &e.hashes, 4);
-  std::memcpy(out + 12, &e.reserved, 4);
+  std::memcpy(out + 12, &e.sub_kind, 4);
   std::memcpy(out + 16, &e.capacity, 8);
   std::memcpy(out + 24, &e.target_fpp, 8);
   std::memcpy(out + 32, &e.inserted, 8);
@@ -60,7 +64,7 @@ table_entry decode_entry(const unsigned char* in) {
   table_entry e;
   std::memcpy(&e.bits, in + 0, 8);
   std::memcpy(&e.hashes, in + 8, 4);
-  std::memcpy(&e.reserved, in + 12, 4);
+  std::memcpy(&e.sub_kind, in + 12, 4);
   std::memcpy(&e.capacity, in + 16, 8);
   std::memcpy(&e.target_fpp, in + 24, 8);
   std::memcpy(&e.inserted, in + 32, 8);
@@ -68,19 +72,26 @@ table_entry decode_entry(const unsigned char* in) {
   return e;
 }
 
-// Valid once check_scalable_fields has accepted the header.
-scalable_params chain_params(const file_header& h) {
+// What each entry records as its sub-filter kind.
+template <class Sub>
+constexpr std::uint32_t sub_kind_field = Sub::blocked
+                                             ? static_cast<std::uint32_t>(filter_kind::blocked)
+                                             : 0;
+
+// Valid once the kind's check_fields has accepted the header.
+scalable_config chain_params(const file_header& h) {
   return {h.capacity, h.target_fpp, static_cast<std::uint32_t>(h.kind_params[0]),
           std::bit_cast<double>(h.kind_params[1]), h.kind_params[2]};
 }
 
 // Reads and validates the sub-filter table against the header, the chain formula and the
 // payload's length, then builds the sub-filters: views into the mapping, or owned copies.
-std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_payload& payload,
-                                     verify check, bool copy) {
+template <class Sub>
+std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& payload, verify check,
+                            bool copy) {
   const file_header& h = file.header();
   const std::string& source = file.source();
-  const scalable_params params = chain_params(h);
+  const scalable_config params = chain_params(h);
   const std::uint64_t count = h.kind_params[3];
   std::uint64_t stored_checksum;
   std::memcpy(&stored_checksum, payload.data + count * table_entry_size, 8);
@@ -93,17 +104,21 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
   std::vector<std::uint64_t> inserted;
   for (std::uint64_t i = 0; i < count; ++i) {
     const table_entry e = decode_entry(payload.data + i * table_entry_size);
-    if (e.reserved != 0) {
-      fail_file(errc::corrupt_file, source,
-                "inconsistent sub-filter table: entry " + std::to_string(i) +
-                    " has its reserved field set");
+    if (e.sub_kind != sub_kind_field<Sub>) {
+      fail_file(
+          errc::corrupt_file, source,
+          "inconsistent sub-filter table: entry " + std::to_string(i) +
+              (sub_kind_field<Sub> == 0 ? std::string(" has its reserved field set")
+                                        : " records sub-filter kind " + std::to_string(e.sub_kind) +
+                                              ", expected " + std::to_string(sub_kind_field<Sub>) +
+                                              " (" + std::string(Sub::storage_type::name) + ")"));
     }
     table.push_back(e);
     configs.push_back({e.bits, e.hashes, e.capacity, e.target_fpp});
     inserted.push_back(e.inserted);
   }
   try {
-    scalable_bloom_filter::check_chain(params, configs, inserted);
+    basic_scalable_filter<Sub>::check_chain(params, configs, inserted);
   } catch (const error& e) {
     fail_file(errc::corrupt_file, source,
               std::string("inconsistent sub-filter table: ") + e.what());
@@ -149,7 +164,7 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
       gap_begin = table[i].offset + length;
     }
   }
-  std::vector<bloom_filter> subs;
+  std::vector<Sub> subs;
   subs.reserve(count);
   for (std::uint64_t i = 0; i < count; ++i) {
     const auto* words = reinterpret_cast<const std::uint64_t*>(payload.data + table[i].offset);
@@ -159,31 +174,35 @@ std::vector<bloom_filter> read_chain(const filter_file& file, const mapped_paylo
       std::memcpy(owned.mutable_words().data(), words, owned.byte_size());
       storage = std::move(owned);
     }
-    subs.emplace_back(configs[i], std::move(storage), table[i].inserted);
+    subs.push_back(filter_access::make<Sub>(configs[i], std::move(storage), table[i].inserted));
   }
   return subs;
 }
 
-scalable_bloom_filter open_scalable(const filter_file& file, verify check, bool copy) {
+template <class Sub>
+basic_scalable_filter<Sub> open_scalable(const filter_file& file, verify check, bool copy) {
   const mapped_payload payload = file.map_payload(check);
-  std::vector<bloom_filter> chain;
+  std::vector<Sub> chain;
   try {
-    chain = read_chain(file, payload, check, copy);
+    chain = read_chain<Sub>(file, payload, check, copy);
   } catch (const error&) {
     payload.owner->check();  // a table read from a file that changed meanwhile is not "corrupt"
     throw;
   }
   payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
-  return scalable_bloom_filter(chain_params(file.header()), std::move(chain));
+  return filter_access::make_chain<basic_scalable_filter<Sub>>(chain_params(file.header()),
+                                                               std::move(chain));
 }
 
 }  // namespace
 
 template struct file_io<scalable_bloom_filter>;
+template struct file_io<scalable_blocked_bloom_filter>;
 
 }  // namespace detail
 
-detail::file_check kind_traits<scalable_bloom_filter>::check_fields(const file_header& h) {
+template <class Sub>
+detail::file_check kind_traits<basic_scalable_filter<Sub>>::check_fields(const file_header& h) {
   using detail::inconsistent_header;
   if (h.flags != 0) {
     return detail::file_problem{errc::unsupported,
@@ -217,11 +236,12 @@ detail::file_check kind_traits<scalable_bloom_filter>::check_fields(const file_h
   return {};
 }
 
-file_header kind_traits<scalable_bloom_filter>::header_of(const filter_type& filter) {
+template <class Sub>
+file_header kind_traits<basic_scalable_filter<Sub>>::header_of(const filter_type& filter) {
   file_header h;
   h.kind = filter_kind::scalable;
   h.scheme = filter.scheme();
-  h.bits = filter.bits();
+  h.bits = filter.cells();
   h.hashes = 0;
   h.capacity = filter.initial_capacity();
   h.target_fpp = filter.target_fpp();
@@ -234,7 +254,9 @@ file_header kind_traits<scalable_bloom_filter>::header_of(const filter_type& fil
 
 // The table, then each sub-filter's words (the payload's parts point into the table it owns and
 // into the sub-filters' storage).
-detail::file_payload kind_traits<scalable_bloom_filter>::payload_of(const filter_type& filter) {
+template <class Sub>
+detail::file_payload kind_traits<basic_scalable_filter<Sub>>::payload_of(
+    const filter_type& filter) {
   const auto subs = filter.sub_filters();
   detail::file_payload payload;
   std::vector<unsigned char>& table = payload.owned;
@@ -244,10 +266,10 @@ detail::file_payload kind_traits<scalable_bloom_filter>::payload_of(const filter
   parts = {table};
   std::uint64_t offset = table.size();
   for (std::size_t i = 0; i < subs.size(); ++i) {
-    const bloom_filter& f = subs[i];
-    detail::encode_entry(
-        {f.bits(), f.hashes(), 0, f.capacity(), f.target_fpp(), f.inserted(), offset},
-        table.data() + i * detail::table_entry_size);
+    const Sub& f = subs[i];
+    detail::encode_entry({f.cells(), f.hashes(), detail::sub_kind_field<Sub>, f.capacity(),
+                          f.target_fpp(), f.inserted(), offset},
+                         table.data() + i * detail::table_entry_size);
     const auto words = f.storage().words();
     parts.push_back({reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
     const std::uint64_t end = offset + words.size_bytes();
@@ -259,13 +281,19 @@ detail::file_payload kind_traits<scalable_bloom_filter>::payload_of(const filter
   return payload;
 }
 
-scalable_bloom_filter kind_traits<scalable_bloom_filter>::load(const detail::filter_file& file) {
-  return detail::open_scalable(file, verify::full, true);
+template <class Sub>
+basic_scalable_filter<Sub> kind_traits<basic_scalable_filter<Sub>>::load(
+    const detail::filter_file& file) {
+  return detail::open_scalable<Sub>(file, verify::full, true);
 }
 
-scalable_bloom_filter kind_traits<scalable_bloom_filter>::map(const detail::filter_file& file,
-                                                              verify check) {
-  return detail::open_scalable(file, check, false);
+template <class Sub>
+basic_scalable_filter<Sub> kind_traits<basic_scalable_filter<Sub>>::map(
+    const detail::filter_file& file, verify check) {
+  return detail::open_scalable<Sub>(file, check, false);
 }
+
+template struct kind_traits<scalable_bloom_filter>;
+template struct kind_traits<scalable_blocked_bloom_filter>;
 
 }  // namespace bloomkit

@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 
+#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/mapped_file.hpp"
 
 namespace bloomkit {
@@ -68,7 +69,7 @@ class bit_array {
   std::span<std::uint64_t> mutable_words();
 
   bool test(std::uint64_t i) const noexcept {
-    return (__atomic_load_n(words_ + (i >> 6), __ATOMIC_RELAXED) >> (i & 63)) & 1;
+    return (detail::load_relaxed(words_ + (i >> 6)) >> (i & 63)) & 1;
   }
   // Sets bit i; returns whether it was 0. Not thread-safe.
   bool set(std::uint64_t i) noexcept {
@@ -81,17 +82,12 @@ class bit_array {
   // Sets bit i with an atomic fetch-or; returns whether it was 0. Thread-safe.
   bool set_atomic(std::uint64_t i) noexcept {
     const std::uint64_t mask = std::uint64_t{1} << (i & 63);
-    // Skip the locked instruction when the bit is already set (the common case in a full filter).
-    if (__atomic_load_n(words_ + (i >> 6), __ATOMIC_RELAXED) & mask) return false;
-    return (__atomic_fetch_or(words_ + (i >> 6), mask, __ATOMIC_RELAXED) & mask) == 0;
+    return (detail::fetch_or_relaxed(words_ + (i >> 6), mask) & mask) == 0;
   }
-  // Hints the CPU to fetch the line holding bit i (for writing: prefetch_for_write). Into L2
-  // (prefetcht1), not L1: an L1 prefetch holds one of the core's few L1 miss buffers until the
-  // line arrives, an L2 prefetch lets about twice as many random reads be in flight
-  // (bench/RESULTS.md: 4.4 vs 7.5-8 ns per independent line read into a 114 MiB buffer).
-  void prefetch(std::uint64_t i) const noexcept { __builtin_prefetch(words_ + (i >> 6), 0, 2); }
+  // Hints the CPU to fetch the line holding bit i into L2 (detail/word_access.hpp says why).
+  void prefetch(std::uint64_t i) const noexcept { detail::prefetch_read(words_ + (i >> 6)); }
   void prefetch_for_write(std::uint64_t i) const noexcept {
-    __builtin_prefetch(words_ + (i >> 6), 1, 2);
+    detail::prefetch_write(words_ + (i >> 6));
   }
 
   // Number of set bits.

@@ -4,14 +4,21 @@
 // Native scheme (hash_scheme::xxh3_128): XXH3-128 of the key bytes gives two 64-bit halves
 // h1 (low) and h2 (high). Probe i is the enhanced double hash
 //   g(i) = h1 + i*h2 + (i^3 - i)/6   (mod 2^64)
-// (Dillinger & Manolios, 2004), mapped to [0, m) by multiply-high: (g * m) >> 64. The cubic
-// term keeps probes distinct even when h2 is a multiple of a factor of m, and multiply-high
-// spreads the full 64-bit range over m without the bias or cost of '%'.
+// (Dillinger & Manolios, 2004), mapped to [0, m) by multiply-high: (g * m) >> 64, which spreads
+// the full 64-bit range over m without the bias or cost of '%'.
+// The cubic term was designed for reduction modulo m, where it keeps probes apart when h2 shares
+// a factor with m. Under multiply-high it does not: it moves probe i by (i^3 - i)/6 * m / 2^64
+// bits, less than one bit unless m k^3 > 6 * 2^64 (never for m <= 2^40 and k <= 64), so two
+// probes i < j share a bit about when (j - i) h2 mod 2^64 is within 2^64 / m of 0, whatever
+// the cubic term (src/distinct_probes.hpp counts exactly that; HashingTest
+// CubicTermDoesNotSeparateProbesUnderMultiplyHigh shows it). It stays because the probes, and
+// so the bits of every file, are defined with it.
 // The iterative form: x = h1, y = h2; each step x += y, y += i.
 
 #include <cstdint>
 #include <string_view>
 
+#include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/sizing.hpp"
 
 namespace bloomkit {
@@ -45,11 +52,9 @@ digest128 xxh3_128(std::string_view key) noexcept;
 // XXH3-64 (seed 0) of the key bytes.
 std::uint64_t xxh3_64(std::string_view key) noexcept;
 
-__extension__ using uint128 = unsigned __int128;  // GCC/Clang extension; -Wpedantic knows
-
 // Maps a uniform 64-bit value to [0, range) by multiply-high (Lemire, 2016).
 constexpr std::uint64_t reduce_range(std::uint64_t x, std::uint64_t range) noexcept {
-  return static_cast<std::uint64_t>((static_cast<uint128>(x) * range) >> 64);
+  return detail::multiply_high(x, range);
 }
 
 // Walks the bit indices of one key in a filter of `bits` bits.
@@ -96,6 +101,15 @@ struct xxh3_probe_policy {
   static double fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept {
     return bloomkit::fpp_at_fill(bits, hashes, fill);
   }
+};
+
+// The probe policy of the blocked filter (hash_scheme::xxh3_64_split_block): the digest is
+// XXH3-64 of the key; the split-block storage (storage.hpp) takes its block and its eight bits
+// from it.
+struct xxh3_split_block_policy {
+  static constexpr hash_scheme scheme = hash_scheme::xxh3_64_split_block;
+  using digest_type = std::uint64_t;
+  static digest_type hash(std::string_view key) noexcept { return xxh3_64(key); }
 };
 
 }  // namespace bloomkit

@@ -117,12 +117,14 @@ struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
-template <>
-struct kind_traits<scalable_bloom_filter> {
-  using filter_type = scalable_bloom_filter;
+// Scalable chains, of classic sub-filters (kind "scalable" in native_filters) or of blocked ones
+// (scalable_blocked_bloom_filter: the same kind and file layout, scheme xxh3-64-split-block).
+template <class Sub>
+struct kind_traits<basic_scalable_filter<Sub>> {
+  using filter_type = basic_scalable_filter<Sub>;
   static constexpr filter_kind kind = filter_kind::scalable;
   static constexpr std::string_view name = "scalable";
-  static constexpr hash_scheme scheme = scalable_bloom_filter::scheme();
+  static constexpr hash_scheme scheme = filter_type::scheme();
   static constexpr bool records_key_type = false;
   static constexpr bool grows = true;
   static filter_type create(const kind_request& r) { return filter_type(r); }

@@ -10,7 +10,7 @@
 
 namespace bloomkit {
 
-template class basic_bloom_filter<bits_and_blooms::policy>;
+template class basic_filter<bits_and_blooms::policy, bit_storage>;
 
 namespace bits_and_blooms {
 namespace {

@@ -12,8 +12,9 @@
 
 #include "../exact_double.hpp"
 #include "../file/file_error.hpp"
+#include "../filter_impl.hpp"
 #include "bloomkit/bit_array.hpp"
-#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -106,13 +107,12 @@ Filter imported_filter(std::uint64_t bits, std::uint32_t hashes, bit_array stora
                        const std::string& source) {
   try {
     const std::uint64_t n = natural_capacity(bits, hashes);
-    const double estimate = estimate_count(bits, hashes, storage.count());
-    const std::uint64_t inserted = estimate < static_cast<double>(bits)
-                                       ? static_cast<std::uint64_t>(std::llround(estimate))
-                                       : bits;
-    return Filter({bits, hashes, n,
-                   bloomkit::detail::policy_fpp<typename Filter::policy_type>(bits, hashes, n)},
-                  std::move(storage), inserted);
+    const std::uint64_t inserted =
+        bloomkit::detail::count_from_estimate(estimate_count(bits, hashes, storage.count()), bits);
+    return bloomkit::detail::filter_access::make<Filter>(
+        {bits, hashes, n,
+         bloomkit::detail::policy_fpp<typename Filter::policy_type>(bits, hashes, n)},
+        std::move(storage), inserted);
   } catch (const error& e) {
     fail_file(errc::corrupt_file, source, e.what());
   }

@@ -10,7 +10,7 @@
 
 namespace bloomkit {
 
-template class basic_bloom_filter<go_zero::policy>;
+template class basic_filter<go_zero::policy, bit_storage>;
 
 namespace go_zero {
 

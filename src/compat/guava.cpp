@@ -8,8 +8,8 @@
 
 namespace bloomkit {
 
-template class basic_bloom_filter<guava::mitz_32_policy>;
-template class basic_bloom_filter<guava::mitz_64_policy>;
+template class basic_filter<guava::mitz_32_policy, bit_storage>;
+template class basic_filter<guava::mitz_64_policy, bit_storage>;
 
 namespace guava {
 namespace {

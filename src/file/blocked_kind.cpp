@@ -11,15 +11,6 @@
 
 namespace bloomkit {
 namespace detail {
-namespace {
-
-// The one construction of a blocked filter from a file's storage.
-blocked_bloom_filter blocked_from_storage(const file_header& h, bit_array storage) {
-  return {config_of(h), std::move(storage), h.inserted};
-}
-
-}  // namespace
-
 template struct file_io<blocked_bloom_filter>;
 
 }  // namespace detail
@@ -52,13 +43,14 @@ detail::file_payload kind_traits<blocked_bloom_filter>::payload_of(const filter_
 
 blocked_bloom_filter kind_traits<blocked_bloom_filter>::load(const detail::filter_file& file) {
   const file_header& h = file.header();
-  return detail::blocked_from_storage(h, detail::read_words(file, h.bits));
+  return detail::filter_from_storage<blocked_bloom_filter>(h, detail::read_words(file, h.bits));
 }
 
 blocked_bloom_filter kind_traits<blocked_bloom_filter>::map(const detail::filter_file& file,
                                                             verify check) {
   const file_header& h = file.header();
-  return detail::blocked_from_storage(h, detail::map_words(file, check, h.bits));
+  return detail::filter_from_storage<blocked_bloom_filter>(h,
+                                                           detail::map_words(file, check, h.bits));
 }
 
 }  // namespace bloomkit

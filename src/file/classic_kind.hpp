@@ -29,11 +29,6 @@ file_check check_policy_fields(const file_header& h) {
 }
 
 // The one construction of a classic filter from a file's storage.
-template <class Policy>
-basic_bloom_filter<Policy> classic_from_storage(const file_header& h, bit_array storage) {
-  return basic_bloom_filter<Policy>(config_of(h), std::move(storage), h.inserted);
-}
-
 }  // namespace detail
 
 template <class Policy>
@@ -57,7 +52,8 @@ basic_bloom_filter<Policy> kind_traits<basic_bloom_filter<Policy>>::load(
     const detail::filter_file& file) {
   const file_header& h = file.header();
   detail::throw_if(detail::check_policy_fields<Policy>(h), file.source());
-  return detail::classic_from_storage<Policy>(h, detail::read_words(file, h.bits));
+  return detail::filter_from_storage<basic_bloom_filter<Policy>>(h,
+                                                                 detail::read_words(file, h.bits));
 }
 
 template <class Policy>
@@ -65,7 +61,8 @@ basic_bloom_filter<Policy> kind_traits<basic_bloom_filter<Policy>>::map(
     const detail::filter_file& file, verify check) {
   const file_header& h = file.header();
   detail::throw_if(detail::check_policy_fields<Policy>(h), file.source());
-  return detail::classic_from_storage<Policy>(h, detail::map_words(file, check, h.bits));
+  return detail::filter_from_storage<basic_bloom_filter<Policy>>(
+      h, detail::map_words(file, check, h.bits));
 }
 
 }  // namespace bloomkit

@@ -18,11 +18,6 @@ std::uint64_t counter_bits(const file_header& h) {
   return h.bits * 4;
 }
 
-// The one construction of a counting filter from a file's storage.
-counting_bloom_filter counting_from_storage(const file_header& h, bit_array storage) {
-  return {config_of(h), std::move(storage), h.inserted};
-}
-
 }  // namespace
 
 template struct file_io<counting_bloom_filter>;
@@ -53,13 +48,15 @@ detail::file_payload kind_traits<counting_bloom_filter>::payload_of(const filter
 
 counting_bloom_filter kind_traits<counting_bloom_filter>::load(const detail::filter_file& file) {
   const file_header& h = file.header();
-  return detail::counting_from_storage(h, detail::read_words(file, detail::counter_bits(h)));
+  return detail::filter_from_storage<counting_bloom_filter>(
+      h, detail::read_words(file, detail::counter_bits(h)));
 }
 
 counting_bloom_filter kind_traits<counting_bloom_filter>::map(const detail::filter_file& file,
                                                               verify check) {
   const file_header& h = file.header();
-  return detail::counting_from_storage(h, detail::map_words(file, check, detail::counter_bits(h)));
+  return detail::filter_from_storage<counting_bloom_filter>(
+      h, detail::map_words(file, check, detail::counter_bits(h)));
 }
 
 }  // namespace bloomkit

@@ -8,6 +8,7 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file_header.hpp"
 #include "file_error.hpp"
 #include "filter_file.hpp"
@@ -21,6 +22,12 @@ file_header header_of_config(filter_kind kind, hash_scheme scheme, const filter_
                              std::uint64_t inserted);
 // The configuration a header records.
 filter_config config_of(const file_header& h);
+// The filter a validated header and its loaded or mapped cells make (the one place loaders build
+// classic, blocked and counting filters).
+template <class Filter>
+Filter filter_from_storage(const file_header& h, bit_array storage) {
+  return filter_access::make<Filter>(config_of(h), std::move(storage), h.inserted);
+}
 
 // Header checks, each the problem or none:
 // m and k in bloomkit's ranges (sizing.hpp: validate_params);

@@ -1,4 +1,5 @@
 #include "bloomkit/blocked_bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 
 #include <gtest/gtest.h>
 
@@ -210,9 +211,9 @@ TEST(BlockedBloomFilter, InsertReportsWhetherNew) {
   const std::vector<std::string_view> batch = {"alpha", "beta", "gamma", "beta"};
   EXPECT_EQ(f.insert_many(batch), 2u);  // beta and gamma; the second beta is already there
   EXPECT_EQ(f.inserted(), 3u);
-  EXPECT_EQ(f.insert_many({}), 0u);
+  EXPECT_EQ(f.insert_many(std::span<const std::string_view>{}), 0u);
   bool none[1];
-  EXPECT_EQ(f.contains_many({}, {none, 0}), 0u);
+  EXPECT_EQ(f.contains_many(std::span<const std::string_view>{}, {none, 0}), 0u);
   try {
     f.contains_many(batch, {none, 1});
     FAIL();
@@ -427,13 +428,16 @@ TEST(BlockedBloomFilter, InvalidParametersNameThemselves) {
   expect(errc::too_large, "capacity",
          [] { blocked_bloom_filter::for_capacity(std::uint64_t{1} << 60, 0.01); });
   expect(errc::invalid_argument, "bits", [] {
-    blocked_bloom_filter(filter_config{300, 8, 1, 0.5}, bit_array(300), 0);
+    detail::filter_access::make<blocked_bloom_filter>(filter_config{300, 8, 1, 0.5}, bit_array(300),
+                                                      0);
   });
   expect(errc::invalid_argument, "hashes", [] {
-    blocked_bloom_filter(filter_config{256, 7, 1, 0.5}, bit_array(256), 0);
+    detail::filter_access::make<blocked_bloom_filter>(filter_config{256, 7, 1, 0.5}, bit_array(256),
+                                                      0);
   });
   expect(errc::invalid_argument, "storage", [] {
-    blocked_bloom_filter(filter_config{512, 8, 1, 0.5}, bit_array(256), 0);
+    detail::filter_access::make<blocked_bloom_filter>(filter_config{512, 8, 1, 0.5}, bit_array(256),
+                                                      0);
   });
 }
 

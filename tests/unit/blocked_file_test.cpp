@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <xxhash.h>
+#include "bloomkit/detail/filter_access.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -214,7 +215,8 @@ TEST(BlockedFile, CountsBeyondTwoToThe32RoundTrip) {
   temp_dir dir;
   const std::uint64_t inserted = (std::uint64_t{1} << 33) + 5;
   const filter_config config{256 * 1000, 8, 10'000'000'000ull, 0.01};
-  const blocked_bloom_filter f(config, bit_array(config.bits), inserted);
+  const auto f =
+      detail::filter_access::make<blocked_bloom_filter>(config, bit_array(config.cells), inserted);
   EXPECT_EQ(f.estimated_fpp(), 0.0);  // it follows the bits (none set here), not the count
   save(f, dir / "big-counts.bloom");
   const auto g = load<blocked_bloom_filter>(dir / "big-counts.bloom");

@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/filter.hpp"
 #include "support/keys.hpp"
 
 namespace bloomkit {
@@ -80,6 +85,53 @@ TEST(Concurrency, ReadersDuringWritesNeverSeeAFalseNegativeForFinishedKeys) {
   for (auto& r : readers) r.join();
   EXPECT_EQ(misses.load(), 0u);
   for (const auto& k : late) ASSERT_TRUE(f.contains(k));
+}
+
+// The pipelined batched insert (filters of 1 MiB and more) from two threads at once, on
+// overlapping keys so that both write the same words: every storage with concurrent inserts
+// must end with exactly the bits of a single-threaded build and no false negatives.
+template <class Filter>
+void two_threads_through_the_pipelined_path(Filter f, const std::string& kind) {
+  ASSERT_GE(f.byte_size(), std::size_t{1} << 20) << kind << ": below the pipelined threshold";
+  const auto shared = make_keys(60'000, 300);
+  const auto first = make_keys(60'000, 301);
+  const auto second = make_keys(60'000, 302);
+  std::vector<std::string_view> a = views(shared), b = views(shared);
+  a.insert(a.end(), first.begin(), first.end());
+  b.insert(b.end(), second.begin(), second.end());
+  Filter expected = f;
+  expected.insert_many(a);
+  expected.insert_many(b);
+
+  std::atomic<bool> go{false};
+  auto worker = [&](const std::vector<std::string_view>& keys) {
+    while (!go.load()) std::this_thread::yield();
+    for (std::size_t at = 0; at < keys.size(); at += 1000) {
+      f.insert_many_concurrent(
+          std::span(keys).subspan(at, std::min<std::size_t>(1000, keys.size() - at)));
+      bool probe[1];
+      f.contains_many(std::span(keys).subspan(at, 1), probe);  // lookups race with the inserts
+      EXPECT_TRUE(probe[0]) << kind;
+    }
+  };
+  std::thread t1(worker, std::cref(a));
+  std::thread t2(worker, std::cref(b));
+  go = true;
+  t1.join();
+  t2.join();
+  EXPECT_TRUE(f == expected) << kind << ": the bits differ from a single-threaded build";
+  auto results = std::make_unique<bool[]>(a.size());
+  EXPECT_EQ(f.contains_many(a, {results.get(), a.size()}), a.size()) << kind;
+  EXPECT_EQ(f.contains_many(b, {results.get(), b.size()}), b.size()) << kind;
+  EXPECT_GE(f.inserted(), expected.inserted()) << kind;  // a key both threads added may count twice
+}
+
+TEST(Concurrency, TwoThreadsThroughThePipelinedInsertPathOfEveryConcurrentStorage) {
+  static_assert(bit_storage::concurrent_inserts && split_block_storage::concurrent_inserts);
+  static_assert(!counter_storage::concurrent_inserts);  // counting: single writer
+  two_threads_through_the_pipelined_path(bloom_filter::for_capacity(1'000'000, 0.01), "classic");
+  two_threads_through_the_pipelined_path(blocked_bloom_filter::for_capacity(1'000'000, 0.01),
+                                         "blocked");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 
 #include <gtest/gtest.h>
 
@@ -60,7 +61,7 @@ TEST(CountingBloomFilter, SizesLikeTheClassicFilter) {
     const auto f = counting_bloom_filter::for_capacity(10'000, p);
     const auto c = bloom_filter::for_capacity(10'000, p);
     EXPECT_EQ(f.counters(), c.bits());
-    EXPECT_EQ(f.bits(), c.bits());
+    EXPECT_EQ(f.cells(), c.bits());
     EXPECT_EQ(f.hashes(), c.hashes());
     EXPECT_EQ(f.capacity(), 10'000u);
     EXPECT_EQ(f.target_fpp(), p);
@@ -85,7 +86,9 @@ TEST(CountingBloomFilter, InvalidParametersAreRefused) {
   }
   EXPECT_THROW(counting_bloom_filter::for_capacity(0, 0.01), error);
   EXPECT_THROW(counting_bloom_filter::for_capacity(100, 1.0), error);
-  EXPECT_THROW(counting_bloom_filter(filter_config{100, 3, 10, 0.01}, bit_array(100), 0), error);
+  EXPECT_THROW(detail::filter_access::make<counting_bloom_filter>(filter_config{100, 3, 10, 0.01},
+                                                                  bit_array(100), 0),
+               error);
 }
 
 TEST(CountingBloomFilter, InsertReportsWhetherNewAndIntegralKeysAreLittleEndianBytes) {

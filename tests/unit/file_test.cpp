@@ -1,4 +1,5 @@
 #include "bloomkit/file.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 
 #include <gtest/gtest.h>
 #include <xxhash.h>
@@ -311,7 +312,8 @@ TEST(File, CountsBeyondTwoToThe32RoundTrip) {
   temp_dir dir;
   const std::uint64_t inserted = (std::uint64_t{1} << 33) + 5;
   const filter_config config{1'000'003, 7, 10'000'000'000ull, 0.01};
-  const bloom_filter f(config, bit_array(config.bits), inserted);
+  const auto f =
+      detail::filter_access::make<bloom_filter>(config, bit_array(config.cells), inserted);
   EXPECT_EQ(f.inserted(), inserted);
   EXPECT_EQ(f.estimated_fpp(), 0.0);  // it follows the bits (none set here), not the count
   save(f, dir / "big-counts.bloom");

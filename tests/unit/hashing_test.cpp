@@ -53,6 +53,19 @@ TEST(Hashing, ProbesCoverANonPowerOfTwoRangeUniformly) {
   for (std::uint64_t count : buckets) EXPECT_NEAR(static_cast<double>(count), 14'000.0, 560.0);
 }
 
+// hashing.hpp: under multiply-high the cubic term (i^3 - i)/6 moves a probe by far less than one
+// bit, so it does not separate probes when (j - i) h2 is near 0 mod 2^64. With h2 = 0 every probe
+// of a key lands in one bit (unless h1 sits within k^3/6 of a bit boundary).
+TEST(Hashing, CubicTermDoesNotSeparateProbesUnderMultiplyHigh) {
+  const std::uint64_t m = 1000;
+  const std::uint64_t cell = ~std::uint64_t{0} / m;
+  probe_sequence probes({cell * 500 + cell / 2, 0}, m);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(probes.next(), 500u) << "probe " << i;
+  // A step h2 of one bit's width gives k distinct bits, with or without the cubic term.
+  probe_sequence spread({cell / 2, cell + 1}, m);
+  for (std::uint64_t i = 0; i < 16; ++i) EXPECT_EQ(spread.next(), i) << "probe " << i;
+}
+
 TEST(Hashing, SchemeNames) {
   EXPECT_EQ(to_string(hash_scheme::xxh3_128), "xxh3-128");
   EXPECT_TRUE(is_known(hash_scheme::xxh3_128));

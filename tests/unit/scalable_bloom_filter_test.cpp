@@ -1,4 +1,5 @@
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,10 +55,10 @@ TEST(ScalableBloomFilter, SubFiltersFollowTheChainFormula) {
                                          std::pow(params.tightening, static_cast<double>(i)));
       // Exact sizing: the fewest bits whose exact FPP at capacity is within the target (a few
       // percent above the textbook size for large sub-filters, more for small ones).
-      EXPECT_EQ(c.bits, exact_params(c.capacity, c.target_fpp).bits);
-      EXPECT_LE(exact_fpp(c.bits, c.hashes, c.capacity), c.target_fpp);
-      EXPECT_GT(exact_fpp(c.bits - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
-      EXPECT_GE(c.bits, optimal_bits(c.capacity, c.target_fpp));
+      EXPECT_EQ(c.cells, exact_params(c.capacity, c.target_fpp).bits);
+      EXPECT_LE(exact_fpp(c.cells, c.hashes, c.capacity), c.target_fpp);
+      EXPECT_GT(exact_fpp(c.cells - 1, c.hashes, c.capacity), c.target_fpp);  // smallest m
+      EXPECT_GE(c.cells, optimal_bits(c.capacity, c.target_fpp));
       sum += c.target_fpp;
     }
     EXPECT_LT(sum, params.target_fpp);
@@ -108,11 +109,12 @@ TEST(ScalableBloomFilter, GrowthThatCannotHoldTheBoundIsRefused) {
     std::uint64_t m = optimal_bits(target.capacity, target.target_fpp);
     const std::uint32_t k = optimal_hashes(m, target.capacity);
     while (expected_fpp(m, k, target.capacity) > target.target_fpp) ++m;  // as it was sized
-    bloom_filter sub(filter_config{m, k, target.capacity, target.target_fpp}, bit_array(m), 0);
+    auto sub = detail::filter_access::make<bloom_filter>(
+        filter_config{m, k, target.capacity, target.target_fpp}, bit_array(m), 0);
     for (std::size_t k = 10 * i; k < 10 * i + 10; ++k) sub.insert(keys[k]);
     subs.push_back(sub);
   }
-  scalable_bloom_filter old(linear, subs);
+  auto old = detail::filter_access::make_chain<scalable_bloom_filter>(linear, subs);
   expect_all_present(old, keys);
   EXPECT_FALSE(old.insert(keys[3]));
   expect_error(errc::invalid_argument, {"growth 1", "bound"}, [&] { old.insert("new key"); });
@@ -197,10 +199,10 @@ TEST(ScalableBloomFilter, MemoryCeilingStopsGrowthAndLeavesAUsableFilter) {
   const scalable_params unlimited{1000, 0.01};
   std::uint64_t ceiling = 0;
   for (std::size_t i = 0; i < 3; ++i) {
-    ceiling += bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, i).bits);
+    ceiling += bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, i).cells);
   }
   const std::uint64_t fourth =
-      bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, 3).bits);
+      bytes_for_bits(scalable_bloom_filter::sub_filter_config(unlimited, 3).cells);
   scalable_bloom_filter f(1000, 0.01, 2, 0.5, ceiling);
   const auto keys = make_keys(20'000, 31);
   std::size_t accepted = 0;
@@ -263,19 +265,22 @@ TEST(ScalableBloomFilter, FromSubFiltersAcceptsOnlyTheChain) {
   f.insert_many(views(make_keys(500, 41)));
   ASSERT_EQ(f.sub_filter_count(), 3u);
   std::vector<bloom_filter> subs(f.sub_filters().begin(), f.sub_filters().end());
-  EXPECT_EQ(scalable_bloom_filter(f.params(), subs), f);
+  auto chain = [](const scalable_params& params, std::vector<bloom_filter> sub_filters) {
+    return detail::filter_access::make_chain<scalable_bloom_filter>(params, std::move(sub_filters));
+  };
+  EXPECT_EQ(chain(f.params(), subs), f);
   auto other = f.params();
   other.growth = 3;
-  expect_error(errc::invalid_argument, {"sub-filter 1", "capacity"},
-               [&] { scalable_bloom_filter(other, subs); });
+  expect_error(errc::invalid_argument, {"sub-filter 1", "capacity"}, [&] { chain(other, subs); });
   auto missing_middle = subs;
   missing_middle.erase(missing_middle.begin() + 1);
-  EXPECT_THROW(scalable_bloom_filter(f.params(), missing_middle), error);
+  EXPECT_THROW(chain(f.params(), missing_middle), error);
   auto half_full = subs;
-  half_full[0] = bloom_filter(subs[0].config(), bit_array(subs[0].bits()), 50);
+  half_full[0] =
+      detail::filter_access::make<bloom_filter>(subs[0].config(), bit_array(subs[0].bits()), 50);
   expect_error(errc::invalid_argument, {"sub-filter 0", "full"},
-               [&] { scalable_bloom_filter(f.params(), half_full); });
-  expect_error(errc::invalid_argument, {"1..256"}, [&] { scalable_bloom_filter(f.params(), {}); });
+               [&] { chain(f.params(), half_full); });
+  expect_error(errc::invalid_argument, {"1..256"}, [&] { chain(f.params(), {}); });
 }
 
 TEST(ScalableBloomFilter, MergeIsUnsupported) {
@@ -301,7 +306,7 @@ TEST(ScalableBloomFilter, ClearAndAccessors) {
     bits += sub.bits();
     bytes += sub.byte_size();
   }
-  EXPECT_EQ(f.bits(), bits);
+  EXPECT_EQ(f.cells(), bits);
   EXPECT_EQ(f.byte_size(), bytes);
   EXPECT_GT(f.fill_ratio(), 0.0);
   const auto copy = f;
@@ -311,6 +316,39 @@ TEST(ScalableBloomFilter, ClearAndAccessors) {
   EXPECT_EQ(f, scalable_bloom_filter(100, 0.05, 3, 0.7, 1 << 20));
   EXPECT_NE(f, copy);
   expect_all_present(copy, make_keys(1000, 51));
+}
+
+}  // namespace
+}  // namespace bloomkit
+
+namespace bloomkit {
+namespace {
+
+// The scalable composition over blocked sub-filters: a configuration, the same code.
+TEST(ScalableBlockedFilter, GrowsKeepsEveryKeyAndItsBound) {
+  scalable_blocked_bloom_filter f(1000, 0.01);
+  const auto keys = test::make_keys(20'000, 51);
+  const auto v = test::views(keys);
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < 5000; ++i) added += f.insert(keys[i]);
+  added += f.insert_many(std::span(v).subspan(5000));
+  EXPECT_EQ(added, f.inserted());
+  EXPECT_GE(f.sub_filter_count(), 4u);
+  for (const auto& sub : f.sub_filters()) {
+    EXPECT_EQ(sub.hashes(), 8u);
+    EXPECT_EQ(sub.cells() % 256, 0u);
+    EXPECT_LE(sub.inserted(), sub.capacity());
+  }
+  auto results = std::make_unique<bool[]>(keys.size());
+  EXPECT_EQ(f.contains_many(test::views(keys), {results.get(), keys.size()}), keys.size());
+  for (const auto& k : keys) ASSERT_TRUE(f.contains(k));
+  EXPECT_LE(f.estimated_fpp(), 0.01);
+  const auto strangers = test::make_keys(200'000, 52);
+  std::size_t false_positives = 0;
+  for (const auto& k : strangers) false_positives += f.contains(k);
+  EXPECT_LE(static_cast<double>(false_positives) / static_cast<double>(strangers.size()), 0.012);
+  EXPECT_THROW(f.merge(f), error);
+  EXPECT_THROW(f.intersect(f), error);
 }
 
 }  // namespace

@@ -110,7 +110,7 @@ TEST(ScalableFile, LayoutMatchesFormatDoc) {
   const auto bytes = read_bytes(dir / "f.bloom");
   EXPECT_EQ(get<std::uint32_t>(bytes, 16), 4u);  // kind: scalable
   EXPECT_EQ(get<std::uint32_t>(bytes, 20), 1u);  // scheme: xxh3-128
-  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.bits());
+  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.cells());
   EXPECT_EQ(get<std::uint32_t>(bytes, 32), 0u);  // hashes: per sub-filter
   EXPECT_EQ(get<std::uint64_t>(bytes, 40), 100u);
   EXPECT_EQ(get<double>(bytes, 48), 0.01);
@@ -292,6 +292,68 @@ TEST_F(ScalableForgery, PaddingAndTailBits) {
   write_bytes(path_, with_valid_checksums(tail, header_));
   EXPECT_EQ(expect_error_naming(path_, "past the filter's size",
                                 [&] { load<scalable_bloom_filter>(path_); }),
+            errc::corrupt_file);
+}
+
+}  // namespace
+}  // namespace bloomkit
+
+namespace bloomkit {
+namespace {
+
+// A chain of blocked sub-filters is the same composition with another sub-filter kind: its file
+// has scheme xxh3-64-split-block and sub-filter kind 2 in every table entry (docs/FORMAT.md).
+TEST(ScalableBlockedFile, SaveLoadAndMapRoundTrip) {
+  test::temp_dir dir;
+  for (std::uint64_t n : {0ull, 1ull, 5000ull}) {
+    scalable_blocked_bloom_filter f(100, 0.01);
+    const auto keys = test::make_keys(n, 3);
+    f.insert_many(test::views(keys));
+    save(f, dir / "b.bloom");
+    const auto loaded = load<scalable_blocked_bloom_filter>(dir / "b.bloom");
+    const auto mapped = map<scalable_blocked_bloom_filter>(dir / "b.bloom");
+    for (const auto* g : {&loaded, &mapped}) {
+      EXPECT_TRUE(*g == f);
+      EXPECT_EQ(g->inserted(), f.inserted());
+      EXPECT_EQ(g->sub_filter_count(), f.sub_filter_count());
+      for (const auto& k : keys) ASSERT_TRUE(g->contains(k));
+    }
+    EXPECT_TRUE(mapped.read_only());
+    save(loaded, dir / "c.bloom");
+    const auto bytes = test::read_bytes(dir / "b.bloom");
+    EXPECT_EQ(bytes, test::read_bytes(dir / "c.bloom"));
+    const file_header h = read_header(dir / "b.bloom");
+    EXPECT_EQ(h.kind, filter_kind::scalable);
+    EXPECT_EQ(h.scheme, hash_scheme::xxh3_64_split_block);
+    for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+      std::uint32_t sub_kind;
+      std::memcpy(&sub_kind, bytes.data() + 128 + 48 * i + 12, 4);
+      EXPECT_EQ(sub_kind, static_cast<std::uint32_t>(filter_kind::blocked)) << i;
+    }
+  }
+}
+
+TEST(ScalableBlockedFile, ChainsOfOneKindDoNotOpenAsTheOther) {
+  test::temp_dir dir;
+  save(scalable_blocked_bloom_filter(100, 0.01), dir / "b.bloom");
+  save(scalable_bloom_filter(100, 0.01), dir / "c.bloom");
+  EXPECT_EQ(test::expect_error_naming(dir / "b.bloom", "xxh3-64-split-block",
+                                      [&] { (void)load<scalable_bloom_filter>(dir / "b.bloom"); }),
+            errc::unsupported);
+  EXPECT_EQ(
+      test::expect_error_naming(dir / "c.bloom", "xxh3-128",
+                                [&] { (void)map<scalable_blocked_bloom_filter>(dir / "c.bloom"); }),
+      errc::unsupported);
+  // A blocked chain whose entry does not record the blocked kind is corrupt (checksums valid).
+  auto bytes = test::read_bytes(dir / "b.bloom");
+  const file_header h = read_header(dir / "b.bloom");
+  bytes[128 + 12] = 0;
+  const std::uint64_t table_checksum = XXH64(bytes.data() + 128, 48, 0);
+  std::memcpy(bytes.data() + 128 + 48, &table_checksum, 8);
+  test::write_bytes(dir / "b.bloom", test::with_valid_checksums(bytes, h));
+  EXPECT_EQ(test::expect_error_naming(
+                dir / "b.bloom", "sub-filter kind 0",
+                [&] { (void)load<scalable_blocked_bloom_filter>(dir / "b.bloom"); }),
             errc::corrupt_file);
 }
 

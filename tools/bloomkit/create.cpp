@@ -35,7 +35,7 @@ void run_create(const create_options& o) {
   out.commit(std::visit(
       [&](const auto& f) {
         return fmt::format("created {}: {} bits, {} bytes, {} hashes\n", printable(o.file),
-                           f.bits(), f.byte_size(), hashes_of(filter));
+                           f.cells(), f.byte_size(), hashes_of(filter));
       },
       filter));
 }

@@ -33,10 +33,14 @@ template <class Filter>
 concept merges = requires(Filter& f, const Filter& other) {
   f.merge(other);
 };
+// The kinds `merge --intersect` takes (docs/CLI.md): set filters (every filter has intersect(),
+// but the counting filter's counter minimum and the scalable filter's refusal stay off the CLI).
 template <class Filter>
 concept intersects = requires(Filter& f, const Filter& other) {
   f.intersect(other);
-};
+  typename Filter::storage_type;
+}
+&&!Filter::storage_type::removable;
 template <class Filter>
 concept inserts_in_parallel = requires(Filter& f, std::span<const std::string_view> keys) {
   f.insert_many_concurrent(keys);

@@ -35,7 +35,7 @@ void run_info(const info_options& o) {
   if (header.keys() == key_type::int64) r.add("key_type", "long");
   std::visit(
       [&](const auto& f) {
-        r.add("bits", f.bits())
+        r.add("bits", f.cells())
             .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
             .add("hashes", hashes_of(filter))
             .add("capacity", f.capacity())

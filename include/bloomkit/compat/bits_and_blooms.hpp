@@ -88,6 +88,6 @@ namespace bloomkit {
 
 // bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
 // bits-and-blooms-v3.
-extern template class basic_bloom_filter<bits_and_blooms::policy>;
+extern template class basic_filter<bits_and_blooms::policy, bit_storage>;
 
 }  // namespace bloomkit

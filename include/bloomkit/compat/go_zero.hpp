@@ -86,6 +86,6 @@ namespace bloomkit {
 
 // bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic, scheme
 // go-zero, k = 14.
-extern template class basic_bloom_filter<go_zero::policy>;
+extern template class basic_filter<go_zero::policy, bit_storage>;
 
 }  // namespace bloomkit

@@ -143,7 +143,7 @@ namespace bloomkit {
 
 // bloomkit filter files holding these filters: save / load / map (file.hpp), kind classic,
 // scheme guava-murmur128-mitz-32 / -64, and the key type (Guava's funnel) in the header's flags.
-extern template class basic_bloom_filter<guava::mitz_32_policy>;
-extern template class basic_bloom_filter<guava::mitz_64_policy>;
+extern template class basic_filter<guava::mitz_32_policy, bit_storage>;
+extern template class basic_filter<guava::mitz_64_policy, bit_storage>;
 
 }  // namespace bloomkit

@@ -1,4 +1,4 @@
-#include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/scalable_filter.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,12 @@
 #include <string>
 #include <utility>
 
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "exact_double.hpp"
+#include "filter_rules.hpp"
 
 namespace bloomkit {
 namespace {
@@ -25,9 +27,40 @@ std::string describe(std::size_t index, const filter_config& c) {
          " at fpp " + detail::exact_double(c.target_fpp) + ")";
 }
 
+// How a chain sizes and checks its sub-filters, per sub-filter kind.
+template <class Sub>
+struct chain_sizing;
+
+template <>
+struct chain_sizing<bloom_filter> {
+  // The fewest bits whose exact FPP at n is at most p: the compound bound needs every
+  // sub-filter within its own target, small ones included (sizing.hpp).
+  static filter_params size(std::uint64_t n, double p) { return exact_params(n, p); }
+  static void check(std::uint64_t cells, std::uint32_t hashes) { validate_params(cells, hashes); }
+  // Files written before exact sizing hold sub-filters sized by the textbook figure (m raised
+  // until it was within the target); both kinds of chain load.
+  static double fpp(std::uint64_t cells, std::uint32_t hashes, std::uint64_t n) {
+    return std::min(expected_fpp(cells, hashes, n), exact_fpp(cells, hashes, n));
+  }
+};
+
+template <>
+struct chain_sizing<blocked_bloom_filter> {
+  static filter_params size(std::uint64_t n, double p) {
+    return {blocked_optimal_blocks(n, p) * blocked_block_bits, blocked_hashes};
+  }
+  static void check(std::uint64_t cells, std::uint32_t hashes) {
+    detail::check_blocked_config(cells, hashes);
+  }
+  static double fpp(std::uint64_t cells, std::uint32_t, std::uint64_t n) {
+    return blocked_expected_fpp(cells / blocked_block_bits, n);
+  }
+};
+
 // Removes from keys / origin the keys `f` reports present, marking found[origin] for them
 // (when `found` is not empty).
-void drop_present(const bloom_filter& f, std::vector<bloom_filter::digest_type>& keys,
+template <class Sub>
+void drop_present(const Sub& f, std::vector<typename Sub::digest_type>& keys,
                   std::vector<std::size_t>& origin, std::span<bool> found) {
   if (keys.empty()) return;
   auto hits = std::make_unique<bool[]>(keys.size());
@@ -48,7 +81,8 @@ void drop_present(const bloom_filter& f, std::vector<bloom_filter::digest_type>&
 
 }  // namespace
 
-void scalable_bloom_filter::validate(const scalable_params& p) {
+template <class Sub>
+void basic_scalable_filter<Sub>::validate(const scalable_config& p) {
   if (p.initial_capacity < 1) invalid("initial capacity must be at least 1 (got 0)");
   if (!std::isfinite(p.target_fpp) || !(p.target_fpp > 0) || !(p.target_fpp < 1)) {
     invalid("target fpp must be in (0, 1), got " + detail::exact_double(p.target_fpp));
@@ -62,7 +96,8 @@ void scalable_bloom_filter::validate(const scalable_params& p) {
   }
 }
 
-void scalable_bloom_filter::check_growth(const scalable_params& p) {
+template <class Sub>
+void basic_scalable_filter<Sub>::check_growth(const scalable_config& p) {
   if (static_cast<double>(p.growth) * p.tightening < 1) {
     invalid("growth " + std::to_string(p.growth) + " with tightening " +
             detail::exact_double(p.tightening) +
@@ -73,8 +108,9 @@ void scalable_bloom_filter::check_growth(const scalable_params& p) {
   }
 }
 
-filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& params,
-                                                       std::size_t index) {
+template <class Sub>
+filter_config basic_scalable_filter<Sub>::sub_filter_target(const scalable_config& params,
+                                                            std::size_t index) {
   auto too_large = [&](const std::string& problem) {
     throw error(errc::too_large,
                 "scalable filter: sub-filter " + std::to_string(index) + " " + problem);
@@ -97,17 +133,18 @@ filter_config scalable_bloom_filter::sub_filter_target(const scalable_params& pa
   return {0, 0, n, p};
 }
 
-filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& params,
-                                                       std::size_t index) {
+template <class Sub>
+filter_config basic_scalable_filter<Sub>::sub_filter_config(const scalable_config& params,
+                                                            std::size_t index) {
   filter_config config = sub_filter_target(params, index);
   const std::uint64_t n = config.capacity;
   const double p = config.target_fpp;
   try {
     // The fewest bits whose exact FPP at n is at most p_i: the compound bound needs every
     // sub-filter within its own target, small ones included (sizing.hpp).
-    const filter_params exact = exact_params(n, p);
-    config.bits = exact.bits;
-    config.hashes = exact.hashes;
+    const filter_params sized = chain_sizing<Sub>::size(n, p);
+    config.cells = sized.bits;
+    config.hashes = sized.hashes;
   } catch (const error& e) {
     throw error(errc::too_large, "scalable filter: sub-filter " + std::to_string(index) +
                                      " (capacity " + std::to_string(n) + " at fpp " +
@@ -116,9 +153,10 @@ filter_config scalable_bloom_filter::sub_filter_config(const scalable_params& pa
   return config;
 }
 
-void scalable_bloom_filter::check_chain(const scalable_params& params,
-                                        std::span<const filter_config> configs,
-                                        std::span<const std::uint64_t> inserted) {
+template <class Sub>
+void basic_scalable_filter<Sub>::check_chain(const scalable_config& params,
+                                             std::span<const filter_config> configs,
+                                             std::span<const std::uint64_t> inserted) {
   validate(params);
   if (configs.empty() || configs.size() > max_sub_filters) {
     invalid("a chain holds 1.." + std::to_string(max_sub_filters) + " sub-filters, not " +
@@ -146,16 +184,13 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
                detail::exact_double(want.target_fpp));
     }
     try {
-      validate_params(c.bits, c.hashes);
+      chain_sizing<Sub>::check(c.cells, c.hashes);
     } catch (const error& e) {
       invalid(describe(i, c) + ": " + e.what());
     }
-    // Files written before exact sizing hold sub-filters sized by the textbook figure (m raised
-    // until it was within the target); both kinds of chain load.
-    const double fpp = std::min(expected_fpp(c.bits, c.hashes, c.capacity),
-                                exact_fpp(c.bits, c.hashes, c.capacity));
+    const double fpp = chain_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
     if (!(fpp <= c.target_fpp * (1 + 1e-9))) {
-      invalid(describe(i, c) + " has " + std::to_string(c.bits) + " bits and " +
+      invalid(describe(i, c) + " has " + std::to_string(c.cells) + " bits and " +
               std::to_string(c.hashes) + " hashes, an expected FPP of " +
               detail::exact_double(fpp) + " at its capacity, above its target");
     }
@@ -164,7 +199,7 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
       invalid(describe(i, c) + " holds " + std::to_string(inserted[i]) + " keys; " +
               (newest ? "at most its capacity fits" : "all but the newest sub-filter are full"));
     }
-    bytes += bytes_for_bits(c.bits);
+    bytes += bytes_for_bits(c.cells);
   }
   if (params.memory_ceiling != 0 && bytes > params.memory_ceiling) {
     invalid("sub-filters take " + std::to_string(bytes) +
@@ -172,14 +207,16 @@ void scalable_bloom_filter::check_chain(const scalable_params& params,
   }
 }
 
-scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params) : params_(params) {
+template <class Sub>
+basic_scalable_filter<Sub>::basic_scalable_filter(const scalable_config& params) : params_(params) {
   validate(params);
   check_growth(params);
   grow();
 }
 
-scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
-                                             std::vector<bloom_filter> sub_filters)
+template <class Sub>
+basic_scalable_filter<Sub>::basic_scalable_filter(const scalable_config& params,
+                                                  std::vector<Sub> sub_filters)
     : params_(params), sub_filters_(std::move(sub_filters)) {
   std::vector<filter_config> configs;
   std::vector<std::uint64_t> inserted;
@@ -191,11 +228,12 @@ scalable_bloom_filter::scalable_bloom_filter(const scalable_params& params,
   find_sources();
 }
 
-void scalable_bloom_filter::grow() {
+template <class Sub>
+void basic_scalable_filter<Sub>::grow() {
   const std::size_t index = sub_filters_.size();
   if (index > 0) check_growth(params_);  // a chain loaded from an older file
   const filter_config config = sub_filter_config(params_, index);
-  const std::uint64_t needed = bytes_for_bits(config.bits);
+  const std::uint64_t needed = bytes_for_bits(config.cells);
   const std::uint64_t in_use = byte_size();
   if (params_.memory_ceiling != 0 && needed > params_.memory_ceiling - in_use) {
     throw error(errc::too_large,
@@ -204,33 +242,28 @@ void scalable_bloom_filter::grow() {
                     std::to_string(needed) + " bytes on top of the " + std::to_string(in_use) +
                     " in use (" + std::to_string(in_use + needed) + " in all)");
   }
-  bloom_filter next(config, bit_array(config.bits), 0);
-  sub_filters_.push_back(std::move(next));
+  sub_filters_.push_back(detail::filter_access::make<Sub>(config, bit_array(config.cells), 0));
   find_sources();
 }
 
-void scalable_bloom_filter::require_writable() const {
-  if (read_only()) {
-    throw error(errc::read_only,
-                "scalable filter is read-only (it maps a file); load it to modify it");
-  }
-}
-
 // Every sub-filter shares the scheme, so a key is hashed once and its digest asked of each.
-bool scalable_bloom_filter::insert(std::string_view key) {
-  require_writable();
-  const auto digest = bloom_filter::digest_of(key);
+template <class Sub>
+bool basic_scalable_filter<Sub>::insert(std::string_view key) {
+  detail::require_writable(read_only());
+  const auto digest = Sub::digest_of(key);
   if (contains_digest(digest)) return false;
   if (newest_is_full()) grow();
   sub_filters_.back().insert_digest(digest);
   return true;
 }
 
-bool scalable_bloom_filter::contains(std::string_view key) const {
-  return contains_digest(bloom_filter::digest_of(key));
+template <class Sub>
+bool basic_scalable_filter<Sub>::contains(std::string_view key) const {
+  return contains_digest(Sub::digest_of(key));
 }
 
-bool scalable_bloom_filter::contains_digest(const bloom_filter::digest_type& digest) const {
+template <class Sub>
+bool basic_scalable_filter<Sub>::contains_digest(const digest_type& digest) const {
   bool present = false;
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !present; ++it) {
     present = it->contains_digest_unchecked(digest);
@@ -239,31 +272,35 @@ bool scalable_bloom_filter::contains_digest(const bloom_filter::digest_type& dig
   return present;
 }
 
-void scalable_bloom_filter::find_sources() noexcept {
+template <class Sub>
+void basic_scalable_filter<Sub>::find_sources() noexcept {
   source_ = sub_filters_.front().storage().source();
   sources_differ_ = false;
-  for (const bloom_filter& sub : sub_filters_) sources_differ_ |= sub.storage().source() != source_;
+  for (const Sub& sub : sub_filters_) sources_differ_ |= sub.storage().source() != source_;
 }
 
-void scalable_bloom_filter::check_sources() const {
+template <class Sub>
+void basic_scalable_filter<Sub>::check_sources() const {
   if (sources_differ_) {
-    for (const bloom_filter& sub : sub_filters_) sub.storage().check_source();
+    for (const Sub& sub : sub_filters_) sub.storage().check_source();
   } else if (source_ != nullptr) {
     source_->check();
   }
 }
 
 namespace {
-std::vector<bloom_filter::digest_type> digests_of(std::span<const std::string_view> keys) {
-  std::vector<bloom_filter::digest_type> digests(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = bloom_filter::digest_of(keys[i]);
+template <class Sub>
+std::vector<typename Sub::digest_type> digests_of(std::span<const std::string_view> keys) {
+  std::vector<typename Sub::digest_type> digests(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = Sub::digest_of(keys[i]);
   return digests;
 }
 }  // namespace
 
-std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view> keys) {
-  require_writable();
-  auto candidates = digests_of(keys);
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
+  detail::require_writable(read_only());
+  auto candidates = digests_of<Sub>(keys);
   std::vector<std::size_t> origin(keys.size());
   for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
@@ -276,8 +313,8 @@ std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view>
   std::size_t next = 0;
   while (next < candidates.size()) {
     if (newest_is_full()) {
-      std::vector<bloom_filter::digest_type> rest(
-          candidates.begin() + static_cast<std::ptrdiff_t>(next), candidates.end());
+      std::vector<digest_type> rest(candidates.begin() + static_cast<std::ptrdiff_t>(next),
+                                    candidates.end());
       std::vector<std::size_t> rest_origin(rest.size());
       drop_present(sub_filters_.back(), rest, rest_origin, {});
       candidates = std::move(rest);
@@ -285,7 +322,7 @@ std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view>
       if (candidates.empty()) break;
       grow();
     }
-    bloom_filter& newest = sub_filters_.back();
+    Sub& newest = sub_filters_.back();
     const std::uint64_t room = newest.capacity() - newest.inserted();
     const std::size_t take =
         static_cast<std::size_t>(std::min<std::uint64_t>(room, candidates.size() - next));
@@ -295,11 +332,12 @@ std::size_t scalable_bloom_filter::insert_many(std::span<const std::string_view>
   return added;
 }
 
-std::size_t scalable_bloom_filter::contains_many(std::span<const std::string_view> keys,
-                                                 std::span<bool> results) const {
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::contains_many(std::span<const std::string_view> keys,
+                                                      std::span<bool> results) const {
   detail::require_result_slots(keys.size(), results.size());
   std::fill(results.begin(), results.end(), false);
-  auto pending = digests_of(keys);
+  auto pending = digests_of<Sub>(keys);
   std::vector<std::size_t> origin(keys.size());
   for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !pending.empty(); ++it) {
@@ -308,60 +346,81 @@ std::size_t scalable_bloom_filter::contains_many(std::span<const std::string_vie
   return keys.size() - pending.size();
 }
 
-void scalable_bloom_filter::merge(const scalable_bloom_filter&) {
+template <class Sub>
+void basic_scalable_filter<Sub>::merge(const basic_scalable_filter& other) {
+  other.check_sources();  // a changed mapped file is reported as such, as by every filter
   throw error(errc::unsupported,
               "cannot merge scalable filters: a union of their sub-filters would hold more keys "
               "than the sub-filters' capacities and break the compound FPP bound; insert the other "
               "filter's keys instead");
 }
 
-void scalable_bloom_filter::clear() {
-  require_writable();
+template <class Sub>
+void basic_scalable_filter<Sub>::clear() {
+  detail::require_writable(read_only());
   sub_filters_.erase(sub_filters_.begin() + 1, sub_filters_.end());
   sub_filters_.front().clear();
   find_sources();
 }
 
-std::uint64_t scalable_bloom_filter::inserted() const noexcept {
+template <class Sub>
+std::uint64_t basic_scalable_filter<Sub>::inserted() const noexcept {
   std::uint64_t total = 0;
   for (const auto& f : sub_filters_) total += f.inserted();
   return total;
 }
 
-double scalable_bloom_filter::estimated_fpp() const noexcept {
+template <class Sub>
+double basic_scalable_filter<Sub>::estimated_fpp() const noexcept {
   double all_negative = 1;
   for (const auto& f : sub_filters_) all_negative *= 1 - f.estimated_fpp();
   return 1 - all_negative;
 }
 
-double scalable_bloom_filter::estimated_count() const noexcept {
+template <class Sub>
+double basic_scalable_filter<Sub>::estimated_count() const noexcept {
   double total = 0;
   for (const auto& f : sub_filters_) total += f.estimated_count();
   return total;
 }
 
-double scalable_bloom_filter::fill_ratio() const noexcept {
+template <class Sub>
+double basic_scalable_filter<Sub>::fill_ratio() const noexcept {
   std::uint64_t set = 0;
   for (const auto& f : sub_filters_) set += f.storage().count();
-  return static_cast<double>(set) / static_cast<double>(bits());
+  return static_cast<double>(set) / static_cast<double>(cells());
 }
 
-std::uint64_t scalable_bloom_filter::capacity() const noexcept {
+template <class Sub>
+std::uint64_t basic_scalable_filter<Sub>::capacity() const noexcept {
   std::uint64_t total = 0;
   for (const auto& f : sub_filters_) total += f.capacity();
   return total;
 }
 
-std::uint64_t scalable_bloom_filter::bits() const noexcept {
+template <class Sub>
+std::uint64_t basic_scalable_filter<Sub>::cells() const noexcept {
   std::uint64_t total = 0;
-  for (const auto& f : sub_filters_) total += f.bits();
+  for (const auto& f : sub_filters_) total += f.cells();
   return total;
 }
 
-std::size_t scalable_bloom_filter::byte_size() const noexcept {
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::byte_size() const noexcept {
   std::size_t total = 0;
   for (const auto& f : sub_filters_) total += f.byte_size();
   return total;
 }
+
+template <class Sub>
+void basic_scalable_filter<Sub>::intersect(const basic_scalable_filter& other) {
+  other.check_sources();
+  throw error(errc::unsupported,
+              "cannot intersect scalable filters: their chains need not match, and an "
+              "intersection of sub-filters keeps no capacity; test keys against both instead");
+}
+
+template class basic_scalable_filter<bloom_filter>;
+template class basic_scalable_filter<blocked_bloom_filter>;
 
 }  // namespace bloomkit

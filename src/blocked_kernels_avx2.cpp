@@ -1,4 +1,4 @@
-// The AVX2 hot paths of blocked_bloom_filter (compiled with -mavx2; used only when the CPU has
+// The AVX2 hot paths of the split-block storage (the blocked filter) (compiled with -mavx2; used only when the CPU has
 // AVX2). A key's eight word masks are one 256-bit register: one multiply, one shift, one
 // variable shift; a test is one vptest against the block.
 

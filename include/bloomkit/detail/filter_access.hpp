@@ -1,0 +1,34 @@
+#pragma once
+// The one access point of loaders (files, peers' formats, Redis mirrors) to filter internals:
+// build a filter from its config, its cells and its inserted count (a scalable one from its
+// chain parameters and sub-filters); read its cells. Not part of the public API.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/filter.hpp"
+#include "bloomkit/scalable_filter.hpp"
+
+namespace bloomkit::detail {
+
+struct filter_access {
+  // A filter over existing storage. Throws errc::invalid_argument when the storage does not hold
+  // the config's cells or the config is out of range for the filter's policies.
+  template <class Filter>
+  static Filter make(const filter_config& config, bit_array storage, std::uint64_t inserted) {
+    return Filter(config, std::move(storage), inserted);
+  }
+  // Throws errc::invalid_argument unless the sub-filters form a valid chain (check_chain).
+  template <class Scalable, class SubFilter>
+  static Scalable make_chain(const scalable_config& params, std::vector<SubFilter> sub_filters) {
+    return Scalable(params, std::move(sub_filters));
+  }
+  template <class Filter>
+  static const bit_array& storage(const Filter& f) noexcept {
+    return f.cells_;
+  }
+};
+
+}  // namespace bloomkit::detail

@@ -1,0 +1,60 @@
+#pragma once
+// Storage (cell) policies: how a filter keeps what its keys set. basic_filter (filter.hpp) is one
+// template over a probe policy (hashing.hpp: where a key goes) and one of these (what lies
+// there). Every storage keeps its cells in one bit_array (bit_array.hpp: 64-byte aligned, huge
+// pages, zero-copy views over mapped files); the operations on cells are internal (src/).
+//
+//   bit_storage          one bit per cell, k cells per key: the classic filter.
+//   split_block_storage  256-bit blocks of eight 32-bit words; a key sets one bit in each word
+//                        of one block (one cache line per key): the blocked filter. Its hot
+//                        paths have an AVX2 and a portable build, chosen at run time.
+//   counter_storage      4-bit counters saturating at 15, k per key: the counting filter, which
+//                        adds remove().
+
+#include <concepts>
+#include <cstdint>
+#include <string_view>
+
+#include "bloomkit/sizing.hpp"
+
+namespace bloomkit {
+
+struct bit_storage {
+  static constexpr std::string_view name = "classic";
+  static constexpr std::uint32_t bits_per_cell = 1;
+  static constexpr bool concurrent_inserts = true;  // lock-free fetch-or on 64-bit words
+  static constexpr bool removable = false;
+  static constexpr std::uint64_t max_cells = max_bits;
+};
+
+struct split_block_storage {
+  static constexpr std::string_view name = "blocked";
+  static constexpr std::uint32_t bits_per_cell = 1;
+  static constexpr bool concurrent_inserts = true;
+  static constexpr bool removable = false;
+  static constexpr std::uint64_t max_cells = max_bits;
+  static constexpr std::uint64_t block_bits = blocked_block_bits;  // 256
+  static constexpr std::uint32_t hashes_per_key = blocked_hashes;  // 8
+};
+
+struct counter_storage {
+  static constexpr std::string_view name = "counting";
+  static constexpr std::uint32_t bits_per_cell = 4;
+  static constexpr bool concurrent_inserts = false;  // single writer
+  static constexpr bool removable = true;
+  // A counter holds 0..15; at 15 it is saturated and stays there.
+  static constexpr std::uint32_t max_count = 15;
+  // 4 bits per counter in a bit_array of at most max_bits bits.
+  static constexpr std::uint64_t max_cells = max_bits / 4;
+};
+
+template <class S>
+concept storage_policy = requires {
+  { S::name } -> std::convertible_to<std::string_view>;
+  { S::bits_per_cell } -> std::convertible_to<std::uint32_t>;
+  { S::concurrent_inserts } -> std::convertible_to<bool>;
+  { S::removable } -> std::convertible_to<bool>;
+  { S::max_cells } -> std::convertible_to<std::uint64_t>;
+};
+
+}  // namespace bloomkit

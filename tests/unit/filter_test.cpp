@@ -1,0 +1,123 @@
+// Properties every storage policy of basic_filter (filter.hpp) shares, through the single-key
+// and the batched (pipelined) paths: no false negatives, the same answers and cells either way,
+// in cache and in DRAM, with few and with many probes per key.
+
+#include "bloomkit/filter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomkit/compat/bits_and_blooms.hpp"
+#include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/compat/guava.hpp"
+#include "bloomkit/scalable_filter.hpp"
+#include "support/keys.hpp"
+
+namespace bloomkit {
+namespace {
+
+using test::make_keys;
+using test::views;
+
+static_assert(filter_like<guava::mitz_32_filter>);
+static_assert(filter_like<guava::mitz_64_filter>);
+static_assert(filter_like<bits_and_blooms::filter>);
+static_assert(filter_like<go_zero::filter>);
+
+// Inserts keys one by one into `single` and in batches into `batched` (and, by digest, into
+// `digests`), then checks that every key is found by every path and that the cells agree.
+template <class Filter>
+void check_no_false_negatives(const Filter& empty, std::size_t n, const std::string& what) {
+  Filter single = empty, batched = empty, digests = empty;
+  const auto keys = make_keys(n, 7);
+  const auto v = views(keys);
+  std::size_t fresh_single = 0;
+  for (const auto& k : v) fresh_single += single.insert(k);
+  std::size_t fresh_batched = 0;
+  for (std::size_t at = 0; at < v.size(); at += 777) {
+    fresh_batched +=
+        batched.insert_many(std::span(v).subspan(at, std::min<std::size_t>(777, v.size() - at)));
+  }
+  std::vector<typename Filter::digest_type> ds;
+  for (const auto& k : v) ds.push_back(Filter::digest_of(k));
+  digests.insert_many(std::span<const typename Filter::digest_type>(ds));
+  EXPECT_EQ(fresh_single, fresh_batched) << what;
+  EXPECT_TRUE(single == batched) << what << ": single and batched inserts set different cells";
+  EXPECT_TRUE(single == digests) << what << ": inserts by digest set different cells";
+  EXPECT_EQ(single.inserted(), batched.inserted()) << what;
+
+  auto results = std::make_unique<bool[]>(n);
+  EXPECT_EQ(batched.contains_many(v, {results.get(), n}), n) << what;
+  EXPECT_EQ(
+      batched.contains_many(std::span<const typename Filter::digest_type>(ds), {results.get(), n}),
+      n)
+      << what;
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(single.contains(v[i])) << what << " key " << i;
+    ASSERT_TRUE(batched.contains_digest(ds[i])) << what << " key " << i;
+  }
+  // Strangers: batched and single answers agree (both paths test the same cells).
+  const auto others = make_keys(n, 8);
+  const auto o = views(others);
+  batched.contains_many(o, {results.get(), n});
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(results[i], batched.contains(o[i])) << what << " stranger " << i;
+  }
+}
+
+TEST(Filter, NoFalseNegativesThroughEveryPathOfEveryStorage) {
+  for (const double p : {0.3, 0.01, 1e-6}) {  // k = 2, 7, 20: one stage, two, past 16 probes
+    const std::string at = " at p = " + std::to_string(p);
+    check_no_false_negatives(bloom_filter::for_capacity(2000, p), 2000, "classic" + at);
+    check_no_false_negatives(counting_bloom_filter::for_capacity(2000, p), 2000, "counting" + at);
+    check_no_false_negatives(blocked_bloom_filter::for_capacity(2000, p), 2000, "blocked" + at);
+  }
+  // In DRAM (>= 1 MiB): the prefetching pipeline with its lag.
+  check_no_false_negatives(bloom_filter::for_capacity(1'000'000, 0.01), 100'000, "classic 1 MiB");
+  check_no_false_negatives(counting_bloom_filter::for_capacity(300'000, 0.01), 100'000,
+                           "counting 1 MiB");
+  check_no_false_negatives(blocked_bloom_filter::for_capacity(1'000'000, 0.01), 100'000,
+                           "blocked 1 MiB");
+  check_no_false_negatives(bloom_filter(64, 1), 50, "classic k = 1");
+  check_no_false_negatives(go_zero::filter(5000, go_zero::hashes), 300, "go-zero k = 14");
+}
+
+TEST(Filter, CountingIntersectKeepsTheSmallerCounter) {
+  auto a = counting_bloom_filter(1000, 3);
+  auto b = counting_bloom_filter(1000, 3);
+  const auto keys = make_keys(200, 9);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    a.insert(keys[i]);
+    if (i % 2 == 0) {
+      b.insert(keys[i]);
+      b.insert(keys[i]);
+    }
+  }
+  auto both = a;
+  both.intersect(b);
+  for (std::uint64_t i = 0; i < both.counters(); ++i) {
+    ASSERT_EQ(both.counter(i), std::min(a.counter(i), b.counter(i))) << i;
+  }
+  for (std::size_t i = 0; i < keys.size(); i += 2) EXPECT_TRUE(both.contains(keys[i])) << i;
+}
+
+TEST(Filter, NamesSayWhatTheyCount) {
+  const auto counting = counting_bloom_filter(1000, 3);
+  EXPECT_EQ(counting.cells(), 1000u);
+  EXPECT_EQ(counting.counters(), 1000u);
+  EXPECT_EQ(counting.byte_size(), bytes_for_bits(4 * 1000));
+  const auto classic = bloom_filter(1000, 3);
+  EXPECT_EQ(classic.cells(), classic.bits());
+  scalable_bloom_filter chain(100, 0.01);
+  chain.insert_many(views(make_keys(1000, 10)));
+  std::uint64_t cells = 0;
+  for (const auto& sub : chain.sub_filters()) cells += sub.cells();
+  EXPECT_EQ(chain.cells(), cells);
+  EXPECT_EQ(chain.hashes(), chain.sub_filters().back().hashes());
+}
+
+}  // namespace
+}  // namespace bloomkit
