@@ -6,6 +6,7 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/kinds.hpp"
 #include "file_io.hpp"
+#include "../filter_rules.hpp"
 #include "word_payload.hpp"
 
 namespace bloomkit {

@@ -9,7 +9,7 @@ file_header header_of_config(filter_kind kind, hash_scheme scheme, const filter_
   file_header h;
   h.kind = kind;
   h.scheme = scheme;
-  h.bits = config.bits;
+  h.bits = config.cells;
   h.hashes = config.hashes;
   h.capacity = config.capacity;
   h.target_fpp = config.target_fpp;

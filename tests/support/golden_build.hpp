@@ -68,9 +68,9 @@ void apply_operations(Filter& f, const golden_vector& v, insert_path how) {
 template <class Filter>
 Filter sized(const golden_vector& v) {
   auto f = Filter::for_capacity(v.capacity, v.target_fpp);
-  if (f.bits() != v.bits || f.hashes() != v.hashes) {
+  if (f.cells() != v.bits || f.hashes() != v.hashes) {
     throw std::runtime_error(v.name + ": for_capacity(" + std::to_string(v.capacity) + ", " +
-                             exact(v.target_fpp) + ") gives m = " + std::to_string(f.bits()) +
+                             exact(v.target_fpp) + ") gives m = " + std::to_string(f.cells()) +
                              ", k = " + std::to_string(f.hashes()) +
                              ", the vector m = " + std::to_string(v.bits) +
                              ", k = " + std::to_string(v.hashes) + ": the sizing changed");

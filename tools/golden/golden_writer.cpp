@@ -206,7 +206,7 @@ golden_vector sized(std::string name, std::string kind, std::string key_type,
   v.capacity = capacity;
   v.target_fpp = 0.01;
   const auto f = Filter::for_capacity(v.capacity, v.target_fpp);
-  v.bits = f.bits();
+  v.bits = f.cells();
   v.hashes = f.hashes();
   return v;
 }
