@@ -13,6 +13,14 @@
 //   blocked_portable/contains{,_many}_miss           the blocked filter on its portable path
 //   bits12/{classic,blocked}/contains_many_{hit,miss} equal memory, 12 bits per key: the
 //                                                    classic filter (k = 8) and the blocked one
+//   counting/...                                     the six for the counting filter (the same
+//                                                    pipeline over 4-bit counters)
+//   scalable/contains{,_many}_{hit,miss}             a scalable filter from n0 = n/8 (four
+//   scalable_blocked/contains{,_many}_{hit,miss}     sub-filters after n keys) over classic and
+//                                                    over blocked sub-filters
+//   mem/hash_and_read                                XXH3-64 of the miss keys plus one random
+//                                                    64-byte read per key prefetched 16 keys
+//                                                    ahead into L2: the bound of a one-line lookup
 //   libbloom/add, libbloom/check_{hit,miss}          Debian's libbloom on the same keys
 //   mem/random_read, mem/random_read_prefetch{,_l2}  independent random 64-byte reads into a
 //                                                    buffer the size of the filter (plain;
@@ -57,7 +65,9 @@
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
+#include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/scalable_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
 #include "memory_probe.hpp"
@@ -203,6 +213,26 @@ class dataset {
     });
   }
   static std::uint64_t bits_12(std::size_t n) { return (std::uint64_t{n} * 12 + 255) / 256 * 256; }
+  const bloomkit::counting_bloom_filter& full_counting() {
+    return filled(counting_full_, "counting",
+                  [n = n_] { return bloomkit::counting_bloom_filter::for_capacity(n, target_p); });
+  }
+  bloomkit::counting_bloom_filter& insert_counting() {
+    return insert_target(counting_insert_, counting_empty_, [n = n_] {
+      return bloomkit::counting_bloom_filter::for_capacity(n, target_p);
+    });
+  }
+  void reset_insert_counting() { reset(*counting_insert_, *counting_empty_); }
+  // Chains from n0 = n/8: four sub-filters once the n keys are in.
+  const bloomkit::scalable_bloom_filter& full_scalable() {
+    return filled(scalable_full_, "scalable (classic)",
+                  [n = n_] { return bloomkit::scalable_bloom_filter(n / 8 + 1, target_p); });
+  }
+  const bloomkit::scalable_blocked_bloom_filter& full_scalable_blocked() {
+    return filled(scalable_blocked_full_, "scalable (blocked)", [n = n_] {
+      return bloomkit::scalable_blocked_bloom_filter(n / 8 + 1, target_p);
+    });
+  }
 
   // The target of the insert benchmarks, empty and with every page faulted in.
   bloomkit::bloom_filter& insert_filter() {
@@ -294,12 +324,15 @@ class dataset {
   template <class Filter>
   static void reset(Filter& target, const Filter& empty) {
     target.clear();
-    target.intersect(empty);
+    target.intersect(empty);  // counting: the counter minimum, which writes every word too
   }
 
   std::optional<bloomkit::bloom_filter> full_, insert_target_, empty_, classic_12_;
   std::optional<bloomkit::blocked_bloom_filter> blocked_full_, blocked_portable_, blocked_insert_,
       blocked_empty_, blocked_12_;
+  std::optional<bloomkit::counting_bloom_filter> counting_full_, counting_insert_, counting_empty_;
+  std::optional<bloomkit::scalable_bloom_filter> scalable_full_;
+  std::optional<bloomkit::scalable_blocked_bloom_filter> scalable_blocked_full_;
   std::unique_ptr<libbloom_filter> libbloom_full_, libbloom_insert_;
   std::optional<membound_buffer> membound_;
   std::map<std::string, std::size_t> cursors_;
@@ -358,6 +391,22 @@ struct blocked_portable_subject {
   static constexpr const char* name = "blocked_portable";
   static const bloomkit::blocked_bloom_filter& full(dataset& d) {
     return d.full_blocked_portable();
+  }
+};
+struct counting_subject {
+  static constexpr const char* name = "counting";
+  static const bloomkit::counting_bloom_filter& full(dataset& d) { return d.full_counting(); }
+  static bloomkit::counting_bloom_filter& target(dataset& d) { return d.insert_counting(); }
+  static void reset(dataset& d) { d.reset_insert_counting(); }
+};
+struct scalable_subject {
+  static constexpr const char* name = "scalable";
+  static const bloomkit::scalable_bloom_filter& full(dataset& d) { return d.full_scalable(); }
+};
+struct scalable_blocked_subject {
+  static constexpr const char* name = "scalable_blocked";
+  static const bloomkit::scalable_blocked_bloom_filter& full(dataset& d) {
+    return d.full_scalable_blocked();
   }
 };
 struct classic_12_subject {
@@ -537,6 +586,36 @@ void bm_random_read_prefetch(benchmark::State& state, std::size_t n, const char*
   finish(state);
 }
 
+// The bound of a lookup of one line per key: XXH3-64 of each miss key, its line (multiply-high of
+// the digest) prefetched into L2, and read 16 keys later, as the blocked filter's pipeline does,
+// without the bit tests.
+void bm_hash_and_read(benchmark::State& state, std::size_t n) {
+  auto& d = data_for(n);
+  const auto& m = d.membound();
+  const std::uint64_t* words = m.buffer.data();
+  const std::uint64_t lines = m.buffer.word_count() / bloomkit::bench::line_words;
+  const auto keys = d.misses().keys();
+  std::size_t& pos = d.cursor("mem/hash_and_read");
+  constexpr std::size_t lag = 16;
+  const std::uint64_t* ring[32];
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    for (std::size_t j = 0; j < batch + lag; ++j) {
+      if (j < batch) {
+        const std::uint64_t h = bloomkit::xxh3_64(keys[pos + j]);
+        const std::uint64_t* line =
+            words + bloomkit::detail::multiply_high(h, lines) * bloomkit::bench::line_words;
+        __builtin_prefetch(line, 0, 2);
+        ring[j % 32] = line;
+      }
+      if (j >= lag) sum += *ring[(j - lag) % 32];
+    }
+    pos = advance(pos, keys.size());
+  }
+  benchmark::DoNotOptimize(sum);
+  finish(state);
+}
+
 // Dependent random reads (a pointer chase) through the buffer of the filter's size: the latency a
 // single-key lookup pays at least once per key.
 void bm_chase_filter_size(benchmark::State& state, std::size_t n) {
@@ -707,6 +786,18 @@ void register_size(std::size_t n) {
   };
   add_filter_benchmarks<classic_subject>(add, n);
   add_filter_benchmarks<blocked_subject>(add, n);
+  add_filter_benchmarks<counting_subject>(add, n);
+  for (const bool hit : {true, false}) {
+    const std::string what = hit ? "hit" : "miss";
+    add("scalable/contains_" + what,
+        [n, hit](benchmark::State& s) { bm_contains<scalable_subject>(s, n, hit); });
+    add("scalable/contains_many_" + what,
+        [n, hit](benchmark::State& s) { bm_contains_many<scalable_subject>(s, n, hit); });
+    add("scalable_blocked/contains_" + what,
+        [n, hit](benchmark::State& s) { bm_contains<scalable_blocked_subject>(s, n, hit); });
+    add("scalable_blocked/contains_many_" + what,
+        [n, hit](benchmark::State& s) { bm_contains_many<scalable_blocked_subject>(s, n, hit); });
+  }
   add("bloomkit/hash_only", [n](benchmark::State& s) {
     bm_hash(s, n, "bloomkit/hash_only", [](std::string_view k) {
       const auto h = bloomkit::xxh3_128(k);
@@ -736,6 +827,7 @@ void register_size(std::size_t n) {
   add("mem/random_read_prefetch_l2", [n](benchmark::State& s) {
     bm_random_read_prefetch<2>(s, n, "mem/random_read_prefetch_l2");
   });
+  add("mem/hash_and_read", [n](benchmark::State& s) { bm_hash_and_read(s, n); });
   add("mem/chase", [n](benchmark::State& s) { bm_chase_filter_size(s, n); });
 }
 

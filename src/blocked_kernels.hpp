@@ -40,8 +40,7 @@ struct blocked_kernels {
   const char* name;
   bool (*insert)(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
                  bool atomic) noexcept;
-  bool (*contains)(const std::uint64_t* words, std::uint64_t blocks,
-                   std::uint64_t digest) noexcept;
+  bool (*contains)(const std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest) noexcept;
   std::size_t (*insert_many)(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
                              bool atomic) noexcept;
   std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
@@ -69,7 +68,8 @@ namespace {
 // Sets the bits of `masks` with one atomic fetch-or per 64-bit word that lacks some of them.
 inline bool insert_masks_atomic(std::uint64_t* block, const std::uint64_t* masks) noexcept {
   bool changed = false;
-  for (int j = 0; j < 4; ++j) changed |= (fetch_or_relaxed(block + j, masks[j]) & masks[j]) != masks[j];
+  for (int j = 0; j < 4; ++j)
+    changed |= (fetch_or_relaxed(block + j, masks[j]) & masks[j]) != masks[j];
   return changed;
 }
 
@@ -92,7 +92,9 @@ struct split_block_ops {
     at.block = words + multiply_high(h, blocks) * 4;
     at.h32 = static_cast<std::uint32_t>(h);
   }
-  void prefetch_write(const location& at) const noexcept { detail::prefetch_write(at.block); }
+  [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
+    detail::prefetch_write(at.block);
+  }
   template <bool Atomic>
   bool insert(const location& at) const noexcept {
     if constexpr (Atomic) {
@@ -103,7 +105,9 @@ struct split_block_ops {
       return Isa::insert(at.block, at.h32);
     }
   }
-  void prefetch_first(const location& at) const noexcept { detail::prefetch_read(at.block); }
+  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
+    detail::prefetch_read(at.block);
+  }
   bool test_first(const location& at) const noexcept { return Isa::contains(at.block, at.h32); }
 };
 

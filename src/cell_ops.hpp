@@ -84,15 +84,24 @@ struct positional_ops {
     for (std::uint32_t i = stored_probes; i < k; ++i) f(seq.next());
   }
 
-  void locate(const digest_type& d, location& at) const noexcept {
-    at.rest = Probe::probes(d, m);
+  // The sequence runs in registers; only a key with more than 16 probes keeps it in the slot.
+  [[gnu::always_inline]] void locate(const digest_type& d, location& at) const noexcept {
+    auto seq = Probe::probes(d, m);
     const std::uint32_t n = stored();
-    for (std::uint32_t i = 0; i < n; ++i) at.pos[i] = at.rest.next();
+    for (std::uint32_t i = 0; i < n; ++i) at.pos[i] = seq.next();
+    if (k > stored_probes) at.rest = seq;
   }
-  void prefetch_write(const location& at) const noexcept {
+  // The prefetches are forced inline and written without lambdas: GCC deems a function whose
+  // only effect is a prefetch free of side effects and drops calls to it before inlining.
+  [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
     const std::uint32_t n = stored();
     for (std::uint32_t i = 0; i < n; ++i) detail::prefetch_write(Cell::word(words, at.pos[i]));
-    for_rest(at, [&](std::uint64_t p) { detail::prefetch_write(Cell::word(words, p)); });
+    if (k > stored_probes) {
+      auto seq = at.rest;
+      for (std::uint32_t i = stored_probes; i < k; ++i) {
+        detail::prefetch_write(Cell::word(words, seq.next()));
+      }
+    }
   }
   template <bool Atomic>
   bool insert(const location& at) const noexcept {
@@ -104,7 +113,7 @@ struct positional_ops {
   }
   // The first two cells decide most misses (in a filter at its target fill, half the cells are
   // set), so lookups fetch them for every key and the other k - 2 only for survivors.
-  void prefetch_first(const location& at) const noexcept {
+  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
     detail::prefetch_read(Cell::word(words, at.pos[0]));
     if (k > 1) detail::prefetch_read(Cell::word(words, at.pos[1]));
   }
@@ -113,10 +122,15 @@ struct positional_ops {
     if (k > 1) alive &= Cell::test(words, at.pos[1]);
     return alive;
   }
-  void prefetch_rest(const location& at) const noexcept {
+  [[gnu::always_inline]] void prefetch_rest(const location& at) const noexcept {
     const std::uint32_t n = stored();
     for (std::uint32_t i = 2; i < n; ++i) detail::prefetch_read(Cell::word(words, at.pos[i]));
-    for_rest(at, [&](std::uint64_t p) { detail::prefetch_read(Cell::word(words, p)); });
+    if (k > stored_probes) {
+      auto seq = at.rest;
+      for (std::uint32_t i = stored_probes; i < k; ++i) {
+        detail::prefetch_read(Cell::word(words, seq.next()));
+      }
+    }
   }
   bool test_rest(const location& at) const noexcept {
     bool alive = true;

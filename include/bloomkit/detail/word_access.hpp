@@ -24,10 +24,10 @@ inline std::uint64_t fetch_or_relaxed(std::uint64_t* word, std::uint64_t mask) n
   return std::atomic_ref<std::uint64_t>(*word).fetch_or(mask, std::memory_order_relaxed);
 }
 
-inline void prefetch_read(const void* p) noexcept {
+[[gnu::always_inline]] inline void prefetch_read(const void* p) noexcept {
   __builtin_prefetch(p, 0, 2);
 }
-inline void prefetch_write(const void* p) noexcept {
+[[gnu::always_inline]] inline void prefetch_write(const void* p) noexcept {
   __builtin_prefetch(p, 1, 2);
 }
 
