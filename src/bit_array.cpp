@@ -53,8 +53,7 @@ template <class Word>
 std::uint64_t count_bits_generic(const Word* words, std::size_t n) noexcept {
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    total += static_cast<std::uint64_t>(
-        __builtin_popcountll(detail::load_relaxed(words + i)));
+    total += static_cast<std::uint64_t>(__builtin_popcountll(detail::load_relaxed(words + i)));
   }
   return total;
 }

@@ -1,6 +1,6 @@
-// The AVX2 hot paths of the split-block storage (the blocked filter) (compiled with -mavx2; used only when the CPU has
-// AVX2). A key's eight word masks are one 256-bit register: one multiply, one shift, one
-// variable shift; a test is one vptest against the block.
+// The AVX2 hot paths of the split-block storage (the blocked filter) (compiled with -mavx2; used
+// only when the CPU has AVX2). A key's eight word masks are one 256-bit register: one multiply, one
+// shift, one variable shift; a test is one vptest against the block.
 
 #include "blocked_kernels.hpp"
 

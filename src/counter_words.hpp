@@ -45,7 +45,8 @@ constexpr std::uint64_t saturating_add_nibbles(std::uint64_t a, std::uint64_t b)
 // Counter-wise min(a, b): the multiset intersection.
 constexpr std::uint64_t min_nibbles(std::uint64_t a, std::uint64_t b) noexcept {
   const std::uint64_t even = min_low_nibbles(a & byte_low_nibbles, b & byte_low_nibbles);
-  const std::uint64_t odd = min_low_nibbles((a >> 4) & byte_low_nibbles, (b >> 4) & byte_low_nibbles);
+  const std::uint64_t odd =
+      min_low_nibbles((a >> 4) & byte_low_nibbles, (b >> 4) & byte_low_nibbles);
   return even | (odd << 4);
 }
 

@@ -60,10 +60,11 @@ void check_storage_size(const filter_config& c, std::uint64_t storage_bits,
                         std::uint32_t bits_per_cell) {
   const std::uint64_t expected = c.cells * bits_per_cell;
   if (storage_bits != expected) {
-    throw error(errc::invalid_argument,
-                "filter storage holds " + std::to_string(storage_bits) + " bits, expected " +
-                    std::to_string(expected) +
-                    (bits_per_cell == 1 ? "" : " (" + std::to_string(bits_per_cell) + " per cell)"));
+    throw error(
+        errc::invalid_argument,
+        "filter storage holds " + std::to_string(storage_bits) + " bits, expected " +
+            std::to_string(expected) +
+            (bits_per_cell == 1 ? "" : " (" + std::to_string(bits_per_cell) + " per cell)"));
   }
 }
 

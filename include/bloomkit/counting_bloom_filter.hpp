@@ -30,4 +30,3 @@
 // This header names the alias; the class is basic_filter (filter.hpp).
 
 #include "bloomkit/filter.hpp"
-

@@ -3,10 +3,10 @@
 // native one (classic_kind.cpp) and the peers' (src/compat/*.cpp), each of which instantiates
 // kind_traits and file_io for its filter types.
 
+#include "../filter_rules.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/kinds.hpp"
 #include "file_io.hpp"
-#include "../filter_rules.hpp"
 #include "word_payload.hpp"
 
 namespace bloomkit {

@@ -58,7 +58,8 @@ void run_size(const size_options& o) {
   } else {
     // The filter create would make; its bits are mapped but never touched (bit_array.hpp).
     const any_filter filter = make_filter(o.kind, capacity, o.fpp);
-    std::visit([&](const auto& f) { r.add("bits", f.cells()).add("bytes", f.byte_size()); }, filter);
+    std::visit([&](const auto& f) { r.add("bits", f.cells()).add("bytes", f.byte_size()); },
+               filter);
     r.add("hashes", hashes_of(filter));
     add_kind_fields(r, filter);
   }
