@@ -46,7 +46,8 @@ bool line_stream::next(line_buffer& block) {
   block.append(carry_.lines());
   carry_.clear();
   constexpr std::size_t min_read = 64 * 1024;
-  bool has_line_end = std::memchr(block.data(), '\n', block.size()) != nullptr;
+  // memchr must not see the null data() of an empty block.
+  bool has_line_end = block.size() != 0 && std::memchr(block.data(), '\n', block.size()) != nullptr;
   while (!eof_) {
     const std::size_t used = block.size();
     // Read straight into the block's free space; a line longer than the block grows it.
