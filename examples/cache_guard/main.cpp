@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -54,12 +56,25 @@ int serve(service_options options, const std::string& listen) {
   service svc(std::move(options));
   const int bound = svc.bind(host, port);
   std::fprintf(stderr, "listening on http://%s:%d\n", host.c_str(), bound);
+  std::mutex run_mutex;
+  std::condition_variable run_ended;
+  bool running = true;
   std::thread stopper([&] {
     int signal = 0;
     sigwait(&stop_signals, &signal);
-    svc.stop();
+    // httplib's stop() does nothing before its accept loop has started, so a signal that comes
+    // right after "listening on" is repeated until run() has returned.
+    std::unique_lock lock(run_mutex);
+    do {
+      svc.stop();
+    } while (!run_ended.wait_for(lock, std::chrono::milliseconds(50), [&] { return !running; }));
   });
   svc.run();
+  {
+    std::lock_guard lock(run_mutex);
+    running = false;
+  }
+  run_ended.notify_all();
   ::kill(::getpid(), SIGTERM);  // wakes the stopper if the server ended by itself
   stopper.join();
   std::fprintf(stderr, "stopped\n");

@@ -440,6 +440,14 @@ TEST_F(CacheGuard, RestartSkipsTheLoadOrLoadsOnlyNewerIds) {
   stop_service();
 }
 
+// A SIGTERM sent as soon as "listening on" is printed may come before the accept loop runs.
+TEST_F(CacheGuard, StopsOnASignalSentRightAfterListening) {
+  for (int round = 0; round < 10; ++round) {
+    start("round" + std::to_string(round) + ".err");
+    stop_service();
+  }
+}
+
 TEST_F(CacheGuard, LoadToolComparesGuardOffAndOn) {
   start();
   process load({CACHE_GUARD_LOAD_EXE, "--url", "http://127.0.0.1:" + std::to_string(port_),
