@@ -8,7 +8,7 @@
 // capacity, target_fpp, inserted, estimated_count, estimated_fpp, fill_ratio, byte_size).
 // bloomkit::any_filter holds the native kinds; bloomkit::compat::any_filter
 // (compat/any_filter.hpp) the peers' filters too. Both are generated from their registry's list
-// by any_filter_ops below.
+// by load_any_of / map_any_of below.
 
 #include <filesystem>
 #include <optional>
@@ -21,53 +21,41 @@
 
 namespace bloomkit {
 
-// The operations on a variant of the filters of `List` (a filter_list).
-template <class List>
-struct any_filter_ops;
-
-template <class... Filters>
-struct any_filter_ops<filter_list<Filters...>> {
-  using variant = std::variant<Filters...>;
-
-  // Opens `path` as the alternative its header names: open.template operator()<Filter>() is
-  // load<Filter> or map<Filter>. A kind or scheme the list lacks is errc::unsupported.
-  template <class Open>
-  static variant open(const std::filesystem::path& path, Open open) {
-    const file_header h = read_header(path);
-    std::optional<variant> out;
-    const auto try_one = [&]<class Filter>() {
-      if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
-        return;
-      }
-      out.emplace(open.template operator()<Filter>());
-    };
-    (try_one.template operator()<Filters>(), ...);
-    if (!out) {
-      throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
-                                         " filter with hash scheme " +
-                                         std::string(to_string(h.scheme)) +
-                                         ", which this build cannot open");
+namespace detail {
+// Opens `path` as the alternative of std::variant<Filters...> its header names:
+// open.template operator()<Filter>() is load<Filter> or map<Filter>. A kind or scheme the list
+// lacks is errc::unsupported naming the file.
+template <class... Filters, class Open>
+std::variant<Filters...> open_any(filter_list<Filters...>, const std::filesystem::path& path,
+                                  Open open) {
+  const file_header h = read_header(path);
+  std::optional<std::variant<Filters...>> out;
+  const auto try_one = [&]<class Filter>() {
+    if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
+      return;
     }
-    return std::move(*out);
+    out.emplace(open.template operator()<Filter>());
+  };
+  (try_one.template operator()<Filters>(), ...);
+  if (!out) {
+    throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
+                                       " filter with hash scheme " +
+                                       std::string(to_string(h.scheme)) +
+                                       ", which this build cannot open");
   }
-  static variant load(const std::filesystem::path& path) {
-    return open(path, [&]<class Filter>() { return bloomkit::load<Filter>(path); });
-  }
-  static variant map(const std::filesystem::path& path, verify check) {
-    return open(path, [&]<class Filter>() { return bloomkit::map<Filter>(path, check); });
-  }
-  static void save(const variant& filter, const std::filesystem::path& path, key_type keys) {
-    std::visit([&](const auto& f) { bloomkit::save(f, path, keys); }, filter);
-  }
-  static filter_kind kind_of(const variant& filter) noexcept {
-    return std::visit([](const auto& f) { return kind_traits<std::decay_t<decltype(f)>>::kind; },
-                      filter);
-  }
-  static void check_mapped_file(const variant& filter) {
-    std::visit([](const auto& f) { kind_traits<std::decay_t<decltype(f)>>::check_source(f); },
-               filter);
-  }
-};
+  return std::move(*out);
+}
+}  // namespace detail
+
+// A variant of the filters of `List` (a filter_list), loaded or mapped from `path`.
+template <class List>
+typename List::variant load_any_of(const std::filesystem::path& path) {
+  return detail::open_any(List{}, path, [&]<class Filter>() { return load<Filter>(path); });
+}
+template <class List>
+typename List::variant map_any_of(const std::filesystem::path& path, verify check) {
+  return detail::open_any(List{}, path, [&]<class Filter>() { return map<Filter>(path, check); });
+}
 
 using any_filter = native_filters::variant;
 
@@ -75,18 +63,32 @@ using any_filter = native_filters::variant;
 // errc::unsupported naming the file.
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
+
+// The operations below take a variant of any filter list: any_filter or compat::any_filter.
+
 // Records the key type in the file too (file.hpp); only the peers' filters take key_type::int64
 // (errc::unsupported for others).
-void save(const any_filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
+template <file_kind... Filters>
+void save(const std::variant<Filters...>& filter, const std::filesystem::path& path,
+          key_type keys = key_type::string) {
+  std::visit([&](const auto& f) { save(f, path, keys); }, filter);
+}
 
 // The kind of filter an alternative is.
-filter_kind kind_of(const any_filter& filter) noexcept;
+template <file_kind... Filters>
+filter_kind kind_of(const std::variant<Filters...>& filter) noexcept {
+  return std::visit([](const auto& f) { return kind_traits<std::decay_t<decltype(f)>>::kind; },
+                    filter);
+}
 
 // For a filter that maps a file: throws errc::io_error naming the file when it was truncated or
 // overwritten in place since it was mapped (mapped_file.hpp); nothing for other filters. Lookups
 // check by themselves; call it after reading figures of a mapped filter (fill_ratio,
 // estimated_count, ...), which do not.
-void check_mapped_file(const any_filter& filter);
+template <file_kind... Filters>
+void check_mapped_file(const std::variant<Filters...>& filter) {
+  std::visit([](const auto& f) { kind_traits<std::decay_t<decltype(f)>>::check_source(f); },
+             filter);
+}
 
 }  // namespace bloomkit

@@ -1,13 +1,14 @@
 #pragma once
 // The kind registry: what bloomkit knows of each filter type a file can hold, in one traits type
-// per filter type (kind_traits<Filter>), and the one list of native filter types
-// (native_filters) from which the rest is generated: the any_filter variant and
-// load_any / map_any / save (any_filter.hpp), the kind names below, the checks of a header's
-// kind-specific fields, save / load / map (file.hpp), and the CLI's --kind choices and `info`.
-// The peers' filters (bloomkit::compat) extend the list (compat/any_filter.hpp).
+// per filter type (kind_traits<Filter>), and the lists of native filter types (native_kinds, one
+// per kind, and native_filters, with the compositions) from which the rest is generated: the
+// any_filter variant and load_any / map_any / save (any_filter.hpp), the kind names below, the
+// checks of a header's kind-specific fields, save / load / map (file.hpp), and the CLI's --kind
+// choices and `info`. The peers' filters (bloomkit::compat) extend the list
+// (compat/any_filter.hpp).
 //
 // Adding a kind: a filter_kind value, a kind_traits specialization here with its file codec in
-// src/file/, and its filter type in native_filters.
+// src/file/, and its filter type in native_kinds.
 //
 // A kind_traits<Filter> has:
 //   filter_type, kind, name, scheme       the filter type, its kind and hash scheme in files
@@ -117,7 +118,7 @@ struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
-// Scalable chains, of classic sub-filters (kind "scalable" in native_filters) or of blocked ones
+// Scalable chains, of classic sub-filters (kind "scalable" in native_kinds) or of blocked ones
 // (scalable_blocked_bloom_filter: the same kind and file layout, scheme xxh3-64-split-block).
 template <class Sub>
 struct kind_traits<basic_scalable_filter<Sub>> {
@@ -166,11 +167,15 @@ struct filter_list {
   static constexpr std::size_t size = sizeof...(Filters);
 };
 
-// The native filters, one per kind, in the order of the kinds.
-using native_filters =
+// The native filters, one per kind, in the order of the kinds: the names, the header checks and
+// `create` come from this list.
+using native_kinds =
     filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter>;
+// Every native filter type a file can hold: one per kind, then the compositions that share a
+// kind's layout with another scheme (a scalable chain of blocked filters).
+using native_filters = native_kinds::append<scalable_blocked_bloom_filter>;
 
-// The kinds and their names, in the order of native_filters.
+// The kinds and their names, in the order of native_kinds.
 struct kind_name {
   filter_kind kind;
   std::string_view name;
@@ -179,7 +184,7 @@ template <class... Filters>
 constexpr std::array<kind_name, sizeof...(Filters)> kind_names_of(filter_list<Filters...>) {
   return {{{kind_traits<Filters>::kind, kind_traits<Filters>::name}...}};
 }
-inline constexpr auto kind_names = kind_names_of(native_filters{});
+inline constexpr auto kind_names = kind_names_of(native_kinds{});
 
 // "classic", "blocked", ...; "unknown" for a value that is not a kind.
 std::string_view to_string(filter_kind kind) noexcept;

@@ -138,7 +138,7 @@ file_check check_common_fields(const file_header& h) {
 }
 
 file_check check_kind_fields(const file_header& h) {
-  return check_fields_of(h, native_filters{});
+  return check_fields_of(h, native_kinds{});
 }
 
 file_check check_file_size(const file_header& h, std::uint64_t file_size) {

@@ -277,7 +277,7 @@ TEST(File, ReadHeaderReportsFields) {
 // The kind names come from the registry (kinds.hpp): one per native kind, in kind order, and
 // parse_kind reads back what to_string writes.
 TEST(File, KindNamesComeFromTheRegistry) {
-  ASSERT_EQ(kind_names.size(), native_filters::size);
+  ASSERT_EQ(kind_names.size(), native_kinds::size);
   const char* expected[] = {"classic", "blocked", "counting", "scalable"};
   for (std::size_t i = 0; i < kind_names.size(); ++i) {
     EXPECT_EQ(static_cast<std::uint32_t>(kind_names[i].kind), i + 1);

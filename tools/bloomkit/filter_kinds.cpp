@@ -67,7 +67,7 @@ void add_kind_options(CLI::App& command, kind_options& o) {
 }
 
 void check_kind_options(const kind_options& o) {
-  if (!grows(o.kind, native_filters{})) {
+  if (!grows(o.kind, native_kinds{})) {
     for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
       if (option != nullptr && option->count() > 0) {
         throw usage_error(fmt::format("{} applies only to --kind scalable", option->get_name()));
@@ -80,7 +80,7 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
   check_kind_options(o);
   return as_usage_error([&] {
     return create_kind(o.kind, {capacity, fpp, o.growth, o.tightening, o.max_memory},
-                       native_filters{});
+                       native_kinds{});
   });
 }
 

@@ -22,10 +22,10 @@ using any_filter = filters::variant;
 
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
-// Only the peers' filters take key_type::int64 (errc::unsupported for others).
-void save(const any_filter& filter, const std::filesystem::path& path,
-          key_type keys = key_type::string);
-filter_kind kind_of(const any_filter& filter) noexcept;
-void check_mapped_file(const any_filter& filter);
+// save, kind_of and check_mapped_file take either variant (any_filter.hpp). Only the peers'
+// filters take key_type::int64 (errc::unsupported for others).
+using bloomkit::check_mapped_file;
+using bloomkit::kind_of;
+using bloomkit::save;
 
 }  // namespace bloomkit::compat
