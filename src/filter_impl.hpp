@@ -132,16 +132,22 @@ std::size_t basic_filter<Probe, Storage>::insert_batch(std::size_t n, DigestAt d
 }
 
 template <class Probe, storage_policy Storage>
-std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const std::string_view> keys) {
+template <bool Atomic>
+std::size_t basic_filter<Probe, Storage>::insert_keys(std::span<const std::string_view> keys) {
   if constexpr (blocked) {
     const std::size_t fresh = kernels_->insert_many(writable_words(), blocks(),
-                                                    {keys.data(), nullptr, keys.size()}, false);
-    add_inserted<false>(fresh);
+                                                    {keys.data(), nullptr, keys.size()}, Atomic);
+    add_inserted<Atomic>(fresh);
     return fresh;
   } else {
-    return insert_batch<false>(keys.size(),
-                               [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); });
+    return insert_batch<Atomic>(keys.size(),
+                                [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); });
   }
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const std::string_view> keys) {
+  return insert_keys<false>(keys);
 }
 
 template <class Probe, storage_policy Storage>
@@ -161,15 +167,7 @@ std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const digest_typ
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many_concurrent(
     std::span<const std::string_view> keys) requires Storage::concurrent_inserts {
-  if constexpr (blocked) {
-    const std::size_t fresh = kernels_->insert_many(writable_words(), blocks(),
-                                                    {keys.data(), nullptr, keys.size()}, true);
-    add_inserted<true>(fresh);
-    return fresh;
-  } else {
-    return insert_batch<true>(keys.size(),
-                              [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); });
-  }
+  return insert_keys<true>(keys);
 }
 
 // ---------------------------------------------------------------------------------------------

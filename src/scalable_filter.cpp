@@ -79,6 +79,14 @@ void drop_present(const Sub& f, std::vector<typename Sub::digest_type>& keys,
   origin.resize(kept);
 }
 
+// The sum of get(f) over the sub-filters f.
+template <class Total, class Subs, class Get>
+Total sum_over(const Subs& subs, Get get) noexcept {
+  Total total = 0;
+  for (const auto& f : subs) total += get(f);
+  return total;
+}
+
 }  // namespace
 
 template <class Sub>
@@ -365,9 +373,7 @@ void basic_scalable_filter<Sub>::clear() {
 
 template <class Sub>
 std::uint64_t basic_scalable_filter<Sub>::inserted() const noexcept {
-  std::uint64_t total = 0;
-  for (const auto& f : sub_filters_) total += f.inserted();
-  return total;
+  return sum_over<std::uint64_t>(sub_filters_, [](const Sub& f) { return f.inserted(); });
 }
 
 template <class Sub>
@@ -379,37 +385,29 @@ double basic_scalable_filter<Sub>::estimated_fpp() const noexcept {
 
 template <class Sub>
 double basic_scalable_filter<Sub>::estimated_count() const noexcept {
-  double total = 0;
-  for (const auto& f : sub_filters_) total += f.estimated_count();
-  return total;
+  return sum_over<double>(sub_filters_, [](const Sub& f) { return f.estimated_count(); });
 }
 
 template <class Sub>
 double basic_scalable_filter<Sub>::fill_ratio() const noexcept {
-  std::uint64_t set = 0;
-  for (const auto& f : sub_filters_) set += f.storage().count();
+  const auto set =
+      sum_over<std::uint64_t>(sub_filters_, [](const Sub& f) { return f.storage().count(); });
   return static_cast<double>(set) / static_cast<double>(cells());
 }
 
 template <class Sub>
 std::uint64_t basic_scalable_filter<Sub>::capacity() const noexcept {
-  std::uint64_t total = 0;
-  for (const auto& f : sub_filters_) total += f.capacity();
-  return total;
+  return sum_over<std::uint64_t>(sub_filters_, [](const Sub& f) { return f.capacity(); });
 }
 
 template <class Sub>
 std::uint64_t basic_scalable_filter<Sub>::cells() const noexcept {
-  std::uint64_t total = 0;
-  for (const auto& f : sub_filters_) total += f.cells();
-  return total;
+  return sum_over<std::uint64_t>(sub_filters_, [](const Sub& f) { return f.cells(); });
 }
 
 template <class Sub>
 std::size_t basic_scalable_filter<Sub>::byte_size() const noexcept {
-  std::size_t total = 0;
-  for (const auto& f : sub_filters_) total += f.byte_size();
-  return total;
+  return sum_over<std::size_t>(sub_filters_, [](const Sub& f) { return f.byte_size(); });
 }
 
 template <class Sub>

@@ -61,7 +61,7 @@ struct blocked_kernels;
 }  // namespace detail
 
 template <class Probe, storage_policy Storage>
-class basic_filter {
+class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> {
  public:
   using policy_type = Probe;
   using storage_type = Storage;
@@ -99,18 +99,9 @@ class basic_filter {
   bool remove(std::string_view key) requires Storage::removable;
 
   // Integral keys hash their little-endian bytes.
-  template <std::integral T>
-  bool insert(T key) {
-    return insert(detail::key_bytes(key).view());
-  }
-  template <std::integral T>
-  bool contains(T key) const {
-    return contains(detail::key_bytes(key).view());
-  }
-  template <std::integral T>
-  bool remove(T key) requires Storage::removable {
-    return remove(detail::key_bytes(key).view());
-  }
+  using detail::integral_keys<basic_filter>::insert;
+  using detail::integral_keys<basic_filter>::contains;
+  using detail::integral_keys<basic_filter>::remove;
 
   // By digest: a key hashed once with digest_of() can be inserted into / looked up in several
   // filters of this scheme (of any sizes) without hashing it again, e.g. the sub-filters of a
@@ -219,6 +210,8 @@ class basic_filter {
   bool add(const digest_type& d);
   template <bool Atomic, class DigestAt>
   std::size_t insert_batch(std::size_t n, DigestAt digest_at);
+  template <bool Atomic>
+  std::size_t insert_keys(std::span<const std::string_view> keys);
   template <class DigestAt>
   std::size_t lookup_batch(std::size_t n, DigestAt digest_at, bool* results) const;
   template <bool Atomic>

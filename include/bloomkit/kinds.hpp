@@ -52,7 +52,8 @@ template <class Filter>
 struct kind_traits;  // not a filter a file can hold
 
 // What the traits of a filter sized by for_capacity(n, p) share: k, its storage's file check,
-// and no key type nor growth of its own.
+// no key type nor growth of its own, and the file codec of a payload that is its storage's words
+// (defined in src/file/word_payload.hpp).
 template <class Filter>
 struct sized_kind {
   using filter_type = Filter;
@@ -65,6 +66,11 @@ struct sized_kind {
   template <class Report>
   static void describe(const filter_type&, Report&) {}
   static void check_source(const filter_type& f) { f.storage().check_source(); }
+
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
 };
 
 // Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
@@ -78,10 +84,6 @@ struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<P
   static constexpr bool records_key_type = Policy::scheme != hash_scheme::xxh3_128;
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
-  static file_header header_of(const filter_type& f);
-  static detail::file_payload payload_of(const filter_type& f);
-  static filter_type load(const detail::filter_file& file);
-  static filter_type map(const detail::filter_file& file, verify check);
 };
 
 template <>
@@ -95,10 +97,6 @@ struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
   }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
-  static file_header header_of(const filter_type& f);
-  static detail::file_payload payload_of(const filter_type& f);
-  static filter_type load(const detail::filter_file& file);
-  static filter_type map(const detail::filter_file& file, verify check);
 };
 
 template <>
@@ -112,10 +110,6 @@ struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
-  static file_header header_of(const filter_type& f);
-  static detail::file_payload payload_of(const filter_type& f);
-  static filter_type load(const detail::filter_file& file);
-  static filter_type map(const detail::filter_file& file, verify check);
 };
 
 // Scalable chains, of classic sub-filters (kind "scalable" in native_kinds) or of blocked ones

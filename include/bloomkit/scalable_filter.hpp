@@ -72,7 +72,7 @@ struct scalable_config {
 using scalable_params = scalable_config;  // the former name
 
 template <class SubFilter>
-class basic_scalable_filter {
+class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter<SubFilter>> {
  public:
   using sub_filter_type = SubFilter;
   using policy_type = typename SubFilter::policy_type;
@@ -116,14 +116,9 @@ class basic_scalable_filter {
   bool insert(std::string_view key);
   // false: the key was never inserted. true: it probably was.
   bool contains(std::string_view key) const;
-  template <std::integral T>
-  bool insert(T key) {
-    return insert(detail::key_bytes(key).view());
-  }
-  template <std::integral T>
-  bool contains(T key) const {
-    return contains(detail::key_bytes(key).view());
-  }
+  // Integral keys hash their little-endian bytes.
+  using detail::integral_keys<basic_scalable_filter>::insert;
+  using detail::integral_keys<basic_scalable_filter>::contains;
 
   // Batched paths over the sub-filters' batched paths; the same results as a loop of insert /
   // contains. insert_many returns the number of keys added; if growing throws (the memory

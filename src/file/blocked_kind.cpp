@@ -33,24 +33,4 @@ detail::file_check kind_traits<blocked_bloom_filter>::check_fields(const file_he
   return {};
 }
 
-file_header kind_traits<blocked_bloom_filter>::header_of(const filter_type& f) {
-  return detail::header_of_config(kind, scheme, f.config(), f.inserted());
-}
-
-detail::file_payload kind_traits<blocked_bloom_filter>::payload_of(const filter_type& f) {
-  return detail::words_payload(f.storage());
-}
-
-blocked_bloom_filter kind_traits<blocked_bloom_filter>::load(const detail::filter_file& file) {
-  const file_header& h = file.header();
-  return detail::filter_from_storage<blocked_bloom_filter>(h, detail::read_words(file, h.bits));
-}
-
-blocked_bloom_filter kind_traits<blocked_bloom_filter>::map(const detail::filter_file& file,
-                                                            verify check) {
-  const file_header& h = file.header();
-  return detail::filter_from_storage<blocked_bloom_filter>(h,
-                                                           detail::map_words(file, check, h.bits));
-}
-
 }  // namespace bloomkit

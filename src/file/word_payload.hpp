@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <string>
 
+#include "../filter_rules.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file_header.hpp"
+#include "bloomkit/kinds.hpp"
 #include "file_error.hpp"
 #include "filter_file.hpp"
 #include "write_filter_file.hpp"
@@ -40,6 +42,24 @@ file_check check_payload_length(const file_header& h, std::uint64_t expected,
 // kind_params[first_unused..] are 0.
 file_check check_reserved_zero(const file_header& h, std::size_t first_unused = 0);
 
+// The bits of the payload of a filter of type Filter that `h` describes: m cells of its storage.
+template <class Filter>
+std::uint64_t payload_bits(const file_header& h) {
+  return h.bits * Filter::storage_type::bits_per_cell;
+}
+
+// The probe policy's own limits on m and k (a peer's: Guava's multiple of 64, go-zero's k = 14).
+template <class Policy>
+file_check check_policy_fields(const file_header& h) {
+  try {
+    check_policy_params<Policy>(h.bits, h.hashes);
+  } catch (const error& e) {
+    if (e.code() != errc::invalid_argument) throw;
+    return inconsistent_header(e.what());
+  }
+  return {};
+}
+
 // A payload of one bit array: `storage`'s words.
 file_payload words_payload(const bit_array& storage);
 // The payload as a bit array of `bits` bits, read into owned memory or viewed in the mapping;
@@ -48,3 +68,35 @@ bit_array read_words(const filter_file& file, std::uint64_t bits);
 bit_array map_words(const filter_file& file, verify check, std::uint64_t bits);
 
 }  // namespace bloomkit::detail
+
+namespace bloomkit {
+
+// The file codec of the kinds whose payload is their storage's words (kinds.hpp: sized_kind).
+template <class Filter>
+file_header sized_kind<Filter>::header_of(const Filter& f) {
+  return detail::header_of_config(kind_traits<Filter>::kind, kind_traits<Filter>::scheme,
+                                  f.config(), f.inserted());
+}
+
+template <class Filter>
+detail::file_payload sized_kind<Filter>::payload_of(const Filter& f) {
+  return detail::words_payload(f.storage());
+}
+
+template <class Filter>
+Filter sized_kind<Filter>::load(const detail::filter_file& file) {
+  const file_header& h = file.header();
+  detail::throw_if(detail::check_policy_fields<typename Filter::policy_type>(h), file.source());
+  return detail::filter_from_storage<Filter>(
+      h, detail::read_words(file, detail::payload_bits<Filter>(h)));
+}
+
+template <class Filter>
+Filter sized_kind<Filter>::map(const detail::filter_file& file, verify check) {
+  const file_header& h = file.header();
+  detail::throw_if(detail::check_policy_fields<typename Filter::policy_type>(h), file.source());
+  return detail::filter_from_storage<Filter>(
+      h, detail::map_words(file, check, detail::payload_bits<Filter>(h)));
+}
+
+}  // namespace bloomkit

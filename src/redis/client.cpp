@@ -12,13 +12,6 @@
 
 namespace bloomkit::redis {
 
-using detail::connection;
-using detail::gave_up_after;
-using detail::io_result;
-using detail::io_status;
-using detail::outgoing;
-using detail::starts_with_word;
-
 client::client(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 client::client(client&&) noexcept = default;
 client& client::operator=(client&&) noexcept = default;

@@ -14,13 +14,6 @@
 
 namespace bloomkit::redis {
 
-using detail::connection;
-using detail::gave_up_after;
-using detail::io_result;
-using detail::io_status;
-using detail::outgoing;
-using detail::starts_with_word;
-
 namespace {
 
 // Below this many commands per call, node groups are read one after another: the servers work in

@@ -39,6 +39,14 @@ inline std::string gave_up_after(int retries) {
 
 }  // namespace detail
 
+// The client's files (client.cpp, client_topology.cpp, client_engine.cpp) name these unqualified.
+using detail::connection;
+using detail::gave_up_after;
+using detail::io_result;
+using detail::io_status;
+using detail::outgoing;
+using detail::starts_with_word;
+
 struct client::impl {
   url target;
   client_options options;

@@ -9,9 +9,6 @@
 
 namespace bloomkit::redis {
 
-using detail::connection;
-using detail::starts_with_word;
-
 connection& client::impl::node(const endpoint& where) {
   auto& slot = nodes[where.to_string()];
   if (!slot) slot = std::make_unique<connection>(where, auth, options, tls);

@@ -115,9 +115,7 @@ io_result connection::ensure_connected() {
     if (!auth_.user.empty()) auth.args.push_back(auth_.user);
     auth.args.push_back(auth_.password);
     std::vector<reply> replies;
-    const std::vector<outgoing> batch{{&auth, false}};
-    if (auto r = send(batch); r.status != io_status::ok) return r;
-    if (auto r = read(batch, replies); r.status != io_status::ok) return r;
+    if (auto r = round_trip(auth, replies); r.status != io_status::ok) return r;
     if (replies.front().is_error()) {
       drop();
       throw error(errc::auth_failed,
@@ -129,9 +127,7 @@ io_result connection::ensure_connected() {
   if (auth_.db != 0) {
     const command select{{"SELECT", std::to_string(auth_.db)}, 0};
     std::vector<reply> replies;
-    const std::vector<outgoing> batch{{&select, false}};
-    if (auto r = send(batch); r.status != io_status::ok) return r;
-    if (auto r = read(batch, replies); r.status != io_status::ok) return r;
+    if (auto r = round_trip(select, replies); r.status != io_status::ok) return r;
     if (replies.front().is_error()) {
       drop();
       const auto& text = replies.front().str();
@@ -145,6 +141,12 @@ io_result connection::ensure_connected() {
   }
   ++generation_;
   return {};
+}
+
+io_result connection::round_trip(const command& c, std::vector<reply>& replies) {
+  const std::vector<outgoing> batch{{&c, false}};
+  if (auto r = send(batch); r.status != io_status::ok) return r;
+  return read(batch, replies);
 }
 
 io_result connection::send(const std::vector<outgoing>& batch) {
@@ -224,10 +226,8 @@ io_result connection::read(const std::vector<outgoing>& batch, std::vector<reply
 }
 
 reply connection::call(const command& c) {
-  const std::vector<outgoing> batch{{&c, false}};
   std::vector<reply> replies;
-  io_result r = send(batch);
-  if (r.status == io_status::ok) r = read(batch, replies);
+  const io_result r = round_trip(c, replies);
   if (r.status == io_status::timeout) throw error(errc::timeout, r.message);
   if (r.status != io_status::ok) throw error(errc::unreachable, r.message);
   return std::move(replies.front());

@@ -63,6 +63,8 @@ class connection {
   // Reads the replies of the batch last sent, in order (ASKING replies are skipped). On failure
   // `replies` holds those read so far and the connection is dropped.
   io_result read(const std::vector<outgoing>& batch, std::vector<reply>& replies);
+  // One command and its reply (for the handshake's AUTH and SELECT).
+  io_result round_trip(const command& c, std::vector<reply>& replies);
   // send + read of one command; throws errc::unreachable / errc::timeout on failure.
   reply call(const command& c);
 

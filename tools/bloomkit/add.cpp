@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -51,9 +52,8 @@ void run_add(const add_options& o) {
 command add_add_command(CLI::App& app) {
   auto o = std::make_shared<add_options>();
   CLI::App* sub = app.add_subcommand("add", "Add keys to a filter file");
-  sub->add_option("FILE", o->file, "Filter file to update")->type_name("")->required();
-  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "FILE", o->file, "Filter file to update");
+  add_keys_argument(*sub, o->keys, "add");
   return {sub, "add", [o] { run_add(*o); }};
 }
 

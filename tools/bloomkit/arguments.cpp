@@ -75,4 +75,10 @@ unsigned default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+CLI::Option* add_keys_argument(CLI::App& command, std::vector<std::string>& keys,
+                               const std::string& verb) {
+  return add_argument(command, "KEY", keys,
+                      "Keys to " + verb + " (default: lines of stdin; '-' means stdin)");
+}
+
 }  // namespace bloomkit::cli

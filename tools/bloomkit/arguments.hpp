@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,22 @@
 #include "numbers.hpp"
 
 namespace bloomkit::cli {
+
+// A positional argument, shown as `name` alone in --help; add_required_argument for one that
+// must be given.
+template <class T>
+CLI::Option* add_argument(CLI::App& command, const std::string& name, T& value,
+                          const std::string& description) {
+  return command.add_option(name, value, description)->type_name("");
+}
+template <class T>
+CLI::Option* add_required_argument(CLI::App& command, const std::string& name, T& value,
+                                   const std::string& description) {
+  return add_argument(command, name, value, description)->required();
+}
+// KEY...: the keys to `verb` ("add", "look up"); without any, the lines of stdin.
+CLI::Option* add_keys_argument(CLI::App& command, std::vector<std::string>& keys,
+                               const std::string& verb);
 
 // A numeric option whose value is parsed when the command line is: `store` gets the number;
 // malformed text is a CLI11 error carrying parse_count's / parse_real's message (exit 2).

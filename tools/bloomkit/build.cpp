@@ -138,9 +138,7 @@ command add_build_command(CLI::App& app) {
   auto o = std::make_shared<build_options>();
   CLI::App* sub =
       app.add_subcommand("build", "Create a filter and fill it from input files, in parallel");
-  sub->add_option("FILE", o->file, "Filter file to write (replaced if it exists)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "FILE", o->file, "Filter file to write (replaced if it exists)");
   o->capacity_option = add_capacity_option(*sub, o->capacity)
                            ->description(
                                "Number of keys the filter is sized for (default: the number of "
@@ -148,9 +146,8 @@ command add_build_command(CLI::App& app) {
   add_fpp_option(*sub, o->fpp)->required();
   add_kind_options(*sub, o->kind);
   add_threads_option(*sub, o->threads);
-  sub->add_option("INPUT", o->inputs,
-                  "Files of keys, one per line (default: stdin; '-' means stdin)")
-      ->type_name("");
+  add_argument(*sub, "INPUT", o->inputs,
+               "Files of keys, one per line (default: stdin; '-' means stdin)");
   return {sub, "build", [o] { run_build(*o); }};
 }
 

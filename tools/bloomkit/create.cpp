@@ -45,9 +45,7 @@ void run_create(const create_options& o) {
 command add_create_command(CLI::App& app) {
   auto o = std::make_shared<create_options>();
   CLI::App* sub = app.add_subcommand("create", "Create an empty filter file");
-  sub->add_option("FILE", o->file, "Filter file to write (replaced if it exists)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "FILE", o->file, "Filter file to write (replaced if it exists)");
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
   add_kind_options(*sub, o->kind);

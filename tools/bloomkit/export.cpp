@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/file.hpp"
@@ -104,10 +105,9 @@ command add_export_command(CLI::App& app) {
   auto o = std::make_shared<export_options>();
   CLI::App* sub = app.add_subcommand(
       "export", "Write a filter file in another system's format (Guava, bits-and-blooms)");
-  sub->add_option("IN", o->in, "Filter file to export")->type_name("")->required();
-  sub->add_option("OUT", o->out, "The peer's file to write (replaced if it exists; '-' for stdout)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "IN", o->in, "Filter file to export");
+  add_required_argument(*sub, "OUT", o->out,
+                        "The peer's file to write (replaced if it exists; '-' for stdout)");
   add_peer_format_option(*sub, "--to", o->to);
   return {sub, "export", [o] { run_export(*o); }};
 }

@@ -18,6 +18,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/file.hpp"
@@ -94,10 +95,8 @@ command add_import_command(CLI::App& app) {
   auto o = std::make_shared<import_options>();
   CLI::App* sub = app.add_subcommand(
       "import", "Convert another system's filter (Guava, bits-and-blooms) into a filter file");
-  sub->add_option("IN", o->in, "The peer's file ('-' for stdin)")->type_name("")->required();
-  sub->add_option("OUT", o->out, "Filter file to write (replaced if it exists)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "IN", o->in, "The peer's file ('-' for stdin)");
+  add_required_argument(*sub, "OUT", o->out, "Filter file to write (replaced if it exists)");
   add_peer_format_option(*sub, "--from", o->from);
   sub->add_option("--key-type", o->key_type,
                   "string: keys are text (UTF-8 bytes, Guava's stringFunnel); long: signed 64-bit "

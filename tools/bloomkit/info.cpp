@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "json.hpp"
@@ -56,7 +57,7 @@ void run_info(const info_options& o) {
 command add_info_command(CLI::App& app) {
   auto o = std::make_shared<info_options>();
   CLI::App* sub = app.add_subcommand("info", "Describe a filter file");
-  sub->add_option("FILE", o->file, "Filter file")->type_name("")->required();
+  add_required_argument(*sub, "FILE", o->file, "Filter file");
   sub->add_flag("--json", o->json, "Print one JSON object");
   return {sub, "info", [o] { run_info(*o); }};
 }

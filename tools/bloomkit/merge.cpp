@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -50,12 +51,8 @@ command add_merge_command(CLI::App& app) {
   auto o = std::make_shared<merge_options>();
   CLI::App* sub = app.add_subcommand(
       "merge", "Write the union (or intersection) of filters with identical parameters");
-  sub->add_option("OUT", o->out, "Filter file to write (replaced if it exists)")
-      ->type_name("")
-      ->required();
-  sub->add_option("IN", o->inputs, "Filter files to combine (at least one)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "OUT", o->out, "Filter file to write (replaced if it exists)");
+  add_required_argument(*sub, "IN", o->inputs, "Filter files to combine (at least one)");
   sub->add_flag("--intersect", o->intersect, "Intersection instead of union");
   return {sub, "merge", [o] { run_merge(*o); }};
 }

@@ -21,18 +21,10 @@ bool is_ordinary(std::string_view name) {
 
 // Appends the C escape of a control byte.
 void append_escape(std::string& out, char c) {
-  switch (c) {
-    case '\t':
-      out += "\\t";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+  if (const char* escape = short_escape(c)) {
+    out += escape;
+  } else {
+    out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
   }
 }
 
@@ -53,6 +45,19 @@ std::string ansi_c_quoted(std::string_view name) {
 }
 
 }  // namespace
+
+const char* short_escape(char c) noexcept {
+  switch (c) {
+    case '\t':
+      return "\\t";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    default:
+      return nullptr;
+  }
+}
 
 std::string printable(std::string_view name) {
   return is_ordinary(name) ? std::string(name) : ansi_c_quoted(name);

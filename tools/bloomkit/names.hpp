@@ -23,5 +23,8 @@ std::string quoted_name(std::string_view name);
 // A message (one line by intent) with its control bytes written as C escapes (\n, \t, \r,
 // \xHH): for messages that embed names as given, such as the library's ("f.bf: cannot open").
 std::string one_line(std::string_view message);
+// \t, \n or \r (backslash and letter): the escape of a tab, newline or carriage return, the same in
+// C, JSON and bash's $'...'; nullptr for any other byte.
+const char* short_escape(char c) noexcept;
 
 }  // namespace bloomkit::cli

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -39,9 +40,8 @@ command add_query_command(CLI::App& app) {
   auto o = std::make_shared<query_options>();
   CLI::App* sub = app.add_subcommand(
       "query", "Look keys up: \"1<TAB>key\" maybe present, \"0<TAB>key\" definitely absent");
-  sub->add_option("FILE", o->file, "Filter file to query")->type_name("")->required();
-  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "FILE", o->file, "Filter file to query");
+  add_keys_argument(*sub, o->keys, "look up");
   add_query_mode_options(*sub, o->flags);
   return {sub, "query", [o] { run_query(*o); }};
 }

@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "cli_error.hpp"
@@ -61,9 +62,8 @@ void run_redis_add(const redis_context& context, const redis_add_options& o) {
 command add_redis_add_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_add_options>();
   CLI::App* sub = add_redis_subcommand(group, "add", "Add keys to a filter in Redis");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
-  sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
+  add_keys_argument(*sub, o->keys, "add");
   return {sub, "add", [context, o] { run_redis_add(*context, *o); }};
 }
 

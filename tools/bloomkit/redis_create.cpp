@@ -56,9 +56,8 @@ void run_redis_create(const redis_context& context, const redis_create_options& 
 command add_redis_create_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_create_options>();
   CLI::App* sub = add_redis_subcommand(group, "create", "Create an empty filter in Redis");
-  sub->add_option("NAME", o->name, "Filter name (its keys are NAME:meta, NAME:<gen>:<shard>)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "NAME", o->name,
+                        "Filter name (its keys are NAME:meta, NAME:<gen>:<shard>)");
   o->capacity_option = add_capacity_option(*sub, o->capacity);
   o->fpp_option = add_fpp_option(*sub, o->fpp);
   add_whole_number_option(*sub, "--shard-bits", o->shard_bits, redis::min_shard_bits_log2,

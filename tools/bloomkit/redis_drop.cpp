@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "names.hpp"
 #include "redis_context.hpp"
@@ -30,7 +31,7 @@ void run_redis_drop(const redis_context& context, const std::string& name) {
 command add_redis_drop_command(CLI::App& group, redis_context_ptr context) {
   auto name = std::make_shared<std::string>();
   CLI::App* sub = add_redis_subcommand(group, "drop", "Delete a filter from Redis");
-  sub->add_option("NAME", *name, "Filter name")->type_name("")->required();
+  add_required_argument(*sub, "NAME", *name, "Filter name");
   return {sub, "drop", [context, name] { run_redis_drop(*context, *name); }};
 }
 

@@ -39,8 +39,8 @@ command add_redis_expire_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_expire_options>();
   CLI::App* sub =
       add_redis_subcommand(group, "expire", "Set a time to live on every key of a filter");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
-  sub->add_option("SECONDS", o->seconds, "Time to live in seconds")->type_name("")->required();
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
+  add_required_argument(*sub, "SECONDS", o->seconds, "Time to live in seconds");
   return {sub, "expire", [context, o] { run_redis_expire(*context, *o); }};
 }
 

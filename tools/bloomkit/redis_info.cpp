@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
@@ -80,7 +81,7 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
 command add_redis_info_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_info_options>();
   CLI::App* sub = add_redis_subcommand(group, "info", "Describe a filter in Redis");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
   sub->add_flag("--json", o->json, "Print one JSON object");
   return {sub, "info", [context, o] { run_redis_info(*context, *o); }};
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "names.hpp"
 #include "output_file.hpp"
@@ -40,10 +41,8 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
 command add_redis_pull_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_pull_options>();
   CLI::App* sub = add_redis_subcommand(group, "pull", "Copy a filter in Redis to a file");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
-  sub->add_option("FILE", o->file, "Filter file to write (replaced if it exists)")
-      ->type_name("")
-      ->required();
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
+  add_required_argument(*sub, "FILE", o->file, "Filter file to write (replaced if it exists)");
   return {sub, "pull", [context, o] { run_redis_pull(*context, *o); }};
 }
 

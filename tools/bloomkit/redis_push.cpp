@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "names.hpp"
 #include "redis_context.hpp"
@@ -37,8 +38,8 @@ void run_redis_push(const redis_context& context, const redis_push_options& o) {
 command add_redis_push_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_push_options>();
   CLI::App* sub = add_redis_subcommand(group, "push", "Copy a filter file into Redis");
-  sub->add_option("FILE", o->file, "Filter file to read")->type_name("")->required();
-  sub->add_option("NAME", o->name, "Filter name to create")->type_name("")->required();
+  add_required_argument(*sub, "FILE", o->file, "Filter file to read");
+  add_required_argument(*sub, "NAME", o->name, "Filter name to create");
   return {sub, "push", [context, o] { run_redis_push(*context, *o); }};
 }
 

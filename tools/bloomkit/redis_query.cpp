@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "query_output.hpp"
@@ -35,9 +36,8 @@ command add_redis_query_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_query_options>();
   CLI::App* sub = add_redis_subcommand(
       group, "query", "Look keys up: \"1<TAB>key\" maybe present, \"0<TAB>key\" definitely absent");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
-  sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
+  add_keys_argument(*sub, o->keys, "look up");
   add_query_mode_options(*sub, o->flags);
   return {sub, "query", [context, o] { run_redis_query(*context, *o); }};
 }

@@ -16,6 +16,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "input.hpp"
 #include "names.hpp"
@@ -67,9 +68,9 @@ command add_redis_rebuild_command(CLI::App& group, redis_context_ptr context) {
   auto o = std::make_shared<redis_rebuild_options>();
   CLI::App* sub = add_redis_subcommand(group, "rebuild",
                                        "Refill a filter in Redis from scratch, without downtime");
-  sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
-  sub->add_option("INPUT", o->inputs, "Files of keys, one per line (default: stdin; '-' is stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "NAME", o->name, "Filter name");
+  add_argument(*sub, "INPUT", o->inputs,
+               "Files of keys, one per line (default: stdin; '-' is stdin)");
   sub->add_flag("--allow-empty", o->allow_empty,
                 "Accept input of no keys (the filter becomes empty); without it that is an error");
   return {sub, "rebuild", [context, o] { run_redis_rebuild(*context, *o); }};

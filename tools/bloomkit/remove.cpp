@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "arguments.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "key_input.hpp"
@@ -42,9 +43,8 @@ void run_remove(const remove_options& o) {
 command add_remove_command(CLI::App& app) {
   auto o = std::make_shared<remove_options>();
   CLI::App* sub = app.add_subcommand("remove", "Remove keys from a counting filter file");
-  sub->add_option("FILE", o->file, "Counting filter file to update")->type_name("")->required();
-  sub->add_option("KEY", o->keys, "Keys to remove (default: lines of stdin; '-' means stdin)")
-      ->type_name("");
+  add_required_argument(*sub, "FILE", o->file, "Counting filter file to update");
+  add_keys_argument(*sub, o->keys, "remove");
   return {sub, "remove", [o] { run_remove(*o); }};
 }
 
