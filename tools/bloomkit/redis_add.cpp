@@ -1,8 +1,8 @@
-// bloomkit redis [--layout go-zero --bits M] add NAME [KEY...]
+// bloomkit redis [--layout go-zero|guava-helper --bits M ...] add NAME [KEY...]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) with the pipelined
-// insert_many, in batches of 4096, into a bloomkit filter or (--layout go-zero) go-zero's key
-// NAME.
+// insert_many, in batches of 4096, into a bloomkit filter or a peer's key NAME (--layout
+// go-zero, guava-helper; with --funnel long each key is a signed 64-bit decimal).
 // Prints: added <new> new of <keys> keys
 // Warns on stderr when the server refused to count the new keys in the filter's meta (an ACL
 // user without HINCRBY): the keys are in, `inserted` is too low.
@@ -15,8 +15,8 @@
 
 #include <fmt/core.h>
 
-#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/single_string_filter.hpp"
 #include "cli_error.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
@@ -30,10 +30,11 @@ struct redis_add_options {
   std::vector<std::string> keys;
 };
 
-// Filter: redis::redis_filter or redis::go_zero_filter.
+// Filter: redis::redis_filter or redis::single_string_filter (a peer's key).
 template <typename Filter>
-void add_keys(Filter& filter, const redis_add_options& o) {
-  const key_tally added = tally_keys(o.keys, [&](auto batch) { return filter.insert_many(batch); });
+void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
+  const key_tally added =
+      tally_keys(o.keys, [&](auto batch) { return filter.insert_many(encoder.encode(batch)); });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
   fmt::print("added {} new of {} keys\n", added.counted, added.keys);
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
@@ -43,7 +44,7 @@ void add_keys(Filter& filter, const redis_add_options& o) {
           "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
           filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
     }
-    // go-zero keys record no capacity; a bloomkit filter past its capacity gets the warning.
+    // Peer keys record no capacity; a bloomkit filter past its capacity gets the warning.
     if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
     const redis::filter_info i = filter.info();
     warn_past_capacity("redis filter " + quoted_name(i.name),
@@ -53,7 +54,8 @@ void add_keys(Filter& filter, const redis_add_options& o) {
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  context.with_filter("add", o.name, [&](auto& filter) { add_keys(filter, o); });
+  context.with_filter("add", o.name,
+                      [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); });
 }
 
 }  // namespace
