@@ -74,7 +74,7 @@ void run_size(const size_options& o) {
         .add("fpp", o.fpp)
         .add("layout", o.layout)
         .add("bits", params.bits)
-        .add("bytes", bytes_for_bits(params.bits))
+        .add("bytes", (params.bits + 7) / 8)  // the Redis string, its last bit set
         .add("hashes", params.hashes);
     fmt::print("{}", o.json ? r.json() : r.text());
     return;
