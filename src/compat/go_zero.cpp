@@ -70,19 +70,7 @@ filter_params new_filter_params(std::uint64_t n, double p) {
                                      std::to_string(max_redis_bits) + " bits in one string");
   }
   const auto bits = static_cast<std::uint64_t>(raw);  // Go's uint() truncates
-  if (bits == 0) {
-    throw error(errc::invalid_argument, "capacity " + std::to_string(n) + " at fpp " +
-                                            compat::detail::exact_double(p) +
-                                            " sizes a filter of 0 bits");
-  }
-  const double k = compat::detail::textbook_hashes_before_max(bits, n);
-  if (k > max_hashes) {
-    throw error(errc::too_large, "fpp " + compat::detail::exact_double(p) + " calls for " +
-                                     compat::detail::exact_double(k) +
-                                     " hashes, more than the maximum of " +
-                                     std::to_string(max_hashes));
-  }
-  return {bits, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k))};
+  return compat::detail::textbook_params_for_bits(n, p, bits, max_hashes, "a go-zero filter");
 }
 
 void check_any_k_params(std::uint64_t bits, std::uint32_t k) {

@@ -42,19 +42,7 @@ filter_params optimal_params(std::uint64_t n, double p) {
   // Java's (int) of a double past Integer.MAX_VALUE is Integer.MAX_VALUE.
   const std::uint64_t bits =
       raw >= static_cast<double>(max_bits) ? max_bits : static_cast<std::uint64_t>(raw);
-  if (bits == 0) {
-    throw error(errc::invalid_argument,
-                "capacity " + std::to_string(n) + " at fpp " + compat::detail::exact_double(p) +
-                    " sizes a helper bitSize of 0 (its offsets would divide by zero)");
-  }
-  const double k = compat::detail::textbook_hashes_before_max(bits, n);
-  if (k > max_hashes) {
-    throw error(errc::too_large, "fpp " + compat::detail::exact_double(p) + " calls for " +
-                                     compat::detail::exact_double(k) +
-                                     " hashes, more than the maximum of " +
-                                     std::to_string(max_hashes));
-  }
-  return {bits, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k))};
+  return compat::detail::textbook_params_for_bits(n, p, bits, max_hashes, "a helper bitSize");
 }
 
 void check_params(std::uint64_t bits, std::uint32_t hashes) {

@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+
+#include "bloomkit/sizing.hpp"
 
 namespace bloomkit::compat::detail {
 
@@ -21,5 +24,10 @@ inline double textbook_bits_before_truncation(std::uint64_t n, double p) noexcep
 inline double textbook_hashes_before_max(std::uint64_t bits, std::uint64_t n) noexcept {
   return std::round(static_cast<double>(bits) / static_cast<double>(n) * std::log(2.0));
 }
+
+// {bits, max(1, k)} for the bits a peer truncated; throws errc::invalid_argument for 0 bits and
+// errc::too_large for k > max_hashes, naming `what` ("a helper bitSize", "a go-zero filter").
+filter_params textbook_params_for_bits(std::uint64_t n, double p, std::uint64_t bits,
+                                       std::uint32_t max_hashes, const std::string& what);
 
 }  // namespace bloomkit::compat::detail

@@ -90,29 +90,29 @@ func must(err error) {
 
 // go-zero's own filter: k = 14, bits given.
 func writeCase(conn redis.Conn, dir string, bits uint64, n int) {
-	header := []string{
+	comments := []string{
 		"# go-zero core/bloom (k = 14, murmur3 Sum64 of key ++ byte(i), % bits),",
 		"# Redis bytes from its SETBIT script: tools/interop/go_zero/vectors.go",
 	}
-	writeFilter(conn, dir, fmt.Sprintf("go_zero_bits%d_n%d", bits, n), bits, hashCount, n, header)
+	writeFilter(conn, dir, fmt.Sprintf("go_zero_bits%d_n%d", bits, n), bits, hashCount, n, comments, nil)
 }
 
 // go-zero's layout sized by NewFilter(store, key, n, p): k from the formula.
 func writeNewFilterCase(conn redis.Conn, dir string, n int, p float64) {
 	bits, hashes := newFilterParams(uint64(n), p)
-	header := []string{
+	comments := []string{
 		"# go-zero core/bloom with any k: NewFilter(store, key, expectedInsertions, falseProbability)",
 		"# sized in Go (tools/interop/go_zero/vectors.go, newFilterParams), Redis bytes from the SETBIT script",
-		fmt.Sprintf("expected_insertions %d", n),
-		fmt.Sprintf("fpp %v", p),
 	}
+	fields := []string{fmt.Sprintf("expected_insertions %d", n), fmt.Sprintf("fpp %v", p)}
 	name := fmt.Sprintf("go_zero_k%d_n%d_p%v", hashes, n, p)
-	writeFilter(conn, dir, name, bits, hashes, n, header)
+	writeFilter(conn, dir, name, bits, hashes, n, comments, fields)
 }
 
 // A filter of `bits` bits and `hashes` positions per key holding n keys, written by go-zero's
 // SETBIT script through redigo; probes answered by its GETBIT script.
-func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes int, n int, header []string) {
+func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes int, n int,
+	comments []string, fields []string) {
 	const key = "bloomkit:interop:go-zero"
 	_, err := conn.Do("DEL", key)
 	must(err)
@@ -127,17 +127,9 @@ func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes i
 	must(os.WriteFile(filepath.Join(dir, name+".redis"), raw, 0o644))
 
 	var w strings.Builder
-	for _, line := range header {
-		if strings.HasPrefix(line, "#") {
-			fmt.Fprintln(&w, line)
-		}
-	}
-	fmt.Fprintln(&w, "scheme go_zero")
-	fmt.Fprintln(&w, "key_type string")
-	for _, line := range header {
-		if !strings.HasPrefix(line, "#") {
-			fmt.Fprintln(&w, line)
-		}
+	lines := append(append(append([]string{}, comments...), "scheme go_zero", "key_type string"), fields...)
+	for _, line := range lines {
+		fmt.Fprintln(&w, line)
 	}
 	fmt.Fprintf(&w, "bits %d\n", bits)
 	fmt.Fprintf(&w, "hashes %d\n", hashes)

@@ -51,40 +51,13 @@ public final class GuavaHelperVectors {
     System.out.println("guava helper: wrote " + written + " filters and the sizing table to " + dir);
   }
 
-  // ASCII, Cyrillic, CJK, a 4-byte emoji, the empty string and a 1000-character key.
+  // GuavaVectors' keys (ASCII, Cyrillic, CJK, a 4-byte emoji, the empty string), plus a
+  // 1000-character key.
   static List<String> stringKeys(String prefix, int count) {
-    String[] stems = {"key-", "ключ-", "鍵-", "\uD83D\uDD11-", "k"};
-    List<String> keys = new ArrayList<>();
-    if (prefix.isEmpty()) {
-      keys.add("");
-      keys.add("long-" + "x".repeat(995));
-    }
-    for (int i = 0; keys.size() < count; i++) keys.add(prefix + stems[i % stems.length] + i);
+    if (!prefix.isEmpty()) return GuavaVectors.stringKeys(prefix, count);
+    List<String> keys = GuavaVectors.stringKeys(prefix, count - 1);
+    keys.add(1, "long-" + "x".repeat(995));
     return keys;
-  }
-
-  static List<Long> longKeys(long salt, int count) {
-    List<Long> keys = new ArrayList<>();
-    if (salt == 0) {
-      for (long v : new long[] {0L, -1L, 1L, Long.MIN_VALUE, Long.MAX_VALUE}) keys.add(v);
-    }
-    long x = 0x9E3779B97F4A7C15L ^ salt;
-    while (keys.size() < count) {
-      x = x * 6364136223846793005L + 1442695040888963407L;
-      keys.add(keys.size() % 3 == 0 ? -(x >>> 20) : (x >> 7));
-    }
-    return keys;
-  }
-
-  static String hex(byte[] b) {
-    StringBuilder s = new StringBuilder();
-    for (byte x : b) s.append(String.format("%02x", x & 0xff));
-    return s.toString();
-  }
-
-  static String keyText(Object key) {
-    if (key instanceof String) return hex(((String) key).getBytes(StandardCharsets.UTF_8));
-    return key.toString();
   }
 
   // The helper's add: one SETBIT round trip per offset.
@@ -121,8 +94,8 @@ public final class GuavaHelperVectors {
                     : funnelName.equals("string")
                         ? Funnels.stringFunnel(StandardCharsets.UTF_8)
                         : STRING_TWICE);
-    List<Object> inserted = new ArrayList<>(isLong ? longKeys(0, n) : stringKeys("", n));
-    List<Object> absent = new ArrayList<>(isLong ? longKeys(0x5EED, 500) : stringKeys("probe-", 500));
+    List<Object> inserted = new ArrayList<>(isLong ? GuavaVectors.longKeys(0, n) : stringKeys("", n));
+    List<Object> absent = new ArrayList<>(isLong ? GuavaVectors.longKeys(0x5EED, 500) : stringKeys("probe-", 500));
     BloomFilterHelper<Object> helper = new BloomFilterHelper<>(funnel, n, p);
     String name = String.format("guava_helper_%s_n%d_p%s", funnelName, n, p);
     redis.call("DEL", KEY);
@@ -142,14 +115,14 @@ public final class GuavaHelperVectors {
       w.println("bits " + helper.bitSize());
       w.println("hashes " + helper.numHashFunctions());
       w.println("file " + name + ".redis");
-      for (Object k : inserted) w.println("insert " + keyText(k));
-      for (Object k : inserted) w.println("probe " + keyText(k) + " " + (includes(redis, helper, k) ? 1 : 0));
-      for (Object k : absent) w.println("probe " + keyText(k) + " " + (includes(redis, helper, k) ? 1 : 0));
+      for (Object k : inserted) w.println("insert " + GuavaVectors.keyText(k));
+      for (Object k : inserted) w.println("probe " + GuavaVectors.keyText(k) + " " + (includes(redis, helper, k) ? 1 : 0));
+      for (Object k : absent) w.println("probe " + GuavaVectors.keyText(k) + " " + (includes(redis, helper, k) ? 1 : 0));
       // The SETBIT offsets the helper's add sent, in order: every inserted key, and a few probes.
-      for (Object k : inserted) w.println("locations " + keyText(k) + " " + join(helper.murmurHashOffset(k)));
+      for (Object k : inserted) w.println("locations " + GuavaVectors.keyText(k) + " " + join(helper.murmurHashOffset(k)));
       for (int i = 0; i < 6; i++) {
         Object k = absent.get(i);
-        w.println("locations " + keyText(k) + " " + join(helper.murmurHashOffset(k)));
+        w.println("locations " + GuavaVectors.keyText(k) + " " + join(helper.murmurHashOffset(k)));
       }
     }
   }
