@@ -7,6 +7,7 @@
 #include "../file/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
+#include "peer_sizing.hpp"
 
 namespace bloomkit {
 
@@ -58,7 +59,33 @@ void check_params(std::uint64_t /*bits*/, std::uint32_t k) {
   }
 }
 
-digest sum64s(std::string_view key) noexcept {
+filter_params new_filter_params(std::uint64_t n, double p) {
+  validate_capacity(n);
+  validate_fpp(p);
+  const double raw = compat::detail::textbook_bits_before_truncation(n, p);
+  if (!(raw < static_cast<double>(max_redis_bits) + 1)) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " +
+                                     compat::detail::exact_double(p) +
+                                     " needs more than Redis's maximum of " +
+                                     std::to_string(max_redis_bits) + " bits in one string");
+  }
+  const auto bits = static_cast<std::uint64_t>(raw);  // Go's uint() truncates
+  return compat::detail::textbook_params_for_bits(n, p, bits, max_hashes, "a go-zero filter");
+}
+
+void check_any_k_params(std::uint64_t bits, std::uint32_t k) {
+  if (bits < 1 || bits > max_redis_bits) {
+    throw error(errc::invalid_argument, "a go-zero filter has 1 to " +
+                                            std::to_string(max_redis_bits) + " bits (got " +
+                                            std::to_string(bits) + ")");
+  }
+  if (k < 1 || k > max_hashes) {
+    throw error(errc::invalid_argument, "a go-zero filter has 1 to " + std::to_string(max_hashes) +
+                                            " hashes (got " + std::to_string(k) + ")");
+  }
+}
+
+void sum64s(std::string_view key, std::span<std::uint64_t> out) {
   char small[256];
   std::string large;
   char* buffer = small;
@@ -67,12 +94,21 @@ digest sum64s(std::string_view key) noexcept {
     buffer = large.data();
   }
   std::memcpy(buffer, key.data(), key.size());
-  digest out;
-  for (std::uint32_t i = 0; i < hashes; ++i) {
-    buffer[key.size()] = static_cast<char>(i);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    buffer[key.size()] = static_cast<char>(i);  // Go's byte(i)
     out[i] = compat::murmur3_x64_128({buffer, key.size() + 1}).low;
   }
+}
+
+digest sum64s(std::string_view key) noexcept {
+  digest out;
+  sum64s(key, out);
   return out;
+}
+
+void positions(std::string_view key, std::uint64_t bits, std::span<std::uint64_t> out) {
+  sum64s(key, out);
+  for (auto& p : out) p %= bits;
 }
 
 std::vector<unsigned char> to_redis(const filter& f) {

@@ -5,6 +5,7 @@
 
 #include "../file/classic_kind.hpp"
 #include "codec.hpp"
+#include "peer_sizing.hpp"
 
 namespace bloomkit {
 
@@ -80,9 +81,8 @@ std::vector<unsigned char> encode(const basic_bloom_filter<Policy>& f) {
 filter_params optimal_params(std::uint64_t n, double p) {
   validate_fpp(p);
   if (n == 0) n = 1;  // as create() does
-  const double ln2 = std::log(2.0);
   // Java: (long) (-n * Math.log(p) / (Math.log(2) * Math.log(2))), truncated.
-  const double raw = -static_cast<double>(n) * std::log(p) / (ln2 * ln2);
+  const double raw = compat::detail::textbook_bits_before_truncation(n, p);
   if (!(raw < static_cast<double>(max_words * 64 + 1))) {
     throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " + exact_double(p) +
                                      " needs more than Guava's maximum of " +
@@ -95,7 +95,7 @@ filter_params optimal_params(std::uint64_t n, double p) {
                                             " sizes a Guava filter of 0 bits (Guava refuses it)");
   }
   // Java: Math.max(1, (int) Math.round((double) m / n * Math.log(2))), from the unrounded m.
-  const double k = std::round(static_cast<double>(bits) / static_cast<double>(n) * ln2);
+  const double k = compat::detail::textbook_hashes_before_max(bits, n);
   if (k > max_hashes) {
     throw error(errc::too_large, "fpp " + exact_double(p) + " calls for " + exact_double(k) +
                                      " hashes, more than Guava's maximum of " +

@@ -7,9 +7,9 @@
 // What varies between filters is a batch_layout: where a key's cells are (which Redis strings,
 // which cells), how a cell is read and written (cell_codec: u1 bits, saturating u4 counters),
 // and how a string proves it is whole (string_check: a guard bit, a length, nothing). The
-// native sharded filter (native_layout.hpp), go-zero's single string (go_zero_filter.cpp) and
-// the rebuild's fill all go through here; so do the layouts still to come (go-zero with any k,
-// the Guava-based SETBIT helper's single string, a time window's slices, counting cells).
+// native sharded filter (native_layout.hpp), the peers' single strings (single_string_layout.hpp:
+// go-zero with any k, the Guava-based SETBIT helper) and the rebuild's fill all go through here;
+// so do the layouts still to come (a time window's slices, counting cells).
 
 #include <cstddef>
 #include <cstdint>

@@ -2,11 +2,13 @@
 // Reads the interop vectors under tests/data/interop/ (written by the real peers:
 // tools/interop/generate). A vector is a text file of lines "<field> <value...>", fields separated
 // by exactly one space (an empty key is an empty field):
-//   scheme S, key_type string|long, expected_insertions N, fpp P, bits M, hashes K,
+//   scheme S, key_type string|long, funnel F (the Guava-based Redis helper's), expected_insertions
+//   N, fpp P, bits M, hashes K,
 //   file F (the peer's bytes), json F (bits-and-blooms MarshalJSON),
 //   insert KEY, probe KEY 0|1 (the peer's answer),
 //   positions KEY i,j,... (Guava: the set bits of a filter holding KEY alone),
-//   locations KEY l0,l1,... (bits-and-blooms / go-zero: the peer's probe values, in order).
+//   locations KEY l0,l1,... (bits-and-blooms / go-zero / the helper: the peer's probe values, in
+//   order; for the helper, the SETBIT offsets its add sent).
 // KEY is hex UTF-8 for key_type string, a signed decimal for key_type long (hashed as its 8
 // little-endian bytes, as Guava's longFunnel does); keys below are those bytes.
 
@@ -37,6 +39,7 @@ struct interop_vector {
   std::string name;
   std::string scheme;
   std::string key_type = "string";
+  std::string funnel;
   std::uint64_t expected_insertions = 0;
   double fpp = 0;
   std::uint64_t bits = 0;
@@ -57,6 +60,7 @@ inline interop_vector read_vector(const std::filesystem::path& path) {
     const std::string& field = parts[0];
     if (field == "scheme") v.scheme = parts.at(1);
     if (field == "key_type") v.key_type = parts.at(1);
+    if (field == "funnel") v.funnel = parts.at(1);
     if (field == "expected_insertions") v.expected_insertions = std::stoull(parts.at(1));
     if (field == "fpp") v.fpp = std::stod(parts.at(1));
     if (field == "bits") v.bits = std::stoull(parts.at(1));

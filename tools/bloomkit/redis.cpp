@@ -1,9 +1,12 @@
-// bloomkit redis [--url URL] [--layout native|go-zero] [--bits M] COMMAND ...
+// bloomkit redis [--url URL] [--layout native|go-zero|guava-helper] [--bits M] [--hashes K]
+//                [--funnel string|string-twice|long] COMMAND ...
 //
 // Filters that live in Redis (a server or a Cluster), shared by every client that names them;
 // see docs/CLI.md ("Redis") and docs/REDIS.md. Without --url: $BLOOMKIT_REDIS_URL, else
 // redis://127.0.0.1:6379; a URL without a password takes it from $REDISCLI_AUTH.
-// --layout go-zero --bits M works on go-zero's core/bloom keys (add, query, info only).
+// --layout go-zero --bits M [--hashes K] works on go-zero's core/bloom keys, --layout
+// guava-helper --bits M --hashes K [--funnel F] on the Guava-based SETBIT helper's keys (add,
+// query, info only).
 
 #include <memory>
 #include <vector>
@@ -11,39 +14,85 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/compat/guava_helper.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
+#include "bloomkit/redis/guava_helper_filter.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "names.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
 
-std::optional<std::uint64_t> redis_context::go_zero_bits(std::string_view command) const {
-  if (layout != "go-zero") {
-    if (bits) {
-      throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
+namespace {
+
+constexpr const char* peer_layouts = "--layout go-zero or guava-helper";
+
+}  // namespace
+
+void redis_context::check_layout_options(std::string_view command) const {
+  if (!is_peer()) {
+    if (bits)
+      throw usage_error(fmt::format("redis {}: --bits applies only to {}", command, peer_layouts));
+    if (hashes) {
+      throw usage_error(
+          fmt::format("redis {}: --hashes applies only to {}", command, peer_layouts));
     }
-    return std::nullopt;
   }
-  if (!bits) {
+  if (funnel && layout != "guava-helper") {
+    throw usage_error(
+        fmt::format("redis {}: --funnel applies only to --layout guava-helper", command));
+  }
+  if (layout == "go-zero" && !bits) {
     throw usage_error(fmt::format(
         "redis {}: --layout go-zero needs --bits M (the bits of go-zero's New(store, key, bits))",
         command));
   }
-  return bits;
+  if (layout == "guava-helper") {
+    if (!bits || !hashes) {
+      throw usage_error(fmt::format(
+          "redis {}: --layout guava-helper needs --bits M and --hashes K (the helper's bitSize "
+          "and numHashFunctions; `bloomkit size --layout guava-helper --capacity N --fpp P` "
+          "computes them from its expectedInsertions and fpp)",
+          command));
+    }
+    if (*bits > guava_helper::max_bits) {
+      throw usage_error(fmt::format(
+          "redis {}: --layout guava-helper takes --bits 1 to {} (the helper's bitSize is a Java "
+          "int; got {})",
+          command, guava_helper::max_bits, *bits));
+    }
+  }
 }
 
 void redis_context::require_native(std::string_view command) const {
-  if (layout != "native") {
+  if (is_peer()) {
     throw usage_error(fmt::format(
-        "redis {} works on bloomkit's own filters only; --layout go-zero supports add, query "
-        "and info",
-        command));
+        "redis {} works on bloomkit's own filters only; --layout {} supports add, query and info",
+        command, layout));
   }
-  if (bits) {
-    throw usage_error(fmt::format("redis {}: --bits applies only to --layout go-zero", command));
+  check_layout_options(command);
+}
+
+std::unique_ptr<redis::single_string_filter> redis_context::open_peer(
+    redis::client& client, const std::string& name) const {
+  if (layout == "go-zero") {
+    redis::go_zero_options options;
+    options.hashes = hashes.value_or(go_zero::hashes);
+    return std::make_unique<redis::go_zero_filter>(client, name, *bits, options);
   }
+  redis::guava_helper_options options;
+  options.funnel = *guava_helper::parse_funnel(funnel.value_or("string"));
+  return std::make_unique<redis::guava_helper_filter>(client, name, *bits, *hashes, options);
+}
+
+key_encoder redis_context::encoder(const std::string& name) const {
+  if (funnel == "long") {
+    return key_encoder(key_type::int64,
+                       fmt::format("guava-helper key {} with --funnel long", cli::quoted(name)));
+  }
+  return key_encoder(key_type::string, cli::quoted(name));
 }
 
 CLI::App* add_redis_subcommand(CLI::App& group, const std::string& name,
@@ -72,14 +121,30 @@ std::vector<command> add_redis_commands(CLI::App& app) {
                     "the host of the URL)");
   group
       ->add_option("--layout", context->layout,
-                   "native (bloomkit's sharded filters) or go-zero (go-zero core/bloom keys)")
-      ->check(CLI::IsMember({"native", "go-zero"}))
+                   "native (bloomkit's sharded filters), go-zero (go-zero core/bloom keys) or "
+                   "guava-helper (the Guava-based SETBIT helper's keys)")
+      ->check(CLI::IsMember({"native", "go-zero", "guava-helper"}))
       ->capture_default_str();
   add_whole_number_option(
       *group, "--bits", 1, redis::go_zero_filter::max_bits,
       [context](std::uint64_t m) { context->bits = m; },
-      "With --layout go-zero: the key's bits, 1 to 2^32 (required)")
+      "With --layout go-zero or guava-helper: the key's bits, 1 to 2^32 (guava-helper: to "
+      "2^31 - 1) (required)")
       ->type_name("M");
+  add_whole_number_option(
+      *group, "--hashes", 1, guava_helper::max_hashes,
+      [context](std::uint64_t k) { context->hashes = static_cast<std::uint32_t>(k); },
+      "With --layout guava-helper (required) or go-zero (default 14): the hashes per key, 1 to "
+      "255")
+      ->type_name("K");
+  group
+      ->add_option_function<std::string>(
+          "--funnel", [context](const std::string& f) { context->funnel = f; },
+          "With --layout guava-helper: what the helper's Funnel feeds murmur3_128: string "
+          "(putString UTF-8, the default), string-twice (putString twice) or long (putLong; "
+          "keys are signed 64-bit decimals)")
+      ->check(CLI::IsMember({"string", "string-twice", "long"}))
+      ->type_name("F");
   std::vector<command> commands = {
       add_redis_create_command(*group, context),  add_redis_add_command(*group, context),
       add_redis_query_command(*group, context),   add_redis_info_command(*group, context),

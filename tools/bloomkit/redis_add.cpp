@@ -1,14 +1,16 @@
-// bloomkit redis [--layout go-zero --bits M] add NAME [KEY...]
+// bloomkit redis [--layout go-zero|guava-helper --bits M ...] add NAME [KEY...]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) with the pipelined
-// insert_many, in batches of 4096, into a bloomkit filter or (--layout go-zero) go-zero's key
-// NAME.
+// insert_many, in batches of 4096, into a bloomkit filter or a peer's key NAME (--layout
+// go-zero, guava-helper; with --funnel long each key is a signed 64-bit decimal). A peer's key
+// filled from stdin is loaded over two connections at once (the parallel fill).
 // Prints: added <new> new of <keys> keys
 // Warns on stderr when the server refused to count the new keys in the filter's meta (an ACL
 // user without HINCRBY): the keys are in, `inserted` is too low.
 // Warns on stderr when a bloomkit filter now holds more keys than its capacity.
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,10 +18,12 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/single_string_filter.hpp"
 #include "cli_error.hpp"
+#include "input.hpp"
 #include "key_input.hpp"
+#include "parallel_fill.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -31,10 +35,11 @@ struct redis_add_options {
   std::vector<std::string> keys;
 };
 
-// Filter: redis::redis_filter or redis::go_zero_filter.
+// Filter: redis::redis_filter or redis::single_string_filter (a peer's key).
 template <typename Filter>
-void add_keys(Filter& filter, const redis_add_options& o) {
-  const key_tally added = tally_keys(o.keys, [&](auto batch) { return filter.insert_many(batch); });
+void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
+  const key_tally added =
+      tally_keys(o.keys, [&](auto batch) { return filter.insert_many(encoder.encode(batch)); });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
   fmt::print("added {} new of {} keys\n", added.counted, added.keys);
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
@@ -44,7 +49,7 @@ void add_keys(Filter& filter, const redis_add_options& o) {
           "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
           filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
     }
-    // go-zero keys record no capacity; a bloomkit filter past its capacity gets the warning.
+    // Peer keys record no capacity; a bloomkit filter past its capacity gets the warning.
     if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
     const redis::filter_info i = filter.info();
     warn_past_capacity("redis filter " + quoted_name(i.name),
@@ -53,8 +58,57 @@ void add_keys(Filter& filter, const redis_add_options& o) {
   }
 }
 
+// Connections of a bulk load into a peer's key: while Redis runs one batch's BITFIELDs, the
+// other connection's batch is hashed, formatted and decoded (2x the keys/s of one connection
+// on a loaded 2-core machine would be the ceiling; bench/RESULTS.md measured 1.4x).
+constexpr unsigned peer_load_connections = 2;
+
+// A connection of the bulk load, with its own filter and key encoder (neither is shared
+// between threads).
+struct peer_connection {
+  redis::client client;
+  std::unique_ptr<redis::single_string_filter> filter;
+  key_encoder keys;
+};
+
+// A peer's key filled from stdin (or a file redirected to it) by the parallel fill over
+// peer_load_connections connections. The count of new keys is that of one serial order: each
+// key's BITFIELD is atomic, so of two batches running at once, a key in both counts once.
+void add_peer_keys_from_stdin(const redis_context& context, const redis_add_options& o) {
+  context.check_layout_options("add");
+  std::vector<input_file> inputs;
+  inputs.emplace_back("-");
+  std::vector<std::unique_ptr<peer_connection>> connections;
+  std::vector<peer_connection*> idle;
+  for (unsigned i = 0; i < peer_load_connections; ++i) {
+    auto c = std::make_unique<peer_connection>(
+        peer_connection{context.connect(), nullptr, context.encoder(o.name)});
+    c->filter = context.open_peer(c->client, o.name);
+    idle.push_back(c.get());
+    connections.push_back(std::move(c));
+  }
+  std::mutex m;
+  const key_tally added = fill_in_parallel(inputs, peer_load_connections, [&](auto batch) {
+    peer_connection* c = nullptr;
+    {
+      const std::lock_guard lock(m);
+      c = idle.back();  // as many connections as workers: never empty
+      idle.pop_back();
+    }
+    const std::uint64_t fresh = c->filter->insert_many(c->keys.encode(batch));
+    const std::lock_guard lock(m);
+    idle.push_back(c);
+    return fresh;
+  });
+  fmt::print("added {} new of {} keys\n", added.counted, added.keys);
+}
+
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  context.with_filter("add", o.name, [&](auto& filter) { add_keys(filter, o); });
+  if (context.is_peer() && (o.keys.empty() || o.keys == std::vector<std::string>{"-"})) {
+    return add_peer_keys_from_stdin(context, o);
+  }
+  context.with_filter("add", o.name,
+                      [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); });
 }
 
 }  // namespace

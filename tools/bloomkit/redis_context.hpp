@@ -1,6 +1,7 @@
 #pragma once
 // The `bloomkit redis ...` group: what its subcommands share (the server URL, the connection,
-// the key layout) and the registration of each subcommand (redis_<name>.cpp).
+// the key layout and the peers' parameters) and the registration of each subcommand
+// (redis_<name>.cpp).
 
 #include <cstdint>
 #include <memory>
@@ -11,10 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "bloomkit/redis/client.hpp"
-#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/single_string_filter.hpp"
 #include "bloomkit/redis/url.hpp"
 #include "commands.hpp"
+#include "key_encoding.hpp"
 
 namespace bloomkit::cli {
 
@@ -23,9 +25,12 @@ struct redis_context {
   std::optional<std::string> url;
   // --tls-ca, --tls-cert, --tls-key, --tls-server-name (for rediss://... URLs).
   redis::tls_options tls;
-  // --layout native|go-zero and --bits M (go-zero keys record no size: docs/CLI.md, "Redis").
+  // --layout native|go-zero|guava-helper, and the peers' parameters --bits M, --hashes K,
+  // --funnel F (peer keys record none of them: docs/CLI.md, "Redis"). nullopt: not given.
   std::string layout = "native";
-  std::optional<std::uint64_t> bits;  // nullopt: not given; parsed and checked: 1 to 2^32
+  std::optional<std::uint64_t> bits;    // parsed and checked: 1 to 2^32
+  std::optional<std::uint32_t> hashes;  // parsed and checked: 1 to 255
+  std::optional<std::string> funnel;    // checked: string, string-twice or long
 
   // Connects to --url, BLOOMKIT_REDIS_URL or the default, with the password of the URL or of
   // REDISCLI_AUTH (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
@@ -34,25 +39,32 @@ struct redis_context {
     options.tls = tls;
     return redis::client::connect(redis::settings_from_environment(url).url, options);
   }
-  // For subcommands that work on both layouts: --bits with --layout go-zero, nullopt with
-  // native. Throws usage_error naming `command` for go-zero without --bits, or --bits without
-  // go-zero.
-  std::optional<std::uint64_t> go_zero_bits(std::string_view command) const;
-  // For subcommands of native filters only: throws usage_error naming `command` if --layout
-  // go-zero or --bits was given.
+  bool is_peer() const { return layout != "native"; }
+  // For subcommands that work on every layout: throws usage_error naming `command` when a peer
+  // layout lacks what it needs (--bits; --hashes for guava-helper) or an option belongs to
+  // another layout (--bits and --hashes to the peers, --funnel to guava-helper).
+  void check_layout_options(std::string_view command) const;
+  // For subcommands of native filters only: throws usage_error naming `command` if a peer
+  // layout or one of its options was given.
   void require_native(std::string_view command) const;
-  // For subcommands that work on both layouts: checks the layout options (go_zero_bits), connects,
-  // opens NAME in the chosen layout and calls fn(filter) with it.
+  // The peer key NAME in the chosen layout (after check_layout_options).
+  std::unique_ptr<redis::single_string_filter> open_peer(redis::client& client,
+                                                         const std::string& name) const;
+  // How keys are fed to the filter: 64-bit decimal integers for --funnel long, else as text.
+  key_encoder encoder(const std::string& name) const;
+  // For subcommands that work on every layout: checks the layout options, connects, opens NAME
+  // in the chosen layout and calls fn(filter, encoder) with it.
   template <class Fn>
   void with_filter(std::string_view command, const std::string& name, Fn&& fn) const {
-    const auto bits = go_zero_bits(command);
+    check_layout_options(command);
     redis::client client = connect();
-    if (bits) {
-      redis::go_zero_filter filter(client, name, *bits);
-      fn(filter);
+    key_encoder keys = encoder(name);
+    if (is_peer()) {
+      const auto filter = open_peer(client, name);
+      fn(*filter, keys);
     } else {
       auto filter = redis::redis_filter::open(client, name);
-      fn(filter);
+      fn(filter, keys);
     }
   }
 };

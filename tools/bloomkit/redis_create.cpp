@@ -38,6 +38,14 @@ void run_redis_create(const redis_context& context, const redis_create_options& 
         "--bits M add {}`; --layout go-zero supports add, query and info",
         o.name));
   }
+  if (context.layout == "guava-helper") {
+    throw usage_error(fmt::format(
+        "redis create: guava-helper keys are not created beforehand (the helper writes nothing "
+        "before its first put, which creates the key): run `bloomkit redis --layout "
+        "guava-helper --bits M --hashes K add {}`; --layout guava-helper supports add, query "
+        "and info",
+        o.name));
+  }
   context.require_native("create");
   for (const CLI::Option* required : {o.capacity_option, o.fpp_option}) {
     if (required->count() == 0) throw usage_error(required->get_name() + " is required");

@@ -1,11 +1,12 @@
-// bloomkit redis [--layout go-zero --bits M] info NAME [--json]
+// bloomkit redis [--layout go-zero|guava-helper --bits M ...] info NAME [--json]
 //
 // Describes a filter in Redis: its meta (format version, hash scheme, layout, parameters,
 // generation, creation time, TTL) and figures computed from its bits (BITCOUNT of every shard).
-// A go-zero key has no meta: its name, layout, --bits, 14 hashes and figures from BITCOUNT.
+// A peer's key (go-zero, guava-helper) has no meta: its name, layout, --bits, --hashes (go-zero:
+// 14 by default) and figures from BITCOUNT (bits set, estimated count, fill ratio).
 // Checks every shard: a missing or short one is an error (exit 1) naming it. Warns on stderr
 // about what may break the filter later: shards whose time to live differs from the meta's, a
-// server maxmemory-policy that may evict its keys, a go-zero key that does not exist.
+// server maxmemory-policy that may evict its keys, a peer's key that does not exist.
 
 #include <memory>
 #include <string>
@@ -13,9 +14,8 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
-#include "bloomkit/compat/go_zero.hpp"
-#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/single_string_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "json.hpp"
@@ -30,25 +30,29 @@ struct redis_info_options {
   bool json = false;
 };
 
-void run_go_zero_info(redis::client& client, std::uint64_t bits, const redis_info_options& o) {
-  redis::go_zero_filter filter(client, o.name, bits);
-  const std::uint64_t set = filter.bits_set();
+// A peer's key has no meta: its name, layout, the given --bits and --hashes and figures from
+// BITCOUNT.
+void run_peer_info(const redis_context& context, redis::client& client,
+                   const redis_info_options& o) {
+  const auto filter = context.open_peer(client, o.name);
+  const std::uint64_t set = filter->bits_set();
   report r;
   r.add("name", o.name)
       .add("url", client.describe())
-      .add("layout", "go-zero")
-      .add("bits", bits)
-      .add("hashes", go_zero::hashes)
+      .add("layout", context.layout)
+      .add("bits", filter->bits())
+      .add("hashes", filter->hashes())
       .add("bits_set", set)
-      .add("estimated_count", estimate_count(bits, go_zero::hashes, set));
+      .add("estimated_count", estimate_count(filter->bits(), filter->hashes(), set))
+      .add("fill_ratio", static_cast<double>(set) / static_cast<double>(filter->bits()));
   fmt::print("{}", o.json ? r.json() : r.text());
-  for (const std::string& w : filter.warnings()) print_warning(w);
+  for (const std::string& w : filter->warnings()) print_warning(w);
 }
 
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
-  const auto go_zero_bits = context.go_zero_bits("info");
+  context.check_layout_options("info");
   redis::client client = context.connect();
-  if (go_zero_bits) return run_go_zero_info(client, *go_zero_bits, o);
+  if (context.is_peer()) return run_peer_info(context, client, o);
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
   // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.

@@ -1,4 +1,5 @@
-// bloomkit redis [--layout go-zero --bits M] query NAME [KEY...] [--present | --absent | --count]
+// bloomkit redis [--layout go-zero|guava-helper --bits M ...] query NAME [KEY...]
+//                [--present | --absent | --count]
 //
 // Looks keys up with the pipelined contains_many, streaming stdin in batches of 4096. Output:
 // exactly that of `bloomkit query` (query_output.hpp).
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "arguments.hpp"
-#include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/single_string_filter.hpp"
 #include "query_output.hpp"
 #include "redis_context.hpp"
 
@@ -24,9 +25,10 @@ struct redis_query_options {
 };
 
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  context.with_filter("query", o.name, [&](auto& filter) {
-    answer_queries(o.keys, o.flags.mode(),
-                   [&](auto batch, auto answers) { filter.contains_many(batch, answers); });
+  context.with_filter("query", o.name, [&](auto& filter, key_encoder& keys) {
+    answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
+      filter.contains_many(keys.encode(batch), answers);
+    });
   });
 }
 

@@ -1,8 +1,12 @@
 // bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OPTIONS]] [--json]
+// bloomkit size --layout guava-helper|go-zero --capacity N --fpp P [--json]
 //
 // The sizing calculator: the bits, bytes and hashes of the filter of kind KIND (default classic)
 // for N keys at FPP P, exactly what `create` and `build` would make. Blocked filters add their
 // block count, scalable ones their growth parameters (the figures are the first sub-filter's).
+// With --layout, the bits and hashes that peer's own sizing chooses for its Redis key (the
+// helper's (n, p) constructor, go-zero's NewFilter(store, key, n, p)), and the bytes of the
+// Redis string once its last bit is set.
 
 #include <memory>
 #include <string>
@@ -12,7 +16,11 @@
 
 #include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/go_zero.hpp"
+#include "bloomkit/compat/guava_helper.hpp"
+#include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "cli_error.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "json.hpp"
@@ -25,8 +33,20 @@ struct size_options {
   std::string capacity;
   double fpp = 0;
   kind_options kind;
+  std::string layout;  // empty: a bloomkit filter of --kind
   bool json = false;
 };
+
+// The peer's own sizing, its errors (out-of-range n or p, a filter past its limits) usage errors
+// with the library's message, as validate_sizing's are.
+filter_params peer_sizing(const std::string& layout, std::uint64_t capacity, double fpp) {
+  try {
+    if (layout == "guava-helper") return guava_helper::optimal_params(capacity, fpp);
+    return go_zero::new_filter_params(capacity, fpp);
+  } catch (const error& e) {
+    throw usage_error(e.what());
+  }
+}
 
 // The fields after the common ones, for the kinds that have more.
 void add_kind_fields(report& r, const any_filter& filter) {
@@ -46,8 +66,20 @@ void add_kind_fields(report& r, const any_filter& filter) {
 
 void run_size(const size_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
-  const filter_params params = validate_sizing(capacity, o.fpp);
   report r;
+  if (!o.layout.empty()) {
+    check_kind_options(o.kind);
+    const filter_params params = peer_sizing(o.layout, capacity, o.fpp);
+    r.add("capacity", capacity)
+        .add("fpp", o.fpp)
+        .add("layout", o.layout)
+        .add("bits", params.bits)
+        .add("bytes", (params.bits + 7) / 8)  // the Redis string, its last bit set
+        .add("hashes", params.hashes);
+    fmt::print("{}", o.json ? r.json() : r.text());
+    return;
+  }
+  const filter_params params = validate_sizing(capacity, o.fpp);
   r.add("capacity", capacity).add("fpp", o.fpp);
   if (o.kind.kind == "classic") {
     // Computed, not made: any size the library accepts, whatever the machine's memory.
@@ -75,6 +107,12 @@ command add_size_command(CLI::App& app) {
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
   add_kind_options(*sub, o->kind);
+  sub->add_option("--layout", o->layout,
+                  "Instead of a bloomkit filter: the bits and hashes a peer's Redis key gets from "
+                  "its own sizing: guava-helper (the Guava-based SETBIT helper) or go-zero "
+                  "(NewFilter(store, key, n, p))")
+      ->check(CLI::IsMember({"guava-helper", "go-zero"}))
+      ->excludes("--kind");
   sub->add_flag("--json", o->json, "Print one JSON object");
   return {sub, "size", [o] { run_size(*o); }};
 }

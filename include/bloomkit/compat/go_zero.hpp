@@ -32,8 +32,25 @@ filter_params optimal_params(std::uint64_t n, double p);
 // Throws errc::invalid_argument unless hashes == 14.
 void check_params(std::uint64_t bits, std::uint32_t hashes);
 
+// go-zero's filter with any k (docs/INTEROP.md, "go-zero with any k"): the widely proposed
+// NewFilter(store, key, expectedInsertions, falseProbability) sizes bits and k as Guava does, in
+// Go's float64 arithmetic: bits = uint(-n * math.Log(p) / (math.Log(2) * math.Log(2)))
+// (truncated), k = uint(math.Max(1, math.Round(float64(bits) / float64(n) * math.Log(2)))).
+// Positions are go-zero's for i = 0..k-1 (byte(i) wraps past 255, so k stops there). Throws
+// errc::invalid_argument for n or p out of range or 0 bits, errc::too_large past max_redis_bits or
+// max_hashes.
+inline constexpr std::uint64_t max_redis_bits = std::uint64_t{1} << 32;  // Redis's bit offsets
+inline constexpr std::uint32_t max_hashes = 255;
+filter_params new_filter_params(std::uint64_t n, double p);
+// Throws errc::invalid_argument unless 1 <= bits <= max_redis_bits and 1 <= k <= max_hashes.
+void check_any_k_params(std::uint64_t bits, std::uint32_t k);
+
 using digest = std::array<std::uint64_t, hashes>;  // Sum64(key ++ byte(i)), i = 0..13
 digest sum64s(std::string_view key) noexcept;
+// Sum64(key ++ byte(i)) for i = 0..out.size()-1 (at most max_hashes).
+void sum64s(std::string_view key, std::span<std::uint64_t> out);
+// The positions of a key in a filter of `bits` bits with out.size() hashes: Sum64s % bits.
+void positions(std::string_view key, std::uint64_t bits, std::span<std::uint64_t> out);
 
 struct sequence {
   constexpr sequence() noexcept = default;
