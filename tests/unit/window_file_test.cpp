@@ -131,7 +131,7 @@ TEST(WindowFile, LayoutMatchesFormatDoc) {
                           f.slots()[i].byte_size()),
               0);
   }
-  EXPECT_EQ(f.slot_slices()[0], 10u);  // slice 10 in slot 10 mod 5 = 0
+  EXPECT_EQ(f.slot_slices()[0], 10u);                      // slice 10 in slot 10 mod 5 = 0
   EXPECT_EQ(f.slot_slices()[4], window_filter::no_slice);  // slices 10..13 fill slots 0..3
 }
 

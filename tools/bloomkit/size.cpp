@@ -1,4 +1,4 @@
-// bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OPTIONS]] [--json]
+// bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OR WINDOW OPTIONS]] [--json]
 //
 // The sizing calculator: the bits, bytes and hashes of the filter of kind KIND (default classic)
 // for N keys at FPP P, exactly what `create` and `build` would make. Blocked filters add their
@@ -39,6 +39,10 @@ void add_kind_fields(report& r, const any_filter& filter) {
           r.add("growth", f.growth())
               .add("tightening", f.tightening())
               .add("memory_ceiling", f.memory_ceiling());
+        } else if constexpr (std::is_same_v<filter_type, window_filter>) {
+          r.add("window", f.length())
+              .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
+              .add("slices", f.slices());
         }
       },
       filter);
