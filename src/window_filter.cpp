@@ -140,9 +140,7 @@ void basic_window_filter<Sub>::check_slots() const {
 
 template <class Sub>
 std::uint64_t basic_window_filter<Sub>::slice_at(std::uint64_t t) const noexcept {
-  // floor(t S / W) without overflow: t = q W + r, so t S / W = q S + r S / W (r S < W S < 2^64).
-  const std::uint64_t w = config_.length;
-  return t / w * config_.slices + t % w * config_.slices / w;
+  return slice_of_time(t, config_.length, config_.slices);
 }
 
 template <class Sub>

@@ -78,6 +78,18 @@ struct window_config {
 // Unix seconds.
 using window_clock = std::function<std::uint64_t()>;
 
+// The slice of time t in a window of `length` seconds cut into `slices`: floor(t S / W), without
+// overflow (t = q W + r: q S + r S / W, and r S < W S < 2^64 for W at most max_length).
+constexpr std::uint64_t slice_of_time(std::uint64_t t, std::uint64_t length,
+                                      std::uint32_t slices) noexcept {
+  return t / length * slices + t % length * slices / length;
+}
+// The first second of slice e: ceil(e W / S).
+constexpr std::uint64_t slice_start(std::uint64_t e, std::uint64_t length,
+                                    std::uint32_t slices) noexcept {
+  return e / slices * length + (e % slices * length + slices - 1) / slices;
+}
+
 template <class SubFilter>
 class basic_window_filter {
  public:

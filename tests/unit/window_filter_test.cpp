@@ -78,6 +78,12 @@ TEST(WindowFilter, SliceOfTimeIsFloorOfTSOverW) {
   EXPECT_EQ(longest.slice_at(late), 3 * 255 + 17 * 255 / window_filter::max_length);
   f.set_now(100);
   EXPECT_EQ(f.current_slice(), 8u);
+  // A slice starts at the first whole second whose slice it is.
+  for (std::uint64_t e = 0; e < 40; ++e) {
+    const std::uint64_t start = slice_start(e, 90, 8);
+    EXPECT_EQ(f.slice_at(start), e);
+    if (start > 0) EXPECT_EQ(f.slice_at(start - 1), e - 1);
+  }
   std::uint64_t t = 5;
   f.set_clock([&t] { return t; });
   EXPECT_EQ(f.current_slice(), 0u);
