@@ -82,7 +82,9 @@ TEST(WindowFilter, SliceOfTimeIsFloorOfTSOverW) {
   for (std::uint64_t e = 0; e < 40; ++e) {
     const std::uint64_t start = slice_start(e, 90, 8);
     EXPECT_EQ(f.slice_at(start), e);
-    if (start > 0) EXPECT_EQ(f.slice_at(start - 1), e - 1);
+    if (start > 0) {
+      EXPECT_EQ(f.slice_at(start - 1), e - 1);
+    }
   }
   std::uint64_t t = 5;
   f.set_clock([&t] { return t; });
