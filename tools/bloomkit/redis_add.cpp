@@ -20,6 +20,7 @@
 #include "cli_error.hpp"
 #include "key_input.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -28,9 +29,10 @@ namespace {
 struct redis_add_options {
   std::string name;
   std::vector<std::string> keys;
+  now_option now;
 };
 
-// Filter: redis::redis_filter or redis::go_zero_filter.
+// Filter: redis::redis_filter, redis::go_zero_filter or redis::redis_window_filter.
 template <typename Filter>
 void add_keys(Filter& filter, const redis_add_options& o) {
   const key_tally added = tally_keys(o.keys, [&](auto batch) { return filter.insert_many(batch); });
@@ -53,7 +55,8 @@ void add_keys(Filter& filter, const redis_add_options& o) {
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  context.with_filter("add", o.name, [&](auto& filter) { add_keys(filter, o); });
+  const auto add = [&](auto& filter) { add_keys(filter, o); };
+  with_filter_or_window(context, "add", o.name, o.now, add, add);
 }
 
 }  // namespace
@@ -64,6 +67,7 @@ command add_redis_add_command(CLI::App& group, redis_context_ptr context) {
   sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
   sub->add_option("KEY", o->keys, "Keys to add (default: lines of stdin; '-' means stdin)")
       ->type_name("");
+  add_now_option(*sub, o->now);
   return {sub, "add", [context, o] { run_redis_add(*context, *o); }};
 }
 

@@ -19,6 +19,7 @@
 #include "cli_error.hpp"
 #include "json.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -27,6 +28,7 @@ namespace {
 struct redis_info_options {
   std::string name;
   bool json = false;
+  now_option now;
 };
 
 void run_go_zero_info(redis::client& client, std::uint64_t bits, const redis_info_options& o) {
@@ -48,6 +50,15 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
   const auto go_zero_bits = context.go_zero_bits("info");
   redis::client client = context.connect();
   if (go_zero_bits) return run_go_zero_info(client, *go_zero_bits, o);
+  if (redis::redis_window_filter::is_window(client, o.name)) {
+    auto window = redis::redis_window_filter::open(client, o.name);
+    if (o.now.given()) window.set_now(o.now.seconds);
+    return print_redis_window_info(window, client.describe(), o.json);
+  }
+  if (o.now.given()) {
+    throw usage_error("--now applies only to window filters; redis filter '" + o.name +
+                      "' is not one");
+  }
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
   // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.
@@ -82,6 +93,7 @@ command add_redis_info_command(CLI::App& group, redis_context_ptr context) {
   CLI::App* sub = add_redis_subcommand(group, "info", "Describe a filter in Redis");
   sub->add_option("NAME", o->name, "Filter name")->type_name("")->required();
   sub->add_flag("--json", o->json, "Print one JSON object");
+  add_now_option(*sub, o->now);
   return {sub, "info", [context, o] { run_redis_info(*context, *o); }};
 }
 

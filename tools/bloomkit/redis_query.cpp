@@ -11,6 +11,7 @@
 #include "bloomkit/redis/redis_filter.hpp"
 #include "query_output.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -20,13 +21,15 @@ struct redis_query_options {
   std::string name;
   std::vector<std::string> keys;
   query_mode_flags flags;
+  now_option now;
 };
 
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  context.with_filter("query", o.name, [&](auto& filter) {
+  const auto query = [&](auto& filter) {
     answer_queries(o.keys, o.flags.mode(),
                    [&](auto batch, auto answers) { filter.contains_many(batch, answers); });
-  });
+  };
+  with_filter_or_window(context, "query", o.name, o.now, query, query);
 }
 
 }  // namespace
@@ -39,6 +42,7 @@ command add_redis_query_command(CLI::App& group, redis_context_ptr context) {
   sub->add_option("KEY", o->keys, "Keys to look up (default: lines of stdin; '-' means stdin)")
       ->type_name("");
   add_query_mode_options(*sub, o->flags);
+  add_now_option(*sub, o->now);
   return {sub, "query", [context, o] { run_redis_query(*context, *o); }};
 }
 
