@@ -10,20 +10,15 @@
 
 #include "cli_support.hpp"
 #include "support/redis_server.hpp"
+#include "support/window_time.hpp"
 
 namespace {
 
 using namespace bloomkit::cli_test;
 using bloomkit::test::redis_server;
 
-// The start of tomorrow: slices expire by the server's clock, so test times lie ahead of it.
-const std::uint64_t t0 =
-    (static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count()) /
-         86400 +
-     1) *
-    86400;
+// Slices expire by the server's clock: test times lie ahead of it (support/window_time.hpp).
+const std::uint64_t t0 = bloomkit::test::start_of_tomorrow();
 
 std::string at_day(std::uint64_t days, std::uint64_t seconds = 0) {
   return std::to_string(t0 + days * 86400 + seconds);

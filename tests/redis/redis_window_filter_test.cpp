@@ -19,6 +19,7 @@
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
+#include "support/window_time.hpp"
 
 namespace {
 
@@ -35,15 +36,8 @@ using bloomkit::test::views;
 
 // A day in 8 slices of 3 hours, 10 s of clock skew tolerated.
 const redis_window_config day{10'000, 0.01, 86400, 8, 10};
-// The start of tomorrow (a slice boundary): slices expire by the server's clock (EXPIREAT), so
-// the times the tests set lie ahead of it, never behind.
-const std::uint64_t t0 =
-    (static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count()) /
-         86400 +
-     1) *
-    86400;
+// A slice boundary ahead of the server's clock, by which slices expire (support/window_time.hpp).
+const std::uint64_t t0 = bloomkit::test::start_of_tomorrow();
 
 std::size_t count_present(redis_window_filter& f, const std::vector<std::string>& keys) {
   const auto v = views(keys);
