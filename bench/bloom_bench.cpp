@@ -72,9 +72,9 @@
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/scalable_filter.hpp"
-#include "bloomkit/window_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
+#include "bloomkit/window_filter.hpp"
 #include "memory_probe.hpp"
 
 namespace {
