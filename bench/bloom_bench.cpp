@@ -18,6 +18,10 @@
 //   scalable/contains{,_many}_{hit,miss}             a scalable filter from n0 = n/8 (four
 //   scalable_blocked/contains{,_many}_{hit,miss}     sub-filters after n keys) over classic and
 //                                                    over blocked sub-filters
+//   window/...                                       the six for a window filter of n keys per
+//                                                    window in 8 blocked slices (window_filter):
+//                                                    lookups over the 8 full live slices, inserts
+//                                                    into a count window of n inserts (rotating)
 //   mem/hash_and_read                                XXH3-64 of the miss keys plus one random
 //                                                    64-byte read per key prefetched 16 keys
 //                                                    ahead into L2: the bound of a one-line lookup
@@ -70,6 +74,7 @@
 #include "bloomkit/scalable_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
+#include "bloomkit/window_filter.hpp"
 #include "memory_probe.hpp"
 
 namespace {
@@ -234,6 +239,41 @@ class dataset {
     });
   }
 
+  // A time window of n keys per window in 8 slices, each slice holding its n/8 keys (the sized
+  // rate), looked up at the end of slice 7: every slice live and full.
+  const bloomkit::window_filter& full_window() {
+    if (!window_full_) {
+      const auto keys = inserts().keys();
+      stopwatch t;
+      constexpr std::uint32_t slices = 8;
+      window_full_.emplace(bloomkit::window_config{n_, target_p, slices * 1000,
+                                                   bloomkit::window_unit::seconds, slices});
+      for (std::uint32_t s = 0; s < slices; ++s) {
+        window_full_->set_now(s * 1000);
+        const std::size_t end = keys.size() * (s + 1) / slices;
+        for (std::size_t i = keys.size() * s / slices; i < end; i += batch) {
+          window_full_->insert_many(keys.subspan(i, std::min(batch, end - i)));
+        }
+      }
+      window_full_->set_now(slices * 1000 - 1);
+      note("n=" + std::to_string(n_) + ": built the window filter (" +
+           std::to_string(window_full_->byte_size() >> 10) + " KiB, " +
+           std::to_string(static_cast<double>(window_full_->byte_size()) * 8 /
+                          static_cast<double>(n_)) +
+           " bits/key) in " + fmt_seconds(t.seconds()));
+    }
+    return *window_full_;
+  }
+  // A count window of n inserts in 8 slices: inserts rotate through its slots, clearing one
+  // every n/8 inserts (its steady state), so it never needs emptying.
+  bloomkit::window_filter& insert_window() {
+    if (!window_insert_) {
+      window_insert_.emplace(
+          bloomkit::window_config{n_, target_p, n_, bloomkit::window_unit::inserts, 8});
+    }
+    return *window_insert_;
+  }
+
   // The target of the insert benchmarks, empty and with every page faulted in.
   bloomkit::bloom_filter& insert_filter() {
     return insert_target(insert_target_, empty_,
@@ -333,6 +373,7 @@ class dataset {
   std::optional<bloomkit::counting_bloom_filter> counting_full_, counting_insert_, counting_empty_;
   std::optional<bloomkit::scalable_bloom_filter> scalable_full_;
   std::optional<bloomkit::scalable_blocked_bloom_filter> scalable_blocked_full_;
+  std::optional<bloomkit::window_filter> window_full_, window_insert_;
   std::unique_ptr<libbloom_filter> libbloom_full_, libbloom_insert_;
   std::optional<membound_buffer> membound_;
   std::map<std::string, std::size_t> cursors_;
@@ -408,6 +449,12 @@ struct scalable_blocked_subject {
   static const bloomkit::scalable_blocked_bloom_filter& full(dataset& d) {
     return d.full_scalable_blocked();
   }
+};
+struct window_subject {
+  static constexpr const char* name = "window";
+  static const bloomkit::window_filter& full(dataset& d) { return d.full_window(); }
+  static bloomkit::window_filter& target(dataset& d) { return d.insert_window(); }
+  static void reset(dataset&) {}  // a count window forgets by itself
 };
 struct classic_12_subject {
   static constexpr const char* name = "bits12/classic";
@@ -787,6 +834,7 @@ void register_size(std::size_t n) {
   add_filter_benchmarks<classic_subject>(add, n);
   add_filter_benchmarks<blocked_subject>(add, n);
   add_filter_benchmarks<counting_subject>(add, n);
+  add_filter_benchmarks<window_subject>(add, n);
   for (const bool hit : {true, false}) {
     const std::string what = hit ? "hit" : "miss";
     add("scalable/contains_" + what,

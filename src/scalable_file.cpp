@@ -15,9 +15,7 @@
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "file/file_io.hpp"
 #include "file/header_codec.hpp"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "file/sub_filter_table.hpp"
 
 namespace bloomkit {
 namespace detail {
@@ -25,18 +23,12 @@ namespace {
 
 constexpr std::uint64_t table_entry_size = 48;
 
-constexpr std::uint64_t align_up(std::uint64_t bytes) {
-  return (bytes + payload_alignment - 1) / payload_alignment * payload_alignment;
+constexpr std::uint64_t chain_table_size(std::uint64_t count) {
+  return table_size(count, table_entry_size);
 }
 
-// The entries, then the XXH64 of the entries (so that map(verify::header), which skips the
-// payload checksum, still cannot take a damaged table for a valid one), then zeros up to 64.
-constexpr std::uint64_t table_size(std::uint64_t count) {
-  return align_up(count * table_entry_size + 8);
-}
-
-std::uint64_t table_checksum(const unsigned char* entries, std::uint64_t count) {
-  return XXH64(entries, count * table_entry_size, 0);
+std::uint64_t chain_table_checksum(const unsigned char* entries, std::uint64_t count) {
+  return table_checksum(entries, count * table_entry_size);
 }
 
 // One row of the sub-filter table; offsets count from the start of the payload.
@@ -95,7 +87,7 @@ std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& paylo
   const std::uint64_t count = h.kind_params[3];
   std::uint64_t stored_checksum;
   std::memcpy(&stored_checksum, payload.data + count * table_entry_size, 8);
-  if (stored_checksum != table_checksum(payload.data, count)) {
+  if (stored_checksum != chain_table_checksum(payload.data, count)) {
     fail_file(errc::corrupt_file, source,
               "sub-filter table checksum mismatch (the table is corrupt)");
   }
@@ -124,7 +116,7 @@ std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& paylo
               std::string("inconsistent sub-filter table: ") + e.what());
   }
   // Bit counts are now bounded by the chain formula, so these sums cannot overflow.
-  std::uint64_t expected_offset = table_size(count);
+  std::uint64_t expected_offset = chain_table_size(count);
   std::uint64_t end = 0;
   std::uint64_t total_bits = 0;
   std::uint64_t total_inserted = 0;
@@ -167,14 +159,10 @@ std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& paylo
   std::vector<Sub> subs;
   subs.reserve(count);
   for (std::uint64_t i = 0; i < count; ++i) {
-    const auto* words = reinterpret_cast<const std::uint64_t*>(payload.data + table[i].offset);
-    bit_array storage = bit_array::view(words, table[i].bits, payload.owner);
-    if (copy) {
-      bit_array owned(table[i].bits);
-      std::memcpy(owned.mutable_words().data(), words, owned.byte_size());
-      storage = std::move(owned);
-    }
-    subs.push_back(filter_access::make<Sub>(configs[i], std::move(storage), table[i].inserted));
+    subs.push_back(filter_access::make<Sub>(
+        configs[i],
+        sub_filter_bits(payload.data + table[i].offset, table[i].bits, payload.owner, copy),
+        table[i].inserted));
   }
   return subs;
 }
@@ -228,7 +216,7 @@ detail::file_check kind_traits<basic_scalable_filter<Sub>>::check_fields(const f
                                std::to_string(scalable_bloom_filter::max_sub_filters));
   }
   // The table and at least one word per sub-filter; the table decides the exact length.
-  if (h.payload_length < detail::table_size(count) + 8 * count || h.bits < count) {
+  if (h.payload_length < detail::chain_table_size(count) + 8 * count || h.bits < count) {
     return inconsistent_header("payload length " + std::to_string(h.payload_length) + " and bits " +
                                std::to_string(h.bits) + " cannot hold " + std::to_string(count) +
                                " sub-filters");
@@ -260,7 +248,7 @@ detail::file_payload kind_traits<basic_scalable_filter<Sub>>::payload_of(
   const auto subs = filter.sub_filters();
   detail::file_payload payload;
   std::vector<unsigned char>& table = payload.owned;
-  table.assign(detail::table_size(subs.size()), 0);
+  table.assign(detail::chain_table_size(subs.size()), 0);
   static constexpr unsigned char zeros[detail::payload_alignment] = {};
   std::vector<std::span<const unsigned char>>& parts = payload.parts;
   parts = {table};
@@ -276,7 +264,7 @@ detail::file_payload kind_traits<basic_scalable_filter<Sub>>::payload_of(
     offset = detail::align_up(end);
     if (i + 1 < subs.size()) parts.push_back({zeros, static_cast<std::size_t>(offset - end)});
   }
-  const std::uint64_t checksum = detail::table_checksum(table.data(), subs.size());
+  const std::uint64_t checksum = detail::chain_table_checksum(table.data(), subs.size());
   std::memcpy(table.data() + subs.size() * detail::table_entry_size, &checksum, 8);
   return payload;
 }

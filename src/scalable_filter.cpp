@@ -12,8 +12,10 @@
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "digest_batches.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
+#include "sub_filter_sizing.hpp"
 
 namespace bloomkit {
 namespace {
@@ -27,57 +29,8 @@ std::string describe(std::size_t index, const filter_config& c) {
          " at fpp " + detail::exact_double(c.target_fpp) + ")";
 }
 
-// How a chain sizes and checks its sub-filters, per sub-filter kind.
 template <class Sub>
-struct chain_sizing;
-
-template <>
-struct chain_sizing<bloom_filter> {
-  // The fewest bits whose exact FPP at n is at most p: the compound bound needs every
-  // sub-filter within its own target, small ones included (sizing.hpp).
-  static filter_params size(std::uint64_t n, double p) { return exact_params(n, p); }
-  static void check(std::uint64_t cells, std::uint32_t hashes) { validate_params(cells, hashes); }
-  // Files written before exact sizing hold sub-filters sized by the textbook figure (m raised
-  // until it was within the target); both kinds of chain load.
-  static double fpp(std::uint64_t cells, std::uint32_t hashes, std::uint64_t n) {
-    return std::min(expected_fpp(cells, hashes, n), exact_fpp(cells, hashes, n));
-  }
-};
-
-template <>
-struct chain_sizing<blocked_bloom_filter> {
-  static filter_params size(std::uint64_t n, double p) {
-    return {blocked_optimal_blocks(n, p) * blocked_block_bits, blocked_hashes};
-  }
-  static void check(std::uint64_t cells, std::uint32_t hashes) {
-    detail::check_blocked_config(cells, hashes);
-  }
-  static double fpp(std::uint64_t cells, std::uint32_t, std::uint64_t n) {
-    return blocked_expected_fpp(cells / blocked_block_bits, n);
-  }
-};
-
-// Removes from keys / origin the keys `f` reports present, marking found[origin] for them
-// (when `found` is not empty).
-template <class Sub>
-void drop_present(const Sub& f, std::vector<typename Sub::digest_type>& keys,
-                  std::vector<std::size_t>& origin, std::span<bool> found) {
-  if (keys.empty()) return;
-  auto hits = std::make_unique<bool[]>(keys.size());
-  f.contains_many(keys, {hits.get(), keys.size()});
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (hits[i]) {
-      if (!found.empty()) found[origin[i]] = true;
-      continue;
-    }
-    keys[kept] = keys[i];
-    origin[kept] = origin[i];
-    ++kept;
-  }
-  keys.resize(kept);
-  origin.resize(kept);
-}
+using chain_sizing = detail::sub_filter_sizing<Sub>;
 
 // The sum of get(f) over the sub-filters f.
 template <class Total, class Subs, class Get>
@@ -296,21 +249,14 @@ void basic_scalable_filter<Sub>::check_sources() const {
   }
 }
 
-namespace {
-template <class Sub>
-std::vector<typename Sub::digest_type> digests_of(std::span<const std::string_view> keys) {
-  std::vector<typename Sub::digest_type> digests(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = Sub::digest_of(keys[i]);
-  return digests;
-}
-}  // namespace
+using detail::digests_of;
+using detail::drop_present;
 
 template <class Sub>
 std::size_t basic_scalable_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
   auto candidates = digests_of<Sub>(keys);
-  std::vector<std::size_t> origin(keys.size());
-  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
+  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
     drop_present(*it, candidates, origin, {});
   }
@@ -346,8 +292,7 @@ std::size_t basic_scalable_filter<Sub>::contains_many(std::span<const std::strin
   detail::require_result_slots(keys.size(), results.size());
   std::fill(results.begin(), results.end(), false);
   auto pending = digests_of<Sub>(keys);
-  std::vector<std::size_t> origin(keys.size());
-  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
+  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
   for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !pending.empty(); ++it) {
     drop_present(*it, pending, origin, results);
   }

@@ -18,6 +18,7 @@ enum class filter_kind : std::uint32_t {
   blocked = 2,  // blocked_bloom_filter
   counting = 3,
   scalable = 4,
+  window = 5,  // window_filter (window_filter.hpp)
 };
 
 // How the keys of a filter are encoded, recorded in the header's flags (docs/FORMAT.md) so that

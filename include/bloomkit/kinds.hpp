@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/window_filter.hpp"
 
 namespace bloomkit {
 
@@ -45,8 +47,13 @@ struct file_payload;  // the parts of a payload to write (src/file/write_filter_
 struct file_problem;  // what is wrong with a file: an errc and a message (src/file/file_error.hpp)
 }  // namespace detail
 
-// What `create` asks for: n and p, and the growth parameters that growing kinds use.
-using kind_request = scalable_params;
+// What `create` asks for: n and p, the growth parameters that growing kinds use, and the window
+// of window kinds (n keys per window).
+struct kind_request : scalable_params {
+  std::uint64_t window = 0;  // W: seconds or inserts
+  window_unit unit = window_unit::seconds;
+  std::uint32_t slices = 8;  // S
+};
 
 template <class Filter>
 struct kind_traits;  // not a filter a file can hold
@@ -146,6 +153,51 @@ struct kind_traits<basic_scalable_filter<Sub>> {
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
+// Windows, of blocked sub-filters (window_filter, kind "window" in native_kinds) or of classic
+// ones (classic_window_filter: the same kind and layout, scheme xxh3-128).
+template <class Sub>
+struct kind_traits<basic_window_filter<Sub>> {
+  using filter_type = basic_window_filter<Sub>;
+  static constexpr filter_kind kind = filter_kind::window;
+  static constexpr std::string_view name = "window";
+  static constexpr hash_scheme scheme = filter_type::scheme();
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = false;
+  static filter_type create(const kind_request& r) {
+    return filter_type(window_config{r.initial_capacity, r.target_fpp, r.window, r.unit, r.slices});
+  }
+  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
+  // The window, its slices, the current slice and each live slice's fill, newest first.
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    const bool time = f.unit() == window_unit::seconds;
+    r.add("window", f.length())
+        .add("window_unit", time ? "seconds" : "inserts")
+        .add("slices", f.slices())
+        .add("current_slice", f.current_slice());
+    if (!time) r.add("insert_count", f.insert_count());
+    const std::uint64_t current = f.current_slice();
+    std::string fills;
+    for (std::uint64_t back = 0; back <= f.slices() && back <= current; ++back) {
+      const std::size_t slot = (current - back) % f.slots().size();
+      const bool live = f.slot_slices()[slot] == current - back;
+      const double fill = live ? f.slots()[slot].fill_ratio() : 0.0;
+      if (!fills.empty()) fills += ' ';
+      char text[32];
+      std::snprintf(text, sizeof text, "%.6f", fill);
+      fills += text;
+    }
+    r.add("slice_fill", fills);
+  }
+  static void check_source(const filter_type& f) { f.check_sources(); }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
 // A filter type with a kind_traits: one that files can hold.
 template <class Filter>
 concept file_kind = requires {
@@ -163,11 +215,11 @@ struct filter_list {
 
 // The native filters, one per kind, in the order of the kinds: the names, the header checks and
 // `create` come from this list.
-using native_kinds =
-    filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter>;
+using native_kinds = filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
+                                 scalable_bloom_filter, window_filter>;
 // Every native filter type a file can hold: one per kind, then the compositions that share a
 // kind's layout with another scheme (a scalable chain of blocked filters).
-using native_filters = native_kinds::append<scalable_blocked_bloom_filter>;
+using native_filters = native_kinds::append<scalable_blocked_bloom_filter, classic_window_filter>;
 
 // The kinds and their names, in the order of native_kinds.
 struct kind_name {

@@ -8,6 +8,7 @@
 #include "bloomkit/error.hpp"
 #include "filter_keys.hpp"
 #include "reply_errors.hpp"
+#include "window_meta.hpp"
 
 namespace bloomkit::redis::detail {
 
@@ -71,6 +72,12 @@ filter_meta decode_meta(const std::string& name, const std::map<std::string, std
     }
     return v;
   };
+  // Other kinds of filter keep their own fields (window_meta.hpp).
+  if (const auto kind = f.find("kind"); kind != f.end()) {
+    throw error(errc::unsupported, source + ": a " + kind->second +
+                                       " filter, not a native one (docs/REDIS.md, \"Window "
+                                       "filters\")");
+  }
   filter_meta m;
   const std::uint64_t version = number("format_version");
   if (version != meta_format_version) {
@@ -114,18 +121,9 @@ filter_meta decode_meta(const std::string& name, const std::map<std::string, std
 }
 
 std::optional<filter_meta> read_meta(client& c, const std::string& name) {
-  const std::string key = meta_key(name);
-  const reply r = c.execute(command{{"HGETALL", key}, 1});
-  if (r.is_error() && r.str().rfind("WRONGTYPE", 0) == 0) {
-    throw error(errc::wrong_type, "filter '" + name + "': key '" + key +
-                                      "' exists but is not a hash (not a bloomkit filter meta)");
-  }
-  check_reply(r, "filter '" + name + "': HGETALL " + key);
-  const auto& e = r.elements();
-  if (e.empty()) return std::nullopt;
-  std::map<std::string, std::string> f;
-  for (std::size_t i = 0; i + 1 < e.size(); i += 2) f[e[i].str()] = e[i + 1].str();
-  return decode_meta(name, f);
+  const auto fields = read_meta_fields(c, name);
+  if (!fields) return std::nullopt;
+  return decode_meta(name, *fields);
 }
 
 filter_meta require_meta(client& c, const std::string& name) {

@@ -21,6 +21,7 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/window_filter.hpp"
 #include "support/golden_vectors.hpp"
 
 namespace bloomkit::test {
@@ -136,6 +137,10 @@ inline void build_golden(const golden_vector& v, const std::filesystem::path& ou
     scalable_bloom_filter f(v.capacity, v.target_fpp, v.growth, v.tightening, v.memory_ceiling);
     apply_operations(f, v, how);
     save(f, out);
+  } else if (v.kind == "window") {
+    window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
+    apply_operations(f, v, how);
+    save(f, out);
   } else {
     throw std::runtime_error(v.name + ": no golden vectors for " + v.kind + " / " + v.scheme);
   }
@@ -187,6 +192,11 @@ inline std::map<std::uint64_t, std::uint32_t> library_positions(const golden_vec
     counting_bloom_filter f(v.bits, v.hashes);
     f.insert(key);
     return set_positions(f.storage(), 4);
+  }
+  if (v.kind == "window") {
+    auto f = blocked_bloom_filter(v.bits / (v.slices + 1));
+    f.insert(key);
+    return set_positions(f.storage());
   }
   if (v.kind == "scalable") {
     bloom_filter f(sub_bits, sub_hashes);

@@ -65,6 +65,8 @@ struct golden_vector {
   std::uint64_t memory_ceiling = 0;
   std::uint64_t sub_filters = 0;
   std::uint64_t shards = 0;
+  std::uint64_t window = 0;  // window: W inserts (a count window: no clock in the vector)
+  std::uint32_t slices = 0;
   std::filesystem::path file;
   std::uint64_t file_size = 0;
   std::uint64_t file_xxh64 = 0;
@@ -132,6 +134,7 @@ inline void write_vector(const golden_vector& v, std::ostream& out) {
     out << "growth " << v.growth << "\ntightening " << exact(v.tightening) << "\nmemory_ceiling "
         << v.memory_ceiling << "\nsub_filters " << v.sub_filters << "\n";
   }
+  if (v.kind == "window") out << "window " << v.window << "\nslices " << v.slices << "\n";
   if (v.shards != 0) out << "shards " << v.shards << "\n";
   if (v.file_size != 0) {
     out << "file_size " << v.file_size << "\nfile_xxh64 " << joined({v.file_xxh64}, true) << "\n";
@@ -184,6 +187,8 @@ inline golden_vector read_golden(const std::filesystem::path& path) {
     if (field == "memory_ceiling") v.memory_ceiling = std::stoull(parts.at(1));
     if (field == "sub_filters") v.sub_filters = std::stoull(parts.at(1));
     if (field == "shards") v.shards = std::stoull(parts.at(1));
+    if (field == "window") v.window = std::stoull(parts.at(1));
+    if (field == "slices") v.slices = static_cast<std::uint32_t>(std::stoul(parts.at(1)));
     if (field == "file") v.file = path.parent_path() / parts.at(1);
     if (field == "file_size") v.file_size = std::stoull(parts.at(1));
     if (field == "file_xxh64") v.file_xxh64 = std::stoull(parts.at(1), nullptr, 16);

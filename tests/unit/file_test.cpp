@@ -278,7 +278,8 @@ TEST(File, ReadHeaderReportsFields) {
 // parse_kind reads back what to_string writes.
 TEST(File, KindNamesComeFromTheRegistry) {
   ASSERT_EQ(kind_names.size(), native_kinds::size);
-  const char* expected[] = {"classic", "blocked", "counting", "scalable"};
+  const char* expected[] = {"classic", "blocked", "counting", "scalable", "window"};
+  ASSERT_EQ(std::size(expected), kind_names.size());
   for (std::size_t i = 0; i < kind_names.size(); ++i) {
     EXPECT_EQ(static_cast<std::uint32_t>(kind_names[i].kind), i + 1);
     EXPECT_EQ(kind_names[i].name, expected[i]);

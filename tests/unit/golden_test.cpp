@@ -134,6 +134,12 @@ TEST_P(golden_file, HeaderHoldsTheVectorsParameters) {
     EXPECT_EQ(h.kind_params[2], v_.memory_ceiling);
     EXPECT_EQ(h.kind_params[3], v_.sub_filters);
   }
+  if (v_.kind == "window") {
+    EXPECT_EQ(h.kind_params[0], v_.window);
+    EXPECT_EQ(h.kind_params[1], 1u);  // inserts
+    EXPECT_EQ(h.kind_params[2], v_.slices);
+    EXPECT_EQ(h.kind_params[3], v_.operations.size());  // every insert counts
+  }
 }
 
 TEST_P(golden_file, LoadedAndMappedFileAnswersAsCommitted) {
@@ -189,11 +195,13 @@ void check_placements(const golden_vector& v, const std::vector<unsigned char>* 
   }
   for (const auto& p : v.placements) {
     SCOPED_TRACE(test::key_text(p.key, v.key_type));
-    if (v.kind == "blocked") {
+    if (v.kind == "blocked" || v.kind == "window") {
+      // A window's slots are blocked filters of bits / (slices + 1) bits each.
+      const std::uint64_t bits = v.kind == "window" ? v.bits / (v.slices + 1) : v.bits;
       ASSERT_EQ(p.digest, std::vector<std::uint64_t>{ref::xxh3_64_of(p.key)});
       EXPECT_EQ(xxh3_64(p.key), p.digest[0]);
-      EXPECT_EQ(p.block, ref::split_block_of(p.digest[0], v.bits));
-      EXPECT_EQ(p.positions, ref::split_block_positions(p.digest[0], v.bits));
+      EXPECT_EQ(p.block, ref::split_block_of(p.digest[0], bits));
+      EXPECT_EQ(p.positions, ref::split_block_positions(p.digest[0], bits));
       for (std::size_t w = 0; w < 8; ++w) EXPECT_EQ(p.positions[w] / 32, *p.block * 8 + w);
     } else {
       const auto d = ref::xxh3_128_of(p.key);
@@ -232,8 +240,9 @@ void check_placements(const golden_vector& v, const std::vector<unsigned char>* 
     }
     // A filter holding the key alone sets exactly these bits (counters: as often as listed).
     EXPECT_EQ(test::library_positions(v, p.key), test::counted(p.positions, v.kind == "counting"));
-    // And the committed bytes have them set for a key that was inserted.
-    if (committed != nullptr && present.count(p.key) != 0) {
+    // And the committed bytes have them set for a key that was inserted (a window's slot
+    // positions are relative to its slot: its file layout is pinned by the committed bytes).
+    if (committed != nullptr && present.count(p.key) != 0 && v.kind != "window") {
       for (auto i : p.positions) EXPECT_NE(committed_cell(*committed, v, i), 0u) << i;
     }
   }
@@ -303,6 +312,7 @@ TEST(golden, EveryNativeKindAndSchemeHasVectors) {
     EXPECT_EQ(have.count("counting xxh3-128 " + type), 1u) << type;
     EXPECT_EQ(have.count("scalable xxh3-128 " + type), 1u) << type;
   }
+  EXPECT_EQ(have.count("window xxh3-64-split-block string"), 1u);
   EXPECT_EQ(have.count("classic redis-sharded-xxh3 string"), 1u);
   EXPECT_EQ(have.count("classic guava-murmur128-mitz-64 long flagged"), 1u);
   std::set<std::string> large;

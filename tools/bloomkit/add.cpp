@@ -1,4 +1,4 @@
-// bloomkit add FILE [KEY...]
+// bloomkit add FILE [KEY...] [--now UNIX_SECONDS]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) into an existing filter file
 // with the batched insert_many, and saves it (atomically) when anything changed. The file is
@@ -20,6 +20,7 @@
 #include "key_encoding.hpp"
 #include "key_input.hpp"
 #include "output_file.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -28,11 +29,13 @@ namespace {
 struct add_options {
   std::string file;
   std::vector<std::string> keys;
+  now_option now;
 };
 
 void run_add(const add_options& o) {
   output_file out(o.file);
   any_filter filter = load_any(o.file);
+  apply_now(filter, o.now, o.file);
   const key_type key_type = read_header(o.file).keys();
   key_encoder encoder(key_type, quoted_name(o.file));
   const key_tally added =
@@ -41,7 +44,11 @@ void run_add(const add_options& o) {
   const std::uint64_t fresh = added.counted;
   // A key is new when it changed the filter: no new key means the file would not change, except
   // for a counting filter, whose counters count every insert (a later remove must find them).
-  const bool counts_every_insert = std::holds_alternative<counting_bloom_filter>(filter);
+  // So does a window: every insert refreshes its key into the current slice (and a count window
+  // counts it).
+  const bool counts_every_insert = std::holds_alternative<counting_bloom_filter>(filter) ||
+                                   std::holds_alternative<window_filter>(filter) ||
+                                   std::holds_alternative<classic_window_filter>(filter);
   if (fresh > 0 || (counts_every_insert && keys > 0)) save(filter, o.file, key_type);
   out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
   warn_if_past_capacity(filter, o.file);
@@ -54,6 +61,7 @@ command add_add_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("add", "Add keys to a filter file");
   add_required_argument(*sub, "FILE", o->file, "Filter file to update");
   add_keys_argument(*sub, o->keys, "add");
+  add_now_option(*sub, o->now);
   return {sub, "add", [o] { run_add(*o); }};
 }
 

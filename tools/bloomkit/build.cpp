@@ -33,6 +33,7 @@
 #include "output_file.hpp"
 #include "parallel_fill.hpp"
 #include "progress.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -44,6 +45,7 @@ struct build_options {
   std::string capacity;
   double fpp = 0;
   kind_options kind;
+  now_option now;
   unsigned threads = 0;
   std::vector<std::string> inputs;
 };
@@ -118,6 +120,7 @@ void run_build(const build_options& o) {
   }
 
   any_filter filter = make_filter(o.kind, *capacity, o.fpp);
+  apply_now(filter, o.now, o.file);
   key_tally result;
   {
     progress_bar progress(total_bytes);
@@ -145,6 +148,7 @@ command add_build_command(CLI::App& app) {
                                "lines of the INPUT files, which must then be regular files)");
   add_fpp_option(*sub, o->fpp)->required();
   add_kind_options(*sub, o->kind);
+  add_now_option(*sub, o->now);
   add_threads_option(*sub, o->threads);
   add_argument(*sub, "INPUT", o->inputs,
                "Files of keys, one per line (default: stdin; '-' means stdin)");

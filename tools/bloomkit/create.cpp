@@ -1,5 +1,5 @@
 // bloomkit create FILE --capacity N --fpp P [--kind K [--growth S] [--tightening R]
-//                 [--max-memory BYTES]]
+//                 [--max-memory BYTES]] [--window DURATION|COUNT [--slices S]] [--now T]
 //
 // Writes an empty filter sized for N keys at false-positive probability P.
 // Prints: created FILE: <bits> bits, <bytes> bytes, <hashes> hashes
@@ -14,6 +14,7 @@
 #include "filter_kinds.hpp"
 #include "names.hpp"
 #include "output_file.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -24,12 +25,14 @@ struct create_options {
   std::string capacity;
   double fpp = 0;
   kind_options kind;
+  now_option now;
 };
 
 void run_create(const create_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
-  const any_filter filter = make_filter(o.kind, capacity, o.fpp);
+  any_filter filter = make_filter(o.kind, capacity, o.fpp);
+  apply_now(filter, o.now, o.file);
   output_file out(o.file);
   save(filter, o.file);
   out.commit(std::visit(
@@ -49,6 +52,7 @@ command add_create_command(CLI::App& app) {
   add_capacity_option(*sub, o->capacity)->required();
   add_fpp_option(*sub, o->fpp)->required();
   add_kind_options(*sub, o->kind);
+  add_now_option(*sub, o->now);
   return {sub, "create", [o] { run_create(*o); }};
 }
 

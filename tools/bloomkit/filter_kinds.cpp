@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "cli_error.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -64,24 +65,51 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             std::numeric_limits<std::uint64_t>::max(),
                             "Scalable: never grow past this many bytes of bits (default: no limit)")
                             ->type_name("BYTES");
+  o.window_option =
+      command
+          .add_option("--window", o.window,
+                      "Window: forget keys older than DURATION (90s, 15m, 24h, 7d) or than the "
+                      "last COUNT inserts; see docs/VARIANTS.md")
+          ->type_name("DURATION|COUNT");
+  o.slices_option = add_whole_number_option(
+                        command, "--slices", o.slices, std::uint32_t{1}, window_filter::max_slices,
+                        "Window: slices per window (default 8); keys are forgotten between "
+                        "W and W + W/S after their insert")
+                        ->type_name("S");
 }
 
 void check_kind_options(const kind_options& o) {
-  if (!grows(o.kind, native_kinds{})) {
-    for (const CLI::Option* option : {o.growth_option, o.tightening_option, o.max_memory_option}) {
+  const auto only_for = [](std::initializer_list<const CLI::Option*> options,
+                           std::string_view kind) {
+    for (const CLI::Option* option : options) {
       if (option != nullptr && option->count() > 0) {
-        throw usage_error(fmt::format("{} applies only to --kind scalable", option->get_name()));
+        throw usage_error(fmt::format("{} applies only to --kind {}", option->get_name(), kind));
       }
     }
+  };
+  if (!grows(o.kind, native_kinds{})) {
+    only_for({o.growth_option, o.tightening_option, o.max_memory_option}, "scalable");
+  }
+  if (o.kind != kind_traits<window_filter>::name) {
+    only_for({o.window_option, o.slices_option}, "window");
+  } else if (o.window_option == nullptr || o.window_option->count() == 0) {
+    throw usage_error(
+        "--kind window needs --window DURATION|COUNT (90s, 15m, 24h, 7d, or a "
+        "number of inserts)");
   }
 }
 
 any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
   check_kind_options(o);
-  return as_usage_error([&] {
-    return create_kind(o.kind, {capacity, fpp, o.growth, o.tightening, o.max_memory},
-                       native_kinds{});
-  });
+  kind_request request;
+  static_cast<scalable_params&>(request) = {capacity, fpp, o.growth, o.tightening, o.max_memory};
+  if (o.kind == kind_traits<window_filter>::name) {
+    const window_length window = parse_window(o.window, "--window");
+    request.window = window.length;
+    request.unit = window.unit;
+    request.slices = o.slices;
+  }
+  return as_usage_error([&] { return create_kind(o.kind, request, native_kinds{}); });
 }
 
 std::uint32_t hashes_of(const any_filter& filter) noexcept {

@@ -55,13 +55,20 @@ struct kind_options {
   CLI::Option* growth_option = nullptr;
   CLI::Option* tightening_option = nullptr;
   CLI::Option* max_memory_option = nullptr;
+  // Window filters: --window DURATION|COUNT (window_options.hpp) and --slices S.
+  std::string window;
+  std::uint32_t slices = 8;
+  CLI::Option* window_option = nullptr;
+  CLI::Option* slices_option = nullptr;
 };
 
-// --kind with the names of the native kinds (kinds.hpp: classic|blocked|counting|scalable; default
-// classic), and for growing (scalable) filters --growth S, --tightening R and --max-memory BYTES.
+// --kind with the names of the native kinds (kinds.hpp: classic|blocked|counting|scalable|window;
+// default classic), for growing (scalable) filters --growth S, --tightening R and --max-memory
+// BYTES, and for window filters --window DURATION|COUNT and --slices S.
 void add_kind_options(CLI::App& command, kind_options& options);
 
-// Throws usage_error when a scalable filter's option was given with another kind.
+// Throws usage_error when a scalable or window filter's option was given with another kind, or
+// --kind window without --window.
 void check_kind_options(const kind_options& options);
 
 // The empty filter a create or build asks for. Out-of-range values, and scalable options with

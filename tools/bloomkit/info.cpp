@@ -1,4 +1,4 @@
-// bloomkit info FILE [--json]
+// bloomkit info FILE [--json] [--now UNIX_SECONDS]
 //
 // Describes a filter file of any kind: its header (format version, kind, hash scheme, parameters)
 // and figures computed from its bits (estimated count, fill ratio, estimated FPP). The file is
@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "json.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -21,11 +22,13 @@ namespace {
 struct info_options {
   std::string file;
   bool json = false;
+  now_option now;
 };
 
 void run_info(const info_options& o) {
   const file_header header = read_header(o.file);
-  const any_filter filter = map_any(o.file);
+  any_filter filter = map_any(o.file);
+  apply_now(filter, o.now, o.file);
   report r;
   r.add("file", o.file)
       .add("format_version", header.format_version)
@@ -59,6 +62,7 @@ command add_info_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("info", "Describe a filter file");
   add_required_argument(*sub, "FILE", o->file, "Filter file");
   sub->add_flag("--json", o->json, "Print one JSON object");
+  add_now_option(*sub, o->now);
   return {sub, "info", [o] { run_info(*o); }};
 }
 

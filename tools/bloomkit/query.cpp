@@ -1,4 +1,4 @@
-// bloomkit query FILE [KEY...] [--present | --absent | --count]
+// bloomkit query FILE [KEY...] [--present | --absent | --count] [--now UNIX_SECONDS]
 //
 // Looks keys up in a mapped filter file of any kind (no copy: bloomkit::map_any) with the batched
 // contains_many, streaming stdin in blocks. Output: see query_output.hpp. Keys are encoded as the
@@ -15,6 +15,7 @@
 #include "filter_kinds.hpp"
 #include "key_encoding.hpp"
 #include "query_output.hpp"
+#include "window_options.hpp"
 
 namespace bloomkit::cli {
 
@@ -24,10 +25,12 @@ struct query_options {
   std::string file;
   std::vector<std::string> keys;
   query_mode_flags flags;
+  now_option now;
 };
 
 void run_query(const query_options& o) {
-  const any_filter filter = map_any(o.file);
+  any_filter filter = map_any(o.file);
+  apply_now(filter, o.now, o.file);
   key_encoder encoder(read_header(o.file).keys(), quoted_name(o.file));
   answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
     contains_many(filter, encoder.encode(batch), answers);
@@ -43,6 +46,7 @@ command add_query_command(CLI::App& app) {
   add_required_argument(*sub, "FILE", o->file, "Filter file to query");
   add_keys_argument(*sub, o->keys, "look up");
   add_query_mode_options(*sub, o->flags);
+  add_now_option(*sub, o->now);
   return {sub, "query", [o] { run_query(*o); }};
 }
 

@@ -25,6 +25,7 @@
 #include "key_input.hpp"
 #include "parallel_fill.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -33,9 +34,11 @@ namespace {
 struct redis_add_options {
   std::string name;
   std::vector<std::string> keys;
+  now_option now;
 };
 
-// Filter: redis::redis_filter or redis::single_string_filter (a peer's key).
+// Filter: redis::redis_filter, redis::single_string_filter (a peer's key) or
+// redis::redis_window_filter.
 template <typename Filter>
 void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
   const key_tally added =
@@ -107,8 +110,8 @@ void run_redis_add(const redis_context& context, const redis_add_options& o) {
   if (context.is_peer() && (o.keys.empty() || o.keys == std::vector<std::string>{"-"})) {
     return add_peer_keys_from_stdin(context, o);
   }
-  context.with_filter("add", o.name,
-                      [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); });
+  const auto add = [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); };
+  with_filter_or_window(context, "add", o.name, o.now, add, add);
 }
 
 }  // namespace
@@ -118,6 +121,7 @@ command add_redis_add_command(CLI::App& group, redis_context_ptr context) {
   CLI::App* sub = add_redis_subcommand(group, "add", "Add keys to a filter in Redis");
   add_required_argument(*sub, "NAME", o->name, "Filter name");
   add_keys_argument(*sub, o->keys, "add");
+  add_now_option(*sub, o->now);
   return {sub, "add", [context, o] { run_redis_add(*context, *o); }};
 }
 

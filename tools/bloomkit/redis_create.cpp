@@ -1,4 +1,5 @@
 // bloomkit redis create NAME --capacity N --fpp P [--shard-bits B]
+//                       [--window DURATION [--slices S] [--now UNIX_SECONDS]]
 //
 // Creates an empty filter in Redis, its shards preallocated one at a time. Creating a filter
 // that exists with the same parameters succeeds (every instance of a service may run it); with
@@ -14,6 +15,7 @@
 #include "bloomkit/redis/redis_filter.hpp"
 #include "cli_error.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -28,6 +30,8 @@ struct redis_create_options {
   // than "--capacity is required".
   const CLI::Option* capacity_option = nullptr;
   const CLI::Option* fpp_option = nullptr;
+  redis_window_options window;  // --window DURATION [--slices S]: a window filter
+  now_option now;
 };
 
 void run_redis_create(const redis_context& context, const redis_create_options& o) {
@@ -52,6 +56,10 @@ void run_redis_create(const redis_context& context, const redis_create_options& 
   }
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   validate_sizing(capacity, o.fpp);
+  check_redis_window_options(o.window, o.now);
+  if (o.window.given()) {
+    return create_redis_window(context, o.name, capacity, o.fpp, o.shard_bits, o.window, o.now);
+  }
   redis::client client = context.connect();
   const auto filter = redis::redis_filter::create(client, o.name, capacity, o.fpp, o.shard_bits);
   const redis::shard_layout& l = filter.layout();
@@ -72,6 +80,8 @@ command add_redis_create_command(CLI::App& group, redis_context_ptr context) {
                           redis::max_shard_bits_log2,
                           "Shards of at most 2^B bits (10..32, default 27 = 16 MiB)")
       ->type_name("B");
+  add_redis_window_options(*sub, o->window);
+  add_now_option(*sub, o->now);
   return {sub, "create", [context, o] { run_redis_create(*context, *o); }};
 }
 

@@ -20,6 +20,7 @@
 #include "cli_error.hpp"
 #include "json.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -28,6 +29,7 @@ namespace {
 struct redis_info_options {
   std::string name;
   bool json = false;
+  now_option now;
 };
 
 // A peer's key has no meta: its name, layout, the given --bits and --hashes and figures from
@@ -51,8 +53,18 @@ void run_peer_info(const redis_context& context, redis::client& client,
 
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
   context.check_layout_options("info");
+  if (o.now.given()) context.require_native("info");  // --now: window filters only
   redis::client client = context.connect();
   if (context.is_peer()) return run_peer_info(context, client, o);
+  if (redis::redis_window_filter::is_window(client, o.name)) {
+    auto window = redis::redis_window_filter::open(client, o.name);
+    if (o.now.given()) window.set_now(o.now.seconds);
+    return print_redis_window_info(window, client.describe(), o.json);
+  }
+  if (o.now.given()) {
+    throw usage_error("--now applies only to window filters; redis filter '" + o.name +
+                      "' is not one");
+  }
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
   // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.
@@ -87,6 +99,7 @@ command add_redis_info_command(CLI::App& group, redis_context_ptr context) {
   CLI::App* sub = add_redis_subcommand(group, "info", "Describe a filter in Redis");
   add_required_argument(*sub, "NAME", o->name, "Filter name");
   sub->add_flag("--json", o->json, "Print one JSON object");
+  add_now_option(*sub, o->now);
   return {sub, "info", [context, o] { run_redis_info(*context, *o); }};
 }
 

@@ -13,6 +13,7 @@
 #include "bloomkit/redis/single_string_filter.hpp"
 #include "query_output.hpp"
 #include "redis_context.hpp"
+#include "redis_window.hpp"
 
 namespace bloomkit::cli {
 
@@ -22,14 +23,16 @@ struct redis_query_options {
   std::string name;
   std::vector<std::string> keys;
   query_mode_flags flags;
+  now_option now;
 };
 
 void run_redis_query(const redis_context& context, const redis_query_options& o) {
-  context.with_filter("query", o.name, [&](auto& filter, key_encoder& keys) {
+  const auto query = [&](auto& filter, key_encoder& keys) {
     answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
       filter.contains_many(keys.encode(batch), answers);
     });
-  });
+  };
+  with_filter_or_window(context, "query", o.name, o.now, query, query);
 }
 
 }  // namespace
@@ -41,6 +44,7 @@ command add_redis_query_command(CLI::App& group, redis_context_ptr context) {
   add_required_argument(*sub, "NAME", o->name, "Filter name");
   add_keys_argument(*sub, o->keys, "look up");
   add_query_mode_options(*sub, o->flags);
+  add_now_option(*sub, o->now);
   return {sub, "query", [context, o] { run_redis_query(*context, *o); }};
 }
 

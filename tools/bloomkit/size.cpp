@@ -1,4 +1,4 @@
-// bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OPTIONS]] [--json]
+// bloomkit size --capacity N --fpp P [--kind KIND [SCALABLE OR WINDOW OPTIONS]] [--json]
 // bloomkit size --layout guava-helper|go-zero --capacity N --fpp P [--json]
 //
 // The sizing calculator: the bits, bytes and hashes of the filter of kind KIND (default classic)
@@ -59,6 +59,10 @@ void add_kind_fields(report& r, const any_filter& filter) {
           r.add("growth", f.growth())
               .add("tightening", f.tightening())
               .add("memory_ceiling", f.memory_ceiling());
+        } else if constexpr (std::is_same_v<filter_type, window_filter>) {
+          r.add("window", f.length())
+              .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
+              .add("slices", f.slices());
         }
       },
       filter);

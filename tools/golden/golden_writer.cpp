@@ -83,11 +83,13 @@ void place(golden_vector& v, const std::string& key, const bloomkit::compat::any
                                " are not docs/FORMAT.md's");
     }
   };
-  if (v.kind == "blocked") {
+  if (v.kind == "blocked" || v.kind == "window") {
+    // A window's slots are blocked filters of bits / (slices + 1) bits each.
+    const std::uint64_t bits = v.kind == "window" ? v.bits / (v.slices + 1) : v.bits;
     const auto h = ref::xxh3_64_of(key);
     p.digest = {h};
-    p.block = ref::split_block_of(h, v.bits);
-    p.positions = ref::split_block_positions(h, v.bits);
+    p.block = ref::split_block_of(h, bits);
+    p.positions = ref::split_block_positions(h, bits);
     check(p.positions, 0, 0);
     return;
   }
@@ -140,7 +142,10 @@ void record(golden_vector& v, const std::filesystem::path& file,
   const auto* filter = loaded ? &*loaded : nullptr;
   const auto* bits = raw ? &raw->bits : nullptr;
 
-  const std::set<std::string> gone(removed.begin(), removed.end());
+  std::set<std::string> gone(removed.begin(), removed.end());
+  if (v.kind == "window") {  // a count window forgets all but its last W inserts
+    gone.insert(inserted.begin(), inserted.end() - static_cast<std::ptrdiff_t>(v.window));
+  }
   const auto absent = keys(v.key_type, 200, true);
   for (const auto& k : inserted) {
     const bool yes = answer(v, filter, bits, k);
@@ -242,6 +247,21 @@ int main(int argc, char** argv) try {
     s.tightening = 0.5;
     write(s, {}, dir);
   }
+
+  // A count window of 40 inserts in 4 slices of 10, blocked slots sized for 10 keys at 0.01: the
+  // 100 keys fill slices 0..9; the current slice is 10, so slices 6..9 are live, slice 5 lies in
+  // a slot it no longer counts for, and the first 60 keys are forgotten.
+  golden_vector w;
+  w.name = "window_string";
+  w.kind = "window";
+  w.scheme = std::string(to_string(window_filter::scheme()));
+  w.capacity = 40;
+  w.target_fpp = 0.05;
+  w.window = 40;
+  w.slices = 4;
+  w.bits = window_filter::slice_config({40, 0.05, 40, window_unit::inserts, 4}).cells * 5;
+  w.hashes = blocked_bloom_filter::hashes_per_key;
+  write(w, {}, dir);
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;

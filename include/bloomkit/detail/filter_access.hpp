@@ -1,7 +1,8 @@
 #pragma once
 // The one access point of loaders (files, peers' formats, Redis mirrors) to filter internals:
 // build a filter from its config, its cells and its inserted count (a scalable one from its
-// chain parameters and sub-filters); read its cells. Not part of the public API.
+// chain parameters and sub-filters, a window from its slots); read its cells. Not part of the
+// public API.
 
 #include <cstdint>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/scalable_filter.hpp"
+#include "bloomkit/window_filter.hpp"
 
 namespace bloomkit::detail {
 
@@ -24,6 +26,12 @@ struct filter_access {
   template <class Scalable, class SubFilter>
   static Scalable make_chain(const scalable_config& params, std::vector<SubFilter> sub_filters) {
     return Scalable(params, std::move(sub_filters));
+  }
+  // Throws errc::invalid_argument unless the slots fit the window's configuration.
+  template <class Window, class SubFilter>
+  static Window make_window(const window_config& config, std::vector<SubFilter> slots,
+                            std::vector<std::uint64_t> slot_slices, std::uint64_t inserts) {
+    return Window(config, std::move(slots), std::move(slot_slices), inserts);
   }
   template <class Filter>
   static const bit_array& storage(const Filter& f) noexcept {

@@ -1,0 +1,137 @@
+#pragma once
+// bloomkit::redis::redis_window_filter: a time-window filter (window_filter.hpp) shared through
+// Redis by every client that opens it by name: "was this key inserted within the last W?".
+// docs/REDIS.md, "Window filters".
+//
+//   auto c = bloomkit::redis::client::connect("redis://127.0.0.1:6379");
+//   auto seen = bloomkit::redis::redis_window_filter::create(
+//       c, "recrawl", {.capacity = 10'000'000, .target_fpp = 0.01, .window = 7 * 86400});
+//   if (seen.insert(url)) fetch(url);    // not inserted by anyone within the last 7 days
+//
+// Keys of a window filter named N:
+//   N:meta            hash: format_version, kind (window), hash_scheme, window, slices, skew,
+//                     bits_per_shard, shard_count, hashes, capacity, target_fpp, created
+//   N:<slice>:<shard> strings of bits_per_shard bits: slice e (unix time t is in slice
+//                     floor(t S / W)) in shard_count shards (the sharded layout of a native
+//                     filter sized for ceil(capacity / S) keys at p / (S + 1)), created by the
+//                     first insert into the slice and expiring by TTL at the end of the slice
+//                     plus W + 2 skew (EXPIREAT, computed from the slice alone)
+//
+// No coordinator, no lock key: every client derives the current slice from its clock. An
+// insert sets the key's bits in the current slice (one BITFIELD per key) and reads the other
+// live slices in the same round trip (to answer whether the key was new to the window); a
+// lookup reads every live slice in one round trip per batch. Clocks (of clients and servers)
+// may differ by up to `skew` seconds: a lookup reads the slices of [now - W - skew,
+// now + skew], so a key inserted within the last W by any client is found, and slices live
+// until no client can need them. Keys older than W + W/S + skew are forgotten.
+//
+// A slice that is missing reads as empty (it was never written, or has expired): a slice lost
+// otherwise (evicted under maxmemory, deleted by hand) loses its keys without an error. Use
+// maxmemory-policy noeviction or volatile-* with care (docs/REDIS.md, "Eviction").
+//
+// A handle refers to its client; both are used by one thread at a time.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/shard_layout.hpp"
+#include "bloomkit/window_filter.hpp"
+
+namespace bloomkit::redis {
+
+struct redis_window_config {
+  std::uint64_t capacity = 0;  // keys per window: the rate at which the FPP bound holds
+  double target_fpp = 0;       // p: bound on a lookup's FPP over the live slices
+  std::uint64_t window = 0;    // W in seconds, slices..max_length
+  std::uint32_t slices = 8;    // S, 1..255
+  // The most that the clocks of clients (and servers, for TTLs) differ by, in seconds, 0..3600.
+  std::uint64_t skew = 10;
+  unsigned shard_bits = default_shard_bits_log2;  // slices in shards of at most 2^B bits
+  friend bool operator==(const redis_window_config&, const redis_window_config&) = default;
+};
+
+// What `info` reports of one slice.
+struct window_slice_info {
+  std::uint64_t slice = 0;
+  std::uint64_t bits_set = 0;  // over its shards; 0 when missing
+  bool exists = false;         // some shard of it exists
+  std::int64_t ttl_ms = -2;    // of its first existing shard (PTTL); -2 when none exists
+  double fill_ratio = 0;
+};
+
+struct window_info {
+  std::string name;
+  redis_window_config config;
+  shard_layout layout;       // of one slice
+  std::int64_t created = 0;  // unix seconds
+  std::uint64_t now = 0;     // the clock the figures are for
+  std::uint64_t current_slice = 0;
+  std::vector<window_slice_info> slices;  // the slices a lookup reads, newest first
+  double estimated_count = 0;             // sum over the slices
+  double fill_ratio = 0;
+  double estimated_fpp = 0;  // 1 - prod(1 - fill_i^k)
+};
+
+class redis_window_filter {
+ public:
+  static constexpr std::uint64_t max_skew = 3600;
+
+  // Creates window filter `name` (writes its meta; slices are made by inserts). If it exists
+  // with the same configuration, opens it (every instance of a service may call create at
+  // startup); with another, errc::already_exists naming what differs. Out-of-range parameters
+  // are errc::invalid_argument naming them.
+  static redis_window_filter create(client& c, std::string name, const redis_window_config& config,
+                                    filter_options options = {});
+  // Opens an existing window filter after validating its meta: errc::not_found (none),
+  // errc::wrong_type (N:meta not a hash), errc::incompatible (a native filter),
+  // errc::unsupported / errc::corrupt_file as for native filters.
+  static redis_window_filter open(client& c, std::string name, filter_options options = {});
+  // Whether N:meta exists and records kind "window" (one HGET).
+  static bool is_window(client& c, const std::string& name);
+
+  // The clock (unix seconds; default the system clock): tests and replays set it.
+  void set_clock(window_clock clock) { clock_ = std::move(clock); }
+  void set_now(std::uint64_t now) {
+    clock_ = [now] { return now; };
+  }
+  std::uint64_t now() const { return clock_(); }
+  std::uint64_t current_slice() const;
+  // The slices a lookup at the clock's time reads: [slice(now - W - skew), slice(now + skew)].
+  std::vector<std::uint64_t> live_slices() const;
+
+  // Sets the key in the current slice; true when no live slice held it (new to the window).
+  bool insert(std::string_view key);
+  bool contains(std::string_view key);
+  // One round trip per batch (of up to 8192 keys over all slices read); fresh / results, when
+  // not empty, must have keys.size() elements. Return the number of new / present keys.
+  std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> fresh = {});
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results);
+
+  window_info info();
+
+  const std::string& name() const noexcept { return name_; }
+  const redis_window_config& config() const noexcept { return config_; }
+  // The sharded layout of one slice.
+  const shard_layout& layout() const noexcept { return layout_; }
+  const filter_options& options() const noexcept { return options_; }
+
+ private:
+  redis_window_filter(client& c, std::string name, const redis_window_config& config,
+                      const shard_layout& layout, std::int64_t created, filter_options options);
+
+  client* c_;
+  std::string name_;
+  redis_window_config config_;
+  shard_layout layout_;
+  std::int64_t created_ = 0;
+  filter_options options_;
+  window_clock clock_;
+};
+
+}  // namespace bloomkit::redis

@@ -1,0 +1,42 @@
+#pragma once
+// The meta hash N:meta of a window filter (internal; docs/REDIS.md, "Window filters"): its
+// fields, decoded and checked as a native filter's are (filter_meta.hpp): another format version
+// or hash scheme is errc::unsupported, a field missing or inconsistent errc::corrupt_file, a
+// native filter's meta errc::incompatible.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/window_filter.hpp"
+
+namespace bloomkit::redis::detail {
+
+// The value of the meta's `kind` field for window filters (native metas have none).
+inline constexpr const char* window_kind = "window";
+
+struct window_meta {
+  redis_window_config config;
+  shard_layout layout;
+  std::int64_t created = 0;
+  // The hash fields, as HSET arguments.
+  std::vector<std::string> fields() const;
+};
+
+// Throws errc::invalid_argument naming the first parameter out of range.
+void validate_window(const redis_window_config& config);
+// The meta a window of this configuration has (created left 0): every slice the sharded layout
+// of ceil(capacity / S) keys at p / (S + 1).
+window_meta window_meta_for(const redis_window_config& config);
+window_meta decode_window_meta(const std::string& name,
+                               const std::map<std::string, std::string>& fields);
+// HGETALL N:meta: nullopt when it does not exist; errc::wrong_type when it is not a hash.
+std::optional<std::map<std::string, std::string>> read_meta_fields(client& c,
+                                                                   const std::string& name);
+// "window 3600 (asked 7200), slices 8 (asked 4)": what differs between two metas.
+std::string window_differences(const window_meta& have, const window_meta& want);
+
+}  // namespace bloomkit::redis::detail

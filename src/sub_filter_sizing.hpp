@@ -1,0 +1,43 @@
+#pragma once
+// Internal: how a composite filter (scalable chain, time window) sizes and checks its
+// sub-filters, per sub-filter type. Every sub-filter must meet its own target FPP exactly at its
+// capacity, small ones included, or the composite's bound does not hold.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "bloomkit/filter.hpp"
+#include "bloomkit/sizing.hpp"
+#include "filter_rules.hpp"
+
+namespace bloomkit::detail {
+
+template <class Sub>
+struct sub_filter_sizing;
+
+template <>
+struct sub_filter_sizing<bloom_filter> {
+  // The fewest bits whose exact FPP at n is at most p (sizing.hpp).
+  static filter_params size(std::uint64_t n, double p) { return exact_params(n, p); }
+  static void check(std::uint64_t cells, std::uint32_t hashes) { validate_params(cells, hashes); }
+  // Files written before exact sizing hold sub-filters sized by the textbook figure (m raised
+  // until it was within the target); both kinds of chain load.
+  static double fpp(std::uint64_t cells, std::uint32_t hashes, std::uint64_t n) {
+    return std::min(expected_fpp(cells, hashes, n), exact_fpp(cells, hashes, n));
+  }
+};
+
+template <>
+struct sub_filter_sizing<blocked_bloom_filter> {
+  static filter_params size(std::uint64_t n, double p) {
+    return {blocked_optimal_blocks(n, p) * blocked_block_bits, blocked_hashes};
+  }
+  static void check(std::uint64_t cells, std::uint32_t hashes) {
+    check_blocked_config(cells, hashes);
+  }
+  static double fpp(std::uint64_t cells, std::uint32_t, std::uint64_t n) {
+    return blocked_expected_fpp(cells / blocked_block_bits, n);
+  }
+};
+
+}  // namespace bloomkit::detail

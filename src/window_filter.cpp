@@ -1,0 +1,331 @@
+#include "bloomkit/window_filter.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "bloomkit/detail/filter_access.hpp"
+#include "bloomkit/detail/result_slots.hpp"
+#include "bloomkit/error.hpp"
+#include "digest_batches.hpp"
+#include "exact_double.hpp"
+#include "filter_rules.hpp"
+#include "sub_filter_sizing.hpp"
+
+namespace bloomkit {
+namespace {
+
+[[noreturn]] void invalid(const std::string& problem) {
+  throw error(errc::invalid_argument, "window filter: " + problem);
+}
+
+std::uint64_t system_seconds() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count()));
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
+}  // namespace
+
+template <class Sub>
+void basic_window_filter<Sub>::validate(const window_config& c) {
+  if (c.capacity < 1) invalid("capacity must be at least 1 (got 0)");
+  if (!std::isfinite(c.target_fpp) || !(c.target_fpp > 0) || !(c.target_fpp < 1)) {
+    invalid("target fpp must be in (0, 1), got " + detail::exact_double(c.target_fpp));
+  }
+  if (c.unit != window_unit::seconds && c.unit != window_unit::inserts) {
+    invalid("unknown window unit " + std::to_string(static_cast<std::uint32_t>(c.unit)));
+  }
+  if (c.slices < 1 || c.slices > max_slices) {
+    invalid("slices must be in 1.." + std::to_string(max_slices) + ", got " +
+            std::to_string(c.slices));
+  }
+  const char* unit = c.unit == window_unit::seconds ? " seconds" : " inserts";
+  if (c.length < c.slices || c.length > max_length) {
+    invalid("window of " + std::to_string(c.length) + unit + " must be at least one per slice (" +
+            std::to_string(c.slices) + ") and at most " + std::to_string(max_length));
+  }
+}
+
+template <class Sub>
+filter_config basic_window_filter<Sub>::slice_config(const window_config& c) {
+  validate(c);
+  filter_config config{0, 0, ceil_div(c.capacity, c.slices), c.target_fpp / (c.slices + 1)};
+  try {
+    const filter_params sized =
+        detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp);
+    config.cells = sized.bits;
+    config.hashes = sized.hashes;
+  } catch (const error& e) {
+    throw error(errc::too_large, "window filter: a slice of " + std::to_string(config.capacity) +
+                                     " keys at fpp " + detail::exact_double(config.target_fpp) +
+                                     ": " + e.what());
+  }
+  return config;
+}
+
+template <class Sub>
+basic_window_filter<Sub>::basic_window_filter(const window_config& config)
+    : config_(config), slot_slices_(config.slices + 1, no_slice), clock_(system_seconds) {
+  const filter_config slice = slice_config(config);
+  slots_.reserve(config.slices + 1);
+  for (std::uint32_t i = 0; i <= config.slices; ++i) {
+    slots_.push_back(detail::filter_access::make<Sub>(slice, bit_array(slice.cells), 0));
+  }
+}
+
+template <class Sub>
+basic_window_filter<Sub>::basic_window_filter(const window_config& config, std::vector<Sub> slots,
+                                              std::vector<std::uint64_t> slot_slices,
+                                              std::uint64_t inserts)
+    : config_(config),
+      slots_(std::move(slots)),
+      slot_slices_(std::move(slot_slices)),
+      inserts_(inserts),
+      clock_(system_seconds) {
+  check_slots();
+}
+
+template <class Sub>
+void basic_window_filter<Sub>::check_slots() const {
+  validate(config_);
+  const std::size_t count = config_.slices + std::size_t{1};
+  if (slots_.size() != count || slot_slices_.size() != count) {
+    invalid(std::to_string(config_.slices) + " slices need " + std::to_string(count) +
+            " slots, not " + std::to_string(slots_.size()));
+  }
+  const std::uint64_t capacity = ceil_div(config_.capacity, config_.slices);
+  const double target = config_.target_fpp / (config_.slices + 1);
+  if (config_.unit == window_unit::seconds && inserts_ != 0) {
+    invalid("a time window counts no inserts (got " + std::to_string(inserts_) + ")");
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const filter_config& c = slots_[i].config();
+    const std::string slot = "slot " + std::to_string(i);
+    if (c != slots_.front().config()) invalid(slot + " differs from slot 0 in size");
+    if (c.capacity != capacity || !(std::fabs(c.target_fpp - target) <= 1e-9 * target)) {
+      invalid(slot + " is sized for " + std::to_string(c.capacity) + " keys at fpp " +
+              detail::exact_double(c.target_fpp) + " where the window demands " +
+              std::to_string(capacity) + " at " + detail::exact_double(target));
+    }
+    try {
+      detail::sub_filter_sizing<Sub>::check(c.cells, c.hashes);
+    } catch (const error& e) {
+      invalid(slot + ": " + e.what());
+    }
+    const double fpp = detail::sub_filter_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
+    if (!(fpp <= target * (1 + 1e-9))) {
+      invalid(slot + " has an expected FPP of " + detail::exact_double(fpp) +
+              " at its capacity, above its target " + detail::exact_double(target));
+    }
+    const std::uint64_t slice = slot_slices_[i];
+    if (slice == no_slice) {
+      if (slots_[i].inserted() != 0) invalid(slot + " holds no slice but has keys");
+    } else if (slice % count != i) {
+      invalid(slot + " holds slice " + std::to_string(slice) + ", which belongs in slot " +
+              std::to_string(slice % count));
+    } else if (config_.unit == window_unit::inserts && slice > current_slice()) {
+      invalid(slot + " holds slice " + std::to_string(slice) + ", after the current slice " +
+              std::to_string(current_slice()) + " of " + std::to_string(inserts_) + " inserts");
+    }
+  }
+}
+
+template <class Sub>
+std::uint64_t basic_window_filter<Sub>::slice_at(std::uint64_t t) const noexcept {
+  return slice_of_time(t, config_.length, config_.slices);
+}
+
+template <class Sub>
+std::uint64_t basic_window_filter<Sub>::current_slice() const {
+  if (config_.unit == window_unit::inserts) {
+    return inserts_ / ceil_div(config_.length, config_.slices);
+  }
+  return slice_at(now());
+}
+
+template <class Sub>
+bool basic_window_filter<Sub>::live(std::uint64_t slice, std::uint64_t current,
+                                    std::uint32_t slices) noexcept {
+  return slice != no_slice && slice <= current && current - slice <= slices;
+}
+
+template <class Sub>
+bool basic_window_filter<Sub>::live(std::size_t slot) const {
+  return live(slot_slices_.at(slot), current_slice(), config_.slices);
+}
+
+template <class Sub>
+template <class Visit>
+void basic_window_filter<Sub>::for_each_live(std::uint64_t current, Visit visit) const {
+  // Newest first: recent keys are the likelier hits.
+  const std::size_t count = slots_.size();
+  for (std::size_t back = 0; back < count; ++back) {
+    if (back > current) break;
+    const std::size_t slot = (current - back) % count;
+    if (live(slot_slices_[slot], current, config_.slices)) visit(slots_[slot]);
+  }
+}
+
+template <class Sub>
+Sub& basic_window_filter<Sub>::rotate_to(std::uint64_t current) {
+  const std::size_t slot = current % slots_.size();
+  if (slot_slices_[slot] != current) {
+    slots_[slot].clear();
+    slot_slices_[slot] = current;
+  }
+  return slots_[slot];
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::insert_run(std::span<const digest_type> digests,
+                                                 std::uint64_t current) {
+  // Lookups in the older live slices first (batched), then each key into the current slice in
+  // order, so that a repeat within the run is not new, exactly as a loop of insert().
+  auto pending = std::vector<digest_type>(digests.begin(), digests.end());
+  std::vector<std::size_t> origin = detail::identity_origin(digests.size());
+  auto in_older = std::make_unique<bool[]>(digests.size());
+  const std::span<bool> found{in_older.get(), digests.size()};
+  std::fill(found.begin(), found.end(), false);
+  Sub& target = rotate_to(current);
+  for_each_live(current, [&](const Sub& f) {
+    if (&f != &target) detail::drop_present(f, pending, origin, found);
+  });
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < digests.size(); ++i) {
+    const bool changed = target.insert_digest(digests[i]);
+    if (changed && !found[i]) ++added;
+  }
+  return added;
+}
+
+template <class Sub>
+bool basic_window_filter<Sub>::insert(std::string_view key) {
+  const std::string_view keys[] = {key};
+  return insert_many(keys) == 1;
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
+  detail::require_writable(read_only());
+  const auto digests = detail::digests_of<Sub>(keys);
+  if (config_.unit == window_unit::seconds) return insert_run(digests, current_slice());
+  // A count window moves to the next slice every ceil(W/S) inserts: one run per slice.
+  const std::uint64_t per_slice = ceil_div(config_.length, config_.slices);
+  std::size_t added = 0;
+  std::size_t next = 0;
+  while (next < digests.size()) {
+    const std::uint64_t room = per_slice - inserts_ % per_slice;
+    const std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(room, digests.size() - next));
+    added += insert_run(std::span(digests).subspan(next, take), current_slice());
+    inserts_ += take;
+    next += take;
+  }
+  return added;
+}
+
+template <class Sub>
+bool basic_window_filter<Sub>::contains(std::string_view key) const {
+  const digest_type digest = Sub::digest_of(key);
+  bool present = false;
+  for_each_live(current_slice(),
+                [&](const Sub& f) { present = present || f.contains_digest_unchecked(digest); });
+  check_sources();
+  return present;
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::contains_many(std::span<const std::string_view> keys,
+                                                    std::span<bool> results) const {
+  detail::require_result_slots(keys.size(), results.size());
+  std::fill(results.begin(), results.end(), false);
+  auto pending = detail::digests_of<Sub>(keys);
+  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
+  for_each_live(current_slice(),
+                [&](const Sub& f) { detail::drop_present(f, pending, origin, results); });
+  return keys.size() - pending.size();
+}
+
+template <class Sub>
+void basic_window_filter<Sub>::merge(const basic_window_filter& other) {
+  other.check_sources();
+  throw error(errc::unsupported,
+              "cannot merge window filters: their slices need not cover the same times; insert "
+              "the other filter's keys instead");
+}
+
+template <class Sub>
+void basic_window_filter<Sub>::intersect(const basic_window_filter& other) {
+  other.check_sources();
+  throw error(errc::unsupported,
+              "cannot intersect window filters: their slices need not cover the same times; "
+              "test keys against both instead");
+}
+
+template <class Sub>
+void basic_window_filter<Sub>::clear() {
+  detail::require_writable(read_only());
+  for (Sub& f : slots_) f.clear();
+  std::fill(slot_slices_.begin(), slot_slices_.end(), no_slice);
+  inserts_ = 0;
+}
+
+template <class Sub>
+std::uint64_t basic_window_filter<Sub>::inserted() const {
+  std::uint64_t total = 0;
+  for_each_live(current_slice(), [&](const Sub& f) { total += f.inserted(); });
+  return total;
+}
+
+template <class Sub>
+double basic_window_filter<Sub>::estimated_fpp() const {
+  double all_negative = 1;
+  for_each_live(current_slice(), [&](const Sub& f) { all_negative *= 1 - f.estimated_fpp(); });
+  return 1 - all_negative;
+}
+
+template <class Sub>
+double basic_window_filter<Sub>::estimated_count() const {
+  double total = 0;
+  for_each_live(current_slice(), [&](const Sub& f) { total += f.estimated_count(); });
+  return total;
+}
+
+template <class Sub>
+double basic_window_filter<Sub>::fill_ratio() const {
+  std::uint64_t set = 0;
+  std::uint64_t cells = 0;
+  for_each_live(current_slice(), [&](const Sub& f) {
+    set += f.storage().count();
+    cells += f.cells();
+  });
+  return cells == 0 ? 0 : static_cast<double>(set) / static_cast<double>(cells);
+}
+
+template <class Sub>
+std::uint64_t basic_window_filter<Sub>::cells() const noexcept {
+  return slots_.front().cells() * slots_.size();
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::byte_size() const noexcept {
+  return slots_.front().byte_size() * slots_.size();
+}
+
+template <class Sub>
+void basic_window_filter<Sub>::check_sources() const {
+  for (const Sub& f : slots_) f.storage().check_source();
+}
+
+template class basic_window_filter<bloom_filter>;
+template class basic_window_filter<blocked_bloom_filter>;
+
+}  // namespace bloomkit

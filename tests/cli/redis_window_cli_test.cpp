@@ -1,0 +1,127 @@
+// End-to-end tests of window filters in Redis from the bloomkit tool (docs/CLI.md, "Window
+// filters in Redis"): the real binary against a real redis-server, clocks set with --now.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+#include "support/redis_server.hpp"
+#include "support/window_time.hpp"
+
+namespace {
+
+using namespace bloomkit::cli_test;
+using bloomkit::test::redis_server;
+
+// Slices expire by the server's clock: test times lie ahead of it (support/window_time.hpp).
+const std::uint64_t t0 = bloomkit::test::start_of_tomorrow();
+
+std::string at_day(std::uint64_t days, std::uint64_t seconds = 0) {
+  return std::to_string(t0 + days * 86400 + seconds);
+}
+
+class RedisWindowCli : public Cli {
+ protected:
+  static void SetUpTestSuite() {
+    Cli::SetUpTestSuite();
+    if (redis_server::available()) server_ = std::make_unique<redis_server>();
+  }
+  static void TearDownTestSuite() { server_.reset(); }
+  void SetUp() override {
+    BLOOMKIT_REQUIRE_REDIS();
+    Cli::SetUp();
+    server_->raw({"FLUSHALL"});
+  }
+  // bloomkit redis --url URL <args...>
+  std::vector<std::string> redis(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"redis", "--url", server_->url()});
+    return args;
+  }
+  static inline std::unique_ptr<redis_server> server_;
+};
+
+TEST_F(RedisWindowCli, CreateAddQueryInfoDrop) {
+  EXPECT_TRUE(matches(ok(redis({"create", "seen", "--window", "7d", "--capacity", "100000", "--fpp",
+                                "0.01", "--slices", "7"})),
+                      "created seen: 7 slices of {N} bits ({N} bytes), {N} hashes, 1 shards per "
+                      "slice\n"));
+  // Creating it again with the same parameters succeeds (every instance may run it).
+  ok(redis({"create", "seen", "--window", "7d", "--capacity", "100000", "--fpp", "0.01", "--slices",
+            "7"}));
+  EXPECT_EQ(ok(redis({"add", "seen", "a", "b", "--now", at_day(0)})), "added 2 new of 2 keys\n");
+  EXPECT_EQ(ok(redis({"add", "seen", "a", "c", "--now", at_day(3)})), "added 1 new of 2 keys\n");
+  EXPECT_EQ(ok(redis({"query", "seen", "a", "b", "c", "x", "--now", at_day(7, 86399)})),
+            "1\ta\n1\tb\n1\tc\n0\tx\n");
+  // Past W + W/S + skew after b's slice: forgotten; a was refreshed on day 3.
+  EXPECT_EQ(ok(redis({"query", "seen", "a", "b", "--now", at_day(8, 11)})), "1\ta\n0\tb\n");
+  EXPECT_EQ(ok(redis({"query", "seen", "--count", "--now", at_day(3)}), "a\nb\nc\nd\n"),
+            "present=3 absent=1\n");
+  const auto info = parse_lines(ok(redis({"info", "seen", "--now", at_day(3)})));
+  EXPECT_EQ(info.at("kind"), "window");
+  EXPECT_EQ(info.at("window"), "604800");
+  EXPECT_EQ(info.at("slices"), "7");
+  EXPECT_EQ(info.at("skew"), "10");
+  EXPECT_EQ(info.at("current_slice"), std::to_string(t0 / 86400 + 3));
+  EXPECT_EQ(info.at("live_slices"), "9");  // S + 1, and one more back for the skew
+  EXPECT_EQ(info.at("slice_fill").substr(0, 1), "0");
+  EXPECT_EQ(count_char(info.at("slice_ttl"), ' '), 8u);
+  EXPECT_EQ(
+      parse_flat_json(ok(redis({"info", "seen", "--json", "--now", at_day(3)}))).at("kind").text,
+      "window");
+  // Without --now the clock is the system's: today, before t0, nothing was inserted yet.
+  EXPECT_EQ(ok(redis({"query", "seen", "--count"}), "a\nb\nc\n"), "present=0 absent=3\n");
+  EXPECT_EQ(ok(redis({"drop", "seen"})), "dropped seen\n");
+  EXPECT_EQ(server_->raw({"DBSIZE"}).integer(), 0);
+}
+
+TEST_F(RedisWindowCli, TwoClientsWithClocksSecondsApart) {
+  ok(redis({"create", "w", "--window", "1h", "--capacity", "1000", "--fpp", "0.01"}));
+  // Slices of 450 s; the writer's clock 8 s ahead, at a slice boundary.
+  const std::uint64_t boundary = t0 + 450;
+  ok(redis({"add", "w", "k", "--now", std::to_string(boundary + 3)}));
+  for (const std::uint64_t reader : {boundary - 5, boundary + 3600 - 8}) {
+    EXPECT_EQ(ok(redis({"query", "w", "k", "--now", std::to_string(reader)})), "1\tk\n") << reader;
+  }
+}
+
+TEST_F(RedisWindowCli, BadWindowsAndCombinationsAreUsageErrors) {
+  const std::vector<std::string> sizing = {"--capacity", "10", "--fpp", "0.01"};
+  const auto create = [&](std::vector<std::string> extra) {
+    auto args = redis({"create", "x"});
+    args.insert(args.end(), sizing.begin(), sizing.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  expect_usage_error(create({"--window", "1000"}),
+                     "--window: '1000' is a count of inserts; a window filter in Redis is a "
+                     "window of time (90s, 15m, 24h, 7d): its clients agree on the current slice "
+                     "from their clocks alone",
+                     "redis create");
+  expect_usage_error(create({"--window", "7w"}),
+                     "--window: '7w' is not a duration nor a count; give a duration (90s, 15m, "
+                     "24h, 7d) or a count of inserts (1000000)",
+                     "redis create");
+  expect_usage_error(create({"--window", "4s", "--slices", "8"}),
+                     "window filter: window of 4 seconds must be at least one per slice (8) and "
+                     "at most 31622400000",
+                     "redis create");
+  expect_usage_error(create({"--slices", "8"}), "redis create: --slices applies only with --window",
+                     "redis create");
+  EXPECT_EQ(server_->raw({"DBSIZE"}).integer(), 0);
+  ok(redis({"create", "native", "--capacity", "100", "--fpp", "0.01"}));
+  expect_usage_error(run(redis({"query", "native", "a", "--now", "5"})),
+                     "--now applies only to window filters; redis filter 'native' is not one",
+                     "redis query");
+  // Another configuration of an existing window: an error naming what differs.
+  ok(redis({"create", "w", "--window", "1h", "--capacity", "1000", "--fpp", "0.01"}));
+  const result other =
+      run(redis({"create", "w", "--window", "2h", "--capacity", "1000", "--fpp", "0.01"}));
+  EXPECT_EQ(other.status, 1) << other;
+  EXPECT_NE(other.err.find("window 3600 (asked 7200)"), std::string::npos) << other;
+}
+
+}  // namespace

@@ -1,0 +1,128 @@
+// End-to-end tests of window filters in the bloomkit tool (docs/CLI.md, "Window filters"):
+// create --kind window --window DURATION|COUNT [--slices S], add / query / info / size / build on
+// them, --now on every command, and the usage errors of bad windows and combinations.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+
+namespace {
+
+using namespace bloomkit::cli_test;
+
+class CliWindow : public Cli {
+ protected:
+  // A 7-day window in 7 slices of one day, created at t0.
+  std::string week() {
+    const std::string f = at("week.bf");
+    ok({"create", f, "--kind", "window", "--capacity", "1000", "--fpp", "0.01", "--window", "7d",
+        "--slices", "7", "--now", now(0)});
+    return f;
+  }
+  static constexpr std::uint64_t t0 = 1'700'006'400;  // a day boundary: slice 19676
+  static std::string now(std::uint64_t days, std::uint64_t seconds = 0) {
+    return std::to_string(t0 + days * 86400 + seconds);
+  }
+};
+
+TEST_F(CliWindow, KeysAreFoundForTheWindowAndForgottenAfterIt) {
+  const std::string f = week();
+  EXPECT_EQ(ok({"add", f, "a", "b", "--now", now(0)}), "added 2 new of 2 keys\n");
+  EXPECT_EQ(ok({"add", f, "a", "c", "--now", now(3)}), "added 1 new of 2 keys\n");
+  // Day 6, the last second of the window: all present.
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(6, 86399)}), "1\ta\n1\tb\n1\tc\n");
+  // Day 7: b (day 0) lies in the boundary slice, still live (forgotten between W and W + W/S).
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(7, 86399)}), "1\ta\n1\tb\n1\tc\n");
+  // Day 8: b's slice is gone; a was refreshed on day 3.
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(8)}), "1\ta\n0\tb\n1\tc\n");
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(10, 86399)}), "1\ta\n0\tb\n1\tc\n");
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(11)}), "0\ta\n0\tb\n0\tc\n");
+  // Lookups never change the file: day 0 still sees everything it had.
+  EXPECT_EQ(ok({"query", f, "--count", "--now", now(0)}, "a\nb\nc\n"), "present=2 absent=1\n");
+}
+
+TEST_F(CliWindow, InfoShowsTheWindowSlicesAndFillPerSlice) {
+  const std::string f = week();
+  ok({"add", f, "--now", now(1)}, make_keys("w", 100));
+  const auto info = parse_lines(ok({"info", f, "--now", now(2)}));
+  EXPECT_EQ(info.at("kind"), "window");
+  EXPECT_EQ(info.at("window"), "604800");
+  EXPECT_EQ(info.at("window_unit"), "seconds");
+  EXPECT_EQ(info.at("slices"), "7");
+  EXPECT_EQ(info.at("current_slice"), std::to_string(t0 / 86400 + 2));
+  EXPECT_EQ(info.at("inserted"), "100");
+  // Newest first: today's slice empty, yesterday's with the 100 keys, older ones empty.
+  const std::string fill = info.at("slice_fill");
+  EXPECT_EQ(fill.substr(0, 9), "0.000000 ");
+  EXPECT_NE(fill.substr(9, 8), "0.000000");
+  EXPECT_EQ(count_char(fill, ' '), 7u);  // 8 live slices
+  const auto json = parse_flat_json(ok({"info", f, "--json", "--now", now(2)}));
+  EXPECT_EQ(json.at("slices").text, "7");
+  EXPECT_EQ(parse_lines(ok({"info", f, "--now", now(9)})).at("inserted"), "0");
+}
+
+TEST_F(CliWindow, CountWindowKeepsTheLastInserts) {
+  const std::string f = at("count.bf");
+  ok({"create", f, "--kind", "window", "--capacity", "100", "--fpp", "0.01", "--window", "100",
+      "--slices", "4"});
+  ok({"add", f}, make_keys("old", 100));
+  ok({"add", f}, make_keys("new", 100));  // slices of 25 inserts: slices 4..8 live, 0..3 gone
+  EXPECT_EQ(ok({"query", f, "--count"}, make_keys("new", 100)), "present=100 absent=0\n");
+  const std::string old = ok({"query", f, "--count"}, make_keys("old", 100));
+  std::vector<std::uint64_t> counts;
+  ASSERT_TRUE(matches(old, "present={N} absent={N}\n", &counts)) << old;
+  EXPECT_LT(counts[0], 10u);
+  const auto info = parse_lines(ok({"info", f}));
+  EXPECT_EQ(info.at("window_unit"), "inserts");
+  EXPECT_EQ(info.at("insert_count"), "200");
+}
+
+TEST_F(CliWindow, SizeAndBuildMakeWindows) {
+  const auto shown = parse_lines(
+      ok({"size", "--kind", "window", "--capacity", "1000", "--fpp", "0.01", "--window", "24h"}));
+  EXPECT_EQ(shown.at("window"), "86400");
+  EXPECT_EQ(shown.at("slices"), "8");
+  write("keys.txt", make_keys("b", 500));
+  ok({"build", at("b.bf"), "--kind", "window", "--fpp", "0.01", "--window", "1h", "--now", now(0),
+      at("keys.txt")});
+  EXPECT_EQ(ok({"query", at("b.bf"), "--count", "--now", now(0, 3599)}, read("keys.txt")),
+            "present=500 absent=0\n");
+}
+
+TEST_F(CliWindow, BadWindowsAreUsageErrorsNamingTheProblem) {
+  const std::vector<std::string> create = {"create", at("x.bf"), "--capacity",
+                                           "10",     "--fpp",    "0.01"};
+  const auto with = [&](std::vector<std::string> extra) {
+    auto args = create;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  const std::string hint = "; give a duration (90s, 15m, 24h, 7d) or a count of inserts (1000000)";
+  expect_usage_error(with({"--kind", "window", "--window", "15x"}),
+                     "--window: '15x' is not a duration nor a count" + hint, "create");
+  expect_usage_error(with({"--kind", "window", "--window", "0s"}),
+                     "--window: '0s' is not in 1..31622400000 seconds" + hint, "create");
+  expect_usage_error(with({"--kind", "window", "--window", "99999999d"}),
+                     "--window: '99999999d' is not in 1..366000 days" + hint, "create");
+  expect_usage_error(with({"--kind", "window"}),
+                     "--kind window needs --window DURATION|COUNT (90s, 15m, 24h, 7d, or a number "
+                     "of inserts)",
+                     "create");
+  expect_usage_error(with({"--window", "7d"}), "--window applies only to --kind window", "create");
+  expect_usage_error(with({"--kind", "scalable", "--slices", "4"}),
+                     "--slices applies only to --kind window", "create");
+  expect_usage_error(with({"--kind", "window", "--window", "5s", "--slices", "8"}),
+                     "window filter: window of 5 seconds must be at least one per slice (8) and "
+                     "at most 31622400000",
+                     "create");
+  EXPECT_FALSE(exists("x.bf"));
+  ok({"create", at("c.bf"), "--capacity", "10", "--fpp", "0.01"});
+  expect_usage_error(
+      run({"query", at("c.bf"), "a", "--now", "5"}),
+      "--now applies only to window filters; '" + at("c.bf") + "' holds a classic filter", "query");
+}
+
+}  // namespace

@@ -1,0 +1,260 @@
+// bloomkit::redis::redis_window_filter against real redis-server processes: slices named from the
+// time alone, lookups over every live slice in one round trip, TTLs, the meta and its checks,
+// two clients whose clocks differ, a Redis Cluster and a failover with WAIT. Clocks are set by
+// the tests (set_now): nothing waits for a window to pass.
+#include "bloomkit/redis/window_filter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/error.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "redis/key_slot.hpp"
+#include "support/errors.hpp"
+#include "support/keys.hpp"
+#include "support/redis_fixtures.hpp"
+#include "support/redis_server.hpp"
+#include "support/window_time.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using bloomkit::errc;
+using bloomkit::redis::client;
+using bloomkit::redis::filter_options;
+using bloomkit::redis::redis_filter;
+using bloomkit::redis::redis_window_config;
+using bloomkit::redis::redis_window_filter;
+using bloomkit::test::error_of;
+using bloomkit::test::make_keys;
+using bloomkit::test::views;
+
+// A day in 8 slices of 3 hours, 10 s of clock skew tolerated.
+const redis_window_config day{10'000, 0.01, 86400, 8, 10};
+// A slice boundary ahead of the server's clock, by which slices expire (support/window_time.hpp).
+const std::uint64_t t0 = bloomkit::test::start_of_tomorrow();
+
+std::size_t count_present(redis_window_filter& f, const std::vector<std::string>& keys) {
+  const auto v = views(keys);
+  auto answers = std::make_unique<bool[]>(v.size());
+  return f.contains_many(v, {answers.get(), v.size()});
+}
+
+class RedisWindow : public bloomkit::test::single_server_client_test {};
+
+TEST_F(RedisWindow, SlicesAreKeysNamedFromTheTimeWithATtl) {
+  auto f = redis_window_filter::create(*client_, "seen", day);
+  f.set_now(t0 + 5);
+  EXPECT_TRUE(f.insert("a"));
+  EXPECT_FALSE(f.insert("a"));
+  const std::string slice = std::to_string(t0 / 10800);
+  // One shard of a slice sized for 1250 keys at 0.01 / 9.
+  EXPECT_EQ(f.layout().shard_count, 1u);
+  EXPECT_EQ(server_->raw({"EXISTS", "seen:" + slice + ":0"}).integer(), 1);
+  // Expires at the end of the slice + W + 2 skew, from the slice alone.
+  EXPECT_EQ(server_->raw({"EXPIRETIME", "seen:" + slice + ":0"}).integer(),
+            static_cast<long long>(t0 + 10800 + 86400 + 20));
+  EXPECT_EQ(server_->raw({"HGET", "seen:meta", "kind"}).str(), "window");
+  EXPECT_EQ(server_->raw({"TTL", "seen:meta"}).integer(), -1);
+}
+
+// The in-process guarantee, in Redis: a key inserted within the last W is found at any moment
+// (across slice boundaries); after W + W/S + skew it is forgotten.
+TEST_F(RedisWindow, KeysAreFoundWithinTheWindowAndForgottenAfterIt) {
+  auto f = redis_window_filter::create(*client_, "w", day);
+  std::vector<std::pair<std::uint64_t, std::string>> inserted;
+  for (std::uint64_t t = t0; t < t0 + 3 * 86400; t += 4000) {
+    f.set_now(t);
+    const std::string key = "key-" + std::to_string(t);
+    f.insert(key);
+    inserted.emplace_back(t, key);
+    for (const auto& [when, k] : inserted) {
+      if (t - when <= 86400) {
+        ASSERT_TRUE(f.contains(k)) << k << " at " << t;
+      } else if (t - when > 86400 + 10800 + 10) {  // W + W/S + skew
+        EXPECT_FALSE(f.contains(k)) << k << " at " << t;
+      }
+    }
+  }
+}
+
+// INFO stats' total_reads_processed: a pipeline sent with one write arrives in one read on the
+// loopback (as in redis_filter_test).
+long long reads_processed(const bloomkit::test::redis_server& s) {
+  const std::string info = s.raw({"INFO", "STATS"}).str();
+  const auto at = info.find("total_reads_processed:") + 22;
+  return std::stoll(info.substr(at, info.find('\r', at) - at));
+}
+long long calls_of(const bloomkit::test::redis_server& s, const std::string& cmd) {
+  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
+  const auto at = stats.find("cmdstat_" + cmd + ":calls=");
+  if (at == std::string::npos) return 0;
+  return std::stoll(stats.substr(at + cmd.size() + 15));
+}
+
+TEST_F(RedisWindow, ABatchIsOneRoundTripOverEveryLiveSlice) {
+  filter_options o;
+  o.keys_per_command = 32;
+  auto f = redis_window_filter::create(*client_, "rt", day, o);
+  const auto keys = make_keys(20, 1);
+  const auto all = views(keys);
+  for (std::uint64_t slice = 0; slice < 8; ++slice) {
+    f.set_now(t0 + slice * 10800);
+    f.insert_many(std::span(all).subspan(slice * 2, 2));
+  }
+  // S + 1 slices, and one more back for the skew (now is at a slice's start).
+  EXPECT_EQ(f.live_slices().size(), 10u);
+  server_->raw({"CONFIG", "RESETSTAT"});
+  const long long r0 = reads_processed(*server_);
+  const long long r1 = reads_processed(*server_);
+  // Two keys (a pipeline that Redis reads at once: 16 KiB), from the oldest and newest slices.
+  const std::size_t present = count_present(f, {keys[0], keys[15]});
+  const long long r2 = reads_processed(*server_);
+  EXPECT_EQ(r2 - r1 - (r1 - r0), 1);
+  EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 10);  // one command per slice for both keys
+  EXPECT_EQ(present, 2u);
+  EXPECT_GE(count_present(f, keys), 16u);  // the first 16 were inserted
+  // An insert: BITFIELD_RO of the other live slices, one BITFIELD (and its EXPIREAT) per key
+  // group of the current slice, and the meta check, in one round trip; no script.
+  const long long r3 = reads_processed(*server_);
+  EXPECT_TRUE(f.insert("one more"));
+  const long long r4 = reads_processed(*server_);
+  EXPECT_EQ(r4 - r3 - (r1 - r0), 1);
+  EXPECT_EQ(calls_of(*server_, "bitfield"), 1);
+  EXPECT_EQ(calls_of(*server_, "eval"), 0);
+}
+
+// Two clients whose clocks differ by up to the skew (10 s): whatever one inserted within the
+// last W, the other finds, also around slice boundaries.
+TEST_F(RedisWindow, ClientsWithClocksApartWithinTheSkewAgree) {
+  auto writer_client = client::connect(server_->url());
+  auto writer = redis_window_filter::create(writer_client, "skew", day);
+  auto reader = redis_window_filter::open(*client_, "skew");
+  for (const long long offset : {-10LL, -3LL, 0LL, 4LL, 10LL}) {
+    for (const std::uint64_t boundary : {t0, t0 + 10800, t0 + 86400}) {
+      for (const long long near : {-6LL, -1LL, 0LL, 1LL, 7LL}) {
+        const std::uint64_t w = boundary + near;
+        writer.set_now(w);
+        std::string key = std::to_string(offset);  // (GCC 12 -Wrestrict: no "k" + ...)
+        key.append("-").append(std::to_string(boundary)).append("-").append(std::to_string(near));
+        writer.insert(key);
+        // The reader's clock: offset from the writer's, now and at the end of the window.
+        for (const std::uint64_t later :
+             {std::uint64_t{0}, std::uint64_t{5000}, std::uint64_t{86400 - 20}}) {
+          reader.set_now(static_cast<std::uint64_t>(static_cast<long long>(w + later) + offset));
+          ASSERT_TRUE(reader.contains(key)) << key << " later " << later;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(RedisWindow, MetaIsCheckedLikeANativeFiltersMeta) {
+  redis_window_filter::create(*client_, "m", day);
+  // The same configuration opens; another is refused naming what differs.
+  EXPECT_EQ(redis_window_filter::create(*client_, "m", day).config().window, 86400u);
+  auto other = day;
+  other.window = 3600;
+  other.slices = 4;
+  const std::string why =
+      error_of([&] { redis_window_filter::create(*client_, "m", other); }, errc::already_exists);
+  EXPECT_NE(why.find("window 86400 (asked 3600), slices 8 (asked 4)"), std::string::npos) << why;
+  // A native filter's meta is not a window's, and the other way round.
+  redis_filter::create(*client_, "native", 1000, 0.01);
+  EXPECT_NE(error_of([&] { redis_window_filter::open(*client_, "native"); }, errc::incompatible)
+                .find("a native filter, not a window filter"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { redis_filter::open(*client_, "m"); }, errc::unsupported)
+                .find("a window filter, not a native one"),
+            std::string::npos);
+  EXPECT_TRUE(redis_window_filter::is_window(*client_, "m"));
+  EXPECT_FALSE(redis_window_filter::is_window(*client_, "native"));
+  EXPECT_FALSE(redis_window_filter::is_window(*client_, "none"));
+  error_of([&] { redis_window_filter::open(*client_, "none"); }, errc::not_found);
+  // Fields damaged by hand are corruption, named.
+  server_->raw({"HSET", "m:meta", "slices", "0"});
+  EXPECT_NE(error_of([&] { redis_window_filter::open(*client_, "m"); }, errc::corrupt_file)
+                .find("slices"),
+            std::string::npos);
+  auto bad = day;
+  bad.skew = 7200;
+  EXPECT_NE(
+      error_of([&] { redis_window_filter::create(*client_, "x", bad); }, errc::invalid_argument)
+          .find("clock skew"),
+      std::string::npos);
+}
+
+TEST_F(RedisWindow, DropRemovesTheMetaAndEverySliceAndHandlesNoticeIt) {
+  auto f = redis_window_filter::create(*client_, "d", day);
+  for (std::uint64_t slice = 0; slice < 5; ++slice) {
+    f.set_now(t0 + slice * 10800);
+    f.insert(std::to_string(slice));
+  }
+  EXPECT_EQ(redis_filter::drop(*client_, "d"), 6u);  // the meta and 5 slices
+  EXPECT_EQ(server_->raw({"DBSIZE"}).integer(), 0);
+  error_of([&] { f.contains("0"); }, errc::not_found);
+  error_of([&] { f.insert("y"); }, errc::not_found);
+}
+
+TEST_F(RedisWindow, InfoReportsEveryLiveSlice) {
+  auto f = redis_window_filter::create(*client_, "i", day);
+  f.set_now(t0);
+  f.insert_many(views(make_keys(100, 3)));
+  f.set_now(t0 + 10800);
+  const auto i = f.info();
+  EXPECT_EQ(i.current_slice, t0 / 10800 + 1);
+  ASSERT_EQ(i.slices.size(), 10u);
+  EXPECT_EQ(i.slices[0].slice, t0 / 10800 + 1);  // newest first
+  EXPECT_FALSE(i.slices[0].exists);
+  EXPECT_TRUE(i.slices[1].exists);
+  EXPECT_GT(i.slices[1].ttl_ms, 0);
+  EXPECT_GT(i.slices[1].fill_ratio, 0);
+  EXPECT_NEAR(i.estimated_count, 100, 5);
+}
+
+class RedisWindowCluster : public bloomkit::test::cluster_test {};
+
+TEST_F(RedisWindowCluster, SlicesSpreadOverTheMastersAndAnswer) {
+  auto c = client::connect(cluster_->url());
+  auto f = redis_window_filter::create(c, "cw", {100'000, 0.01, 3600, 4, 10, 12});
+  EXPECT_GT(f.layout().shard_count, 1u);
+  const auto keys = make_keys(3000, 4);
+  const auto all = views(keys);
+  for (std::uint64_t slice = 0; slice < 3; ++slice) {
+    f.set_now(t0 + slice * 900);
+    f.insert_many(std::span(all).subspan(slice * 1000, 1000));
+  }
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  std::size_t masters_with_keys = 0;
+  for (const auto m : cluster_->masters()) {
+    masters_with_keys += cluster_->node(m).raw({"DBSIZE"}).integer() > 0 ? 1 : 0;
+  }
+  EXPECT_GT(masters_with_keys, 1u);
+  f.set_now(t0 + 3600 + 900 + 900 + 10 + 1);  // past W + W/S + skew after slice 1 ended
+  EXPECT_LT(count_present(f, std::vector<std::string>(keys.begin(), keys.begin() + 2000)), 60u);
+}
+
+TEST(RedisWindowFailover, InsertsAcknowledgedWithWaitSurviveAKilledMaster) {
+  BLOOMKIT_REQUIRE_REDIS();
+  bloomkit::test::redis_cluster_options o;
+  o.masters = 3;
+  o.replicas = 1;
+  bloomkit::test::redis_cluster cluster(o);
+  auto c = client::connect(cluster.url());
+  filter_options fo;
+  fo.wait_replicas = 1;
+  fo.wait_timeout = 5000ms;
+  auto f = redis_window_filter::create(c, "ha", {20'000, 0.01, 3600, 4, 10, 12}, fo);
+  f.set_now(t0);
+  const auto keys = make_keys(3000, 5);
+  f.insert_many(views(keys));
+  cluster.kill_master(cluster.owner_of_slot(bloomkit::redis::key_slot("ha:meta")));
+  EXPECT_EQ(count_present(f, keys), keys.size());
+}
+
+}  // namespace

@@ -1,0 +1,239 @@
+#include "bloomkit/window_filter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/errors.hpp"
+#include "support/fpp_checks.hpp"
+#include "support/keys.hpp"
+
+namespace bloomkit {
+namespace {
+
+using test::error_of;
+using test::views;
+
+std::string key_at(std::uint64_t t, std::uint64_t i) {
+  return "https://example.com/" + std::to_string(t) + "/" + std::to_string(i);
+}
+
+bool contains_by_batch(const window_filter& f, std::string_view key) {
+  const std::string_view keys[] = {key};
+  bool answer = false;
+  f.contains_many(keys, {&answer, 1});
+  return answer;
+}
+
+TEST(WindowFilter, SlicesAreSizedForCapacityOverSAtPOverSPlusOne) {
+  const window_config c{10'000, 0.01, 3600, window_unit::seconds, 8};
+  const window_filter f(c);
+  const filter_config slice = window_filter::slice_config(c);
+  EXPECT_EQ(slice.capacity, 1250u);
+  EXPECT_DOUBLE_EQ(slice.target_fpp, 0.01 / 9);
+  EXPECT_EQ(slice.cells, blocked_optimal_blocks(1250, 0.01 / 9) * 256);
+  ASSERT_EQ(f.slots().size(), 9u);
+  for (const auto& s : f.slots()) EXPECT_EQ(s.config(), slice);
+  EXPECT_EQ(f.cells(), 9 * slice.cells);
+  EXPECT_EQ(f.capacity(), 10'000u);
+  EXPECT_EQ(f.hashes(), 8u);
+  // Memory against one blocked filter of a window's keys at p: within the 2.5x.
+  const double ratio =
+      static_cast<double>(f.byte_size()) /
+      static_cast<double>(blocked_bloom_filter::for_capacity(10'000, 0.01).byte_size());
+  EXPECT_LT(ratio, 2.0);
+  EXPECT_GT(ratio, 1.3);
+  // The classic composition takes exact classic slices.
+  const filter_config classic = classic_window_filter::slice_config(c);
+  EXPECT_EQ(classic.cells, exact_params(1250, 0.01 / 9).bits);
+}
+
+TEST(WindowFilter, ParametersOutOfRangeNameTheProblem) {
+  const auto message = [](window_config c) {
+    return error_of([&] { window_filter f(c); }, errc::invalid_argument);
+  };
+  EXPECT_NE(message({0, 0.01, 60}).find("capacity"), std::string::npos);
+  EXPECT_NE(message({10, 1.0, 60}).find("target fpp"), std::string::npos);
+  EXPECT_NE(message({10, 0.01, 60, window_unit::seconds, 0}).find("slices"), std::string::npos);
+  EXPECT_NE(message({10, 0.01, 60, window_unit::seconds, 256}).find("slices"), std::string::npos);
+  EXPECT_NE(message({10, 0.01, 7, window_unit::seconds, 8}).find("at least one per slice"),
+            std::string::npos);
+  EXPECT_NE(message({10, 0.01, 60, window_unit{7}}).find("unit"), std::string::npos);
+}
+
+TEST(WindowFilter, SliceOfTimeIsFloorOfTSOverW) {
+  window_filter f({100, 0.01, 90, window_unit::seconds, 8});  // slices of 11.25 s
+  EXPECT_EQ(f.slice_at(0), 0u);
+  EXPECT_EQ(f.slice_at(11), 0u);
+  EXPECT_EQ(f.slice_at(12), 1u);
+  EXPECT_EQ(f.slice_at(90), 8u);
+  EXPECT_EQ(f.slice_at(1'700'000'000), 1'700'000'000ull * 8 / 90);
+  const std::uint64_t late = window_filter::max_length * 3 + 17;
+  window_filter longest({100, 0.01, window_filter::max_length, window_unit::seconds, 255});
+  EXPECT_EQ(longest.slice_at(late), 3 * 255 + 17 * 255 / window_filter::max_length);
+  f.set_now(100);
+  EXPECT_EQ(f.current_slice(), 8u);
+  // A slice starts at the first whole second whose slice it is.
+  for (std::uint64_t e = 0; e < 40; ++e) {
+    const std::uint64_t start = slice_start(e, 90, 8);
+    EXPECT_EQ(f.slice_at(start), e);
+    if (start > 0) {
+      EXPECT_EQ(f.slice_at(start - 1), e - 1);
+    }
+  }
+  std::uint64_t t = 5;
+  f.set_clock([&t] { return t; });
+  EXPECT_EQ(f.current_slice(), 0u);
+  t = 45;
+  EXPECT_EQ(f.current_slice(), 4u);
+}
+
+// Keys inserted every 7 seconds, crossing slice boundaries (25 s) at every phase: after each
+// step every key inserted within the last W (100 s) is found, by contains and contains_many.
+TEST(WindowFilter, NoFalseNegativeWithinTheWindowAtAnyMoment) {
+  window_filter f({200, 0.01, 100, window_unit::seconds, 4});
+  for (std::uint64_t now = 1'000'000; now < 1'000'600; now += 7) {
+    f.set_now(now);
+    for (std::uint64_t i = 0; i < 3; ++i) f.insert(key_at(now, i));
+    for (std::uint64_t t = now - 100; t <= now; ++t) {
+      if ((t - 1'000'000) % 7 != 0 || t < 1'000'000) continue;
+      for (std::uint64_t i = 0; i < 3; ++i) {
+        ASSERT_TRUE(f.contains(key_at(t, i))) << "inserted at " << t << ", now " << now;
+        ASSERT_TRUE(contains_by_batch(f, key_at(t, i))) << "inserted at " << t;
+      }
+    }
+  }
+}
+
+// "In the last W": a key inserted in slice e is found while the current slice is e .. e + S
+// (the boundary slice e + S ends between W and W + W/S after the insert), and not after.
+TEST(WindowFilter, AKeyLivesUntilItsSliceIsSOld) {
+  window_filter f({100, 0.01, 100, window_unit::seconds, 4});
+  f.set_now(1010);  // slice 40 = [1000, 1025)
+  f.insert("key");
+  f.set_now(1024 + 100);  // slice 44: 114 s after the insert, W + W/S - 1 after slice 40 began
+  EXPECT_TRUE(f.contains("key"));
+  f.set_now(1125);  // slice 45: 115 s after it, W + W/S after slice 40 began
+  EXPECT_FALSE(f.contains("key"));
+  EXPECT_EQ(f.inserted(), 0u);
+  f.set_now(1024);  // a clock that goes back sees it again
+  EXPECT_TRUE(f.contains("key"));
+}
+
+// Keys older than W + W/S are forgotten: among a large old set, only false positives remain,
+// at most the FPP, while the keys of the last W are all present.
+TEST(WindowFilter, KeysOlderThanTheWindowAndASliceAreForgotten) {
+  window_filter f({4000, 0.01, 400, window_unit::seconds, 4});
+  f.set_now(0);
+  const auto old = test::make_keys(1000, 1);
+  f.insert_many(views(old));
+  std::vector<std::string> recent;
+  for (std::uint64_t now = 1; now <= 1000; ++now) {  // 4000 keys per 400 s: the sized rate
+    f.set_now(now);
+    for (std::uint64_t i = 0; i < 10; ++i) recent.push_back(key_at(now, i));
+    const auto all = views(recent);
+    f.insert_many(std::span(all).last(10));
+  }
+  std::size_t still = 0;
+  for (const auto& k : old) still += f.contains(k) ? 1 : 0;
+  EXPECT_LE(still, 30u);  // FPP at most 1%: 10 expected of 1000, 30 is 6 sigma
+  for (std::size_t i = recent.size() - 4000; i < recent.size(); ++i) {
+    ASSERT_TRUE(f.contains(recent[i])) << recent[i];
+  }
+}
+
+TEST(WindowFilter, InsertSaysWhetherTheKeyWasNewToTheWindowAndRefreshesIt) {
+  window_filter f({100, 0.01, 100, window_unit::seconds, 4});
+  f.set_now(0);
+  EXPECT_TRUE(f.insert("a"));
+  EXPECT_FALSE(f.insert("a"));
+  f.set_now(90);
+  EXPECT_FALSE(f.insert("a"));  // still within the window: not new, but moved into slice 3
+  f.set_now(180);               // slice 7: slice 0 is gone, slice 3 is live
+  EXPECT_TRUE(f.contains("a"));
+  f.set_now(250);  // slice 10: slice 3 is gone too
+  EXPECT_FALSE(f.contains("a"));
+  EXPECT_TRUE(f.insert("a"));
+}
+
+// The batched insert gives what a loop of insert gives, repeats and slice changes of a count
+// window within one batch included.
+TEST(WindowFilter, InsertManyIsALoopOfInsert) {
+  const window_config c{300, 0.01, 300, window_unit::inserts, 3};  // slices of 100 inserts
+  window_filter batched(c);
+  window_filter looped(c);
+  auto keys = test::make_keys(700, 2);
+  for (std::size_t i = 0; i < keys.size(); i += 9) keys[i] = keys[i / 2];  // repeats
+  std::size_t added = 0;
+  for (const auto& k : keys) added += looped.insert(k) ? 1 : 0;
+  EXPECT_EQ(batched.insert_many(views(keys)), added);
+  EXPECT_TRUE(batched == looped);
+  EXPECT_EQ(batched.insert_count(), 700u);
+  EXPECT_EQ(batched.current_slice(), 7u);
+}
+
+// A count window: the last N inserts are always found; inserts older than N + N/S are gone.
+TEST(WindowFilter, CountWindowRemembersTheLastNInserts) {
+  window_filter f({1000, 0.01, 1000, window_unit::inserts, 4});  // slices of 250 inserts
+  const auto keys = test::make_keys(5000, 3);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    f.insert(keys[i]);
+    if (i % 97 != 0) continue;
+    for (std::size_t j = i >= 999 ? i - 999 : 0; j <= i; ++j) {
+      ASSERT_TRUE(f.contains(keys[j])) << j << " after " << i;
+    }
+  }
+  std::size_t remembered = 0;
+  for (std::size_t j = 0; j + 1250 < keys.size(); ++j) remembered += f.contains(keys[j]) ? 1 : 0;
+  EXPECT_LE(remembered, 3750u / 100 * 3);
+}
+
+// At the sized rate, at the worst moment (the current slice full, S full slices behind it), the
+// FPP of a lookup over the live slices is within p: measured on many independently keyed
+// windows (support/fpp_checks.hpp).
+TEST(WindowFilter, FppOverTheWindowMeetsTheTargetAtTheSizedRate) {
+  const test::point pt{0.01, 0.3};
+  const std::uint64_t capacity = 400;
+  const std::uint32_t slices = 4;
+  const auto [filters, probes] = test::design(pt, capacity, 300);
+  const auto m = test::measure(filters, probes, [&](std::uint64_t family) {
+    window_filter f({capacity, pt.p, 400, window_unit::seconds, slices});
+    const test::key_family keys("key-", family, 600);
+    for (std::uint64_t slice = 0; slice < 6; ++slice) {  // slices 0..5; slice 0 expired
+      f.set_now(slice * 100 + 99);
+      f.insert_many(keys.views().subspan(slice * 100, 100));
+    }
+    return f;
+  });
+  test::expect_meets(m, pt, "window of 4 slices");
+}
+
+TEST(WindowFilter, MergeAndIntersectAreRefused) {
+  window_filter a({100, 0.01, 100});
+  const window_filter b({100, 0.01, 100});
+  EXPECT_NE(error_of([&] { a.merge(b); }, errc::unsupported).find("window"), std::string::npos);
+  EXPECT_NE(error_of([&] { a.intersect(b); }, errc::unsupported).find("window"), std::string::npos);
+}
+
+TEST(WindowFilter, ClearEmptiesEverySlot) {
+  window_filter f({100, 0.01, 100, window_unit::inserts, 4});
+  f.insert("a");
+  f.clear();
+  EXPECT_FALSE(f.contains("a"));
+  EXPECT_EQ(f.insert_count(), 0u);
+  for (const auto s : f.slot_slices()) EXPECT_EQ(s, window_filter::no_slice);
+}
+
+TEST(WindowFilter, DefaultClockIsTheSystemClock) {
+  const window_filter f({100, 0.01, 86400});
+  const auto now = static_cast<std::uint64_t>(std::time(nullptr));
+  EXPECT_LE(f.now() >= now ? f.now() - now : now - f.now(), 5u);
+}
+
+}  // namespace
+}  // namespace bloomkit
