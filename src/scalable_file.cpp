@@ -16,6 +16,7 @@
 #include "file/file_io.hpp"
 #include "file/header_codec.hpp"
 #include "file/sub_filter_table.hpp"
+#include "file/word_payload.hpp"
 
 namespace bloomkit {
 namespace detail {
@@ -192,10 +193,7 @@ template struct file_io<scalable_blocked_bloom_filter>;
 template <class Sub>
 detail::file_check kind_traits<basic_scalable_filter<Sub>>::check_fields(const file_header& h) {
   using detail::inconsistent_header;
-  if (h.flags != 0) {
-    return detail::file_problem{errc::unsupported,
-                                "header flags " + std::to_string(h.flags) + " are not supported"};
-  }
+  if (auto problem = detail::check_flags(h, 0)) return problem;
   if (h.hashes != 0) {
     return inconsistent_header("hashes is " + std::to_string(h.hashes) +
                                ", must be 0 for a scalable filter (each sub-filter has its own)");

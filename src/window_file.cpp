@@ -13,6 +13,7 @@
 #include "file/file_io.hpp"
 #include "file/header_codec.hpp"
 #include "file/sub_filter_table.hpp"
+#include "file/word_payload.hpp"
 
 namespace bloomkit {
 namespace detail {
@@ -112,10 +113,7 @@ template struct file_io<classic_window_filter>;
 template <class Sub>
 detail::file_check kind_traits<basic_window_filter<Sub>>::check_fields(const file_header& h) {
   using detail::inconsistent_header;
-  if (h.flags != 0) {
-    return detail::file_problem{errc::unsupported,
-                                "header flags " + std::to_string(h.flags) + " are not supported"};
-  }
+  if (auto problem = detail::check_flags(h, 0)) return problem;
   if (h.kind_params[2] < 1 || h.kind_params[2] > window_filter::max_slices) {
     return inconsistent_header("slices " + std::to_string(h.kind_params[2]) + " is not in 1.." +
                                std::to_string(window_filter::max_slices));

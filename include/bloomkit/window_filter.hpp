@@ -91,7 +91,7 @@ constexpr std::uint64_t slice_start(std::uint64_t e, std::uint64_t length,
 }
 
 template <class SubFilter>
-class basic_window_filter {
+class basic_window_filter : public detail::integral_keys<basic_window_filter<SubFilter>> {
  public:
   using sub_filter_type = SubFilter;
   using policy_type = typename SubFilter::policy_type;
@@ -125,14 +125,9 @@ class basic_window_filter {
   bool insert(std::string_view key);
   // true: probably inserted within the live slices (at least the last W); false: not within W.
   bool contains(std::string_view key) const;
-  template <std::integral T>
-  bool insert(T key) {
-    return insert(detail::key_bytes(key).view());
-  }
-  template <std::integral T>
-  bool contains(T key) const {
-    return contains(detail::key_bytes(key).view());
-  }
+  // Integral keys hash their little-endian bytes.
+  using detail::integral_keys<basic_window_filter>::insert;
+  using detail::integral_keys<basic_window_filter>::contains;
   // The same results as a loop of insert / contains (lookups batched over every live slice).
   std::size_t insert_many(std::span<const std::string_view> keys);
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;

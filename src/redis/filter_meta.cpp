@@ -57,63 +57,87 @@ bool parse_u64(const std::string& text, std::uint64_t& out) {
   return true;
 }
 
-filter_meta decode_meta(const std::string& name, const std::map<std::string, std::string>& f) {
-  const std::string source = "filter '" + name + "': meta " + meta_key(name);
-  auto corrupt = [&](const std::string& problem) -> error {
-    return error(errc::corrupt_file, source + ": " + problem);
-  };
-  auto number = [&](const char* field) {
-    const auto it = f.find(field);
-    if (it == f.end()) throw corrupt(std::string("field '") + field + "' is missing");
-    std::uint64_t v = 0;
-    if (!parse_u64(it->second, v)) {
-      throw corrupt(std::string("field '") + field + "' is not a whole number: '" + it->second +
-                    "'");
-    }
-    return v;
-  };
-  // Other kinds of filter keep their own fields (window_meta.hpp).
-  if (const auto kind = f.find("kind"); kind != f.end()) {
-    throw error(errc::unsupported, source + ": a " + kind->second +
-                                       " filter, not a native one (docs/REDIS.md, \"Window "
-                                       "filters\")");
+meta_fields::meta_fields(const std::string& name, const std::map<std::string, std::string>& fields)
+    : source_("filter '" + name + "': meta " + meta_key(name)), fields_(fields) {}
+
+error meta_fields::corrupt(const std::string& problem) const {
+  return error(errc::corrupt_file, source_ + ": " + problem);
+}
+
+const std::string& meta_fields::text(const char* field) const {
+  const auto it = fields_.find(field);
+  if (it == fields_.end()) throw corrupt(std::string("field '") + field + "' is missing");
+  return it->second;
+}
+
+std::uint64_t meta_fields::number(const char* field) const {
+  const std::string& t = text(field);
+  std::uint64_t v = 0;
+  if (!parse_u64(t, v)) {
+    throw corrupt(std::string("field '") + field + "' is not a whole number: '" + t + "'");
   }
-  filter_meta m;
+  return v;
+}
+
+std::optional<double> meta_fields::real(const char* field) const {
+  const std::string& t = text(field);
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+void meta_fields::check_version_and_scheme() const {
   const std::uint64_t version = number("format_version");
   if (version != meta_format_version) {
-    throw error(errc::unsupported, source + ": format version " + std::to_string(version) +
+    throw error(errc::unsupported, source_ + ": format version " + std::to_string(version) +
                                        " is not supported (this build reads version " +
                                        std::to_string(meta_format_version) + ")");
   }
   const std::uint64_t scheme = number("hash_scheme");
   if (scheme != static_cast<std::uint32_t>(sharded_scheme)) {
     throw error(errc::unsupported,
-                source + ": hash scheme " + std::to_string(scheme) + " is not supported");
+                source_ + ": hash scheme " + std::to_string(scheme) + " is not supported");
   }
-  m.layout.shard_bits = number("bits_per_shard");
-  m.layout.shard_count = number("shard_count");
+}
+
+shard_layout meta_fields::layout() const {
+  shard_layout l;
+  l.shard_bits = number("bits_per_shard");
+  l.shard_count = number("shard_count");
   const std::uint64_t hashes = number("hashes");
   if (hashes > max_hashes) throw corrupt("hashes " + std::to_string(hashes) + " out of range");
-  m.layout.hashes = static_cast<std::uint32_t>(hashes);
-  if (const std::string problem = m.layout.inconsistency(); !problem.empty()) {
-    throw corrupt(problem);
+  l.hashes = static_cast<std::uint32_t>(hashes);
+  if (const std::string problem = l.inconsistency(); !problem.empty()) throw corrupt(problem);
+  return l;
+}
+
+filter_meta decode_meta(const std::string& name, const std::map<std::string, std::string>& f) {
+  const meta_fields fields(name, f);
+  const auto number = [&](const char* field) { return fields.number(field); };
+  const auto corrupt = [&](const std::string& problem) { return fields.corrupt(problem); };
+  // Other kinds of filter keep their own fields (window_meta.hpp).
+  if (const auto kind = f.find("kind"); kind != f.end()) {
+    throw error(errc::unsupported, fields.source() + ": a " + kind->second +
+                                       " filter, not a native one (docs/REDIS.md, \"Window "
+                                       "filters\")");
   }
+  fields.check_version_and_scheme();
+  filter_meta m;
+  m.layout = fields.layout();
   m.capacity = number("capacity");
   if (m.capacity < 1) throw corrupt("capacity is 0");
-  const auto fpp = f.find("target_fpp");
-  if (fpp == f.end()) throw corrupt("field 'target_fpp' is missing");
-  char* end = nullptr;
-  m.target_fpp = std::strtod(fpp->second.c_str(), &end);
-  if (end == fpp->second.c_str() || *end != '\0' || !std::isfinite(m.target_fpp) ||
-      !(m.target_fpp > 0) || !(m.target_fpp < 1)) {
-    throw corrupt("target_fpp '" + fpp->second + "' is not in (0, 1)");
+  const auto fpp = fields.real("target_fpp");
+  m.target_fpp = fpp.value_or(0);
+  if (!fpp || !std::isfinite(m.target_fpp) || !(m.target_fpp > 0) || !(m.target_fpp < 1)) {
+    throw corrupt("target_fpp '" + fields.text("target_fpp") + "' is not in (0, 1)");
   }
   m.generation = number("generation");
   if (m.generation < 1) throw corrupt("generation is 0");
   m.created = static_cast<std::int64_t>(number("created"));
   m.inserted = number("inserted");
-  if (f.count("next_generation")) m.next_generation = number("next_generation");
-  if (f.count("shard_guard")) m.guard_generation = number("shard_guard");
+  if (fields.has("next_generation")) m.next_generation = number("next_generation");
+  if (fields.has("shard_guard")) m.guard_generation = number("shard_guard");
   if (m.guard_generation != 0 && !m.layout.has_guard_room()) {
     throw corrupt("shards of 2^32 bits have no room for a guard bit");
   }
@@ -135,22 +159,29 @@ filter_meta require_meta(client& c, const std::string& name) {
   return *m;
 }
 
+void difference_list::add(const char* field, const std::string& have, const std::string& want) {
+  if (have == want) return;
+  if (!out_.empty()) out_ += ", ";
+  out_ += std::string(field) + " " + have + " (asked " + want + ")";
+}
+void difference_list::add(const char* field, std::uint64_t have, std::uint64_t want) {
+  add(field, std::to_string(have), std::to_string(want));
+}
+void difference_list::add(const char* field, double have, double want) {
+  add(field, bloomkit::detail::exact_double(have), bloomkit::detail::exact_double(want));
+}
+void difference_list::add_layout(const shard_layout& have, const shard_layout& want) {
+  add("bits_per_shard", have.shard_bits, want.shard_bits);
+  add("shard_count", have.shard_count, want.shard_count);
+  add("hashes", std::uint64_t{have.hashes}, std::uint64_t{want.hashes});
+}
+
 std::string differences(const filter_meta& have, const filter_meta& want) {
-  std::string out;
-  auto add = [&](const char* field, const std::string& h, const std::string& w) {
-    if (h == w) return;
-    if (!out.empty()) out += ", ";
-    out += std::string(field) + " " + h + " (asked " + w + ")";
-  };
-  add("capacity", std::to_string(have.capacity), std::to_string(want.capacity));
-  add("target_fpp", bloomkit::detail::exact_double(have.target_fpp),
-      bloomkit::detail::exact_double(want.target_fpp));
-  add("bits_per_shard", std::to_string(have.layout.shard_bits),
-      std::to_string(want.layout.shard_bits));
-  add("shard_count", std::to_string(have.layout.shard_count),
-      std::to_string(want.layout.shard_count));
-  add("hashes", std::to_string(have.layout.hashes), std::to_string(want.layout.hashes));
-  return out;
+  difference_list d;
+  d.add("capacity", have.capacity, want.capacity);
+  d.add("target_fpp", have.target_fpp, want.target_fpp);
+  d.add_layout(have.layout, want.layout);
+  return d.text();
 }
 
 }  // namespace bloomkit::redis::detail

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
@@ -50,8 +51,44 @@ std::optional<filter_meta> read_meta(client& c, const std::string& name);
 filter_meta require_meta(client& c, const std::string& name);
 // "capacity 1000 (asked 2000), hashes 7 (asked 10)": what differs between two metas.
 std::string differences(const filter_meta& have, const filter_meta& want);
+// The list differences() and window_differences() build: "field have (asked want), ...".
+class difference_list {
+ public:
+  void add(const char* field, const std::string& have, const std::string& want);
+  void add(const char* field, std::uint64_t have, std::uint64_t want);
+  void add(const char* field, double have, double want);  // exactly (exact_double)
+  void add_layout(const shard_layout& have, const shard_layout& want);
+  const std::string& text() const noexcept { return out_; }
+
+ private:
+  std::string out_;
+};
 
 // A whole number as Redis stores one (decimal digits, at most 2^64 - 1).
 bool parse_u64(const std::string& text, std::uint64_t& out);
+
+// The fields of filter `name`'s meta hash, read for a decoder: every problem is an error naming
+// the meta (errc::corrupt_file; errc::unsupported for a format version or scheme this build does
+// not read).
+class meta_fields {
+ public:
+  meta_fields(const std::string& name, const std::map<std::string, std::string>& fields);
+  const std::string& source() const noexcept { return source_; }
+  bool has(const char* field) const { return fields_.count(field) != 0; }
+  error corrupt(const std::string& problem) const;
+  // The field's text / whole number; a missing or malformed field is corrupt.
+  const std::string& text(const char* field) const;
+  std::uint64_t number(const char* field) const;
+  // target_fpp as a number, or nullopt when it is not one (the caller names the range).
+  std::optional<double> real(const char* field) const;
+  // format_version and hash_scheme are the ones this build reads (unsupported otherwise).
+  void check_version_and_scheme() const;
+  // bits_per_shard, shard_count and hashes, consistent with each other.
+  shard_layout layout() const;
+
+ private:
+  std::string source_;
+  const std::map<std::string, std::string>& fields_;
+};
 
 }  // namespace bloomkit::redis::detail

@@ -48,38 +48,20 @@ window_meta window_meta_for(const redis_window_config& c) {
 
 window_meta decode_window_meta(const std::string& name,
                                const std::map<std::string, std::string>& f) {
-  const std::string source = "filter '" + name + "': meta " + meta_key(name);
-  auto corrupt = [&](const std::string& problem) -> error {
-    return error(errc::corrupt_file, source + ": " + problem);
-  };
+  const meta_fields fields(name, f);
+  const auto number = [&](const char* field) { return fields.number(field); };
+  const auto corrupt = [&](const std::string& problem) { return fields.corrupt(problem); };
   const auto kind = f.find("kind");
   if (kind == f.end()) {
-    throw error(errc::incompatible,
-                source + ": a native filter, not a window filter (its meta has no field 'kind')");
+    throw error(errc::incompatible, fields.source() +
+                                        ": a native filter, not a window filter (its meta has no "
+                                        "field 'kind')");
   }
   if (kind->second != window_kind) {
-    throw error(errc::unsupported, source + ": kind '" + kind->second + "' is not supported");
-  }
-  auto number = [&](const char* field) {
-    const auto it = f.find(field);
-    if (it == f.end()) throw corrupt(std::string("field '") + field + "' is missing");
-    std::uint64_t v = 0;
-    if (!parse_u64(it->second, v)) {
-      throw corrupt(std::string("field '") + field + "' is not a whole number: '" + it->second +
-                    "'");
-    }
-    return v;
-  };
-  const std::uint64_t version = number("format_version");
-  if (version != meta_format_version) {
-    throw error(errc::unsupported, source + ": format version " + std::to_string(version) +
-                                       " is not supported (this build reads version " +
-                                       std::to_string(meta_format_version) + ")");
-  }
-  if (number("hash_scheme") != static_cast<std::uint32_t>(sharded_scheme)) {
     throw error(errc::unsupported,
-                source + ": hash scheme " + f.at("hash_scheme") + " is not supported");
+                fields.source() + ": kind '" + kind->second + "' is not supported");
   }
+  fields.check_version_and_scheme();
   window_meta m;
   m.config.window = number("window");
   const std::uint64_t slices = number("slices");
@@ -88,26 +70,15 @@ window_meta decode_window_meta(const std::string& name,
                         : static_cast<std::uint32_t>(slices);  // 0: refused below
   m.config.skew = number("skew");
   m.config.capacity = number("capacity");
-  const auto fpp = f.find("target_fpp");
-  if (fpp == f.end()) throw corrupt("field 'target_fpp' is missing");
-  char* end = nullptr;
-  m.config.target_fpp = std::strtod(fpp->second.c_str(), &end);
-  if (end == fpp->second.c_str() || *end != '\0') {
-    throw corrupt("target_fpp '" + fpp->second + "' is not a number");
-  }
+  const auto fpp = fields.real("target_fpp");
+  if (!fpp) throw corrupt("target_fpp '" + fields.text("target_fpp") + "' is not a number");
+  m.config.target_fpp = *fpp;
   try {
     validate_window(m.config);
   } catch (const error& e) {
     throw corrupt(e.what());
   }
-  m.layout.shard_bits = number("bits_per_shard");
-  m.layout.shard_count = number("shard_count");
-  const std::uint64_t hashes = number("hashes");
-  if (hashes > max_hashes) throw corrupt("hashes " + std::to_string(hashes) + " out of range");
-  m.layout.hashes = static_cast<std::uint32_t>(hashes);
-  if (const std::string problem = m.layout.inconsistency(); !problem.empty()) {
-    throw corrupt(problem);
-  }
+  m.layout = fields.layout();
   m.created = static_cast<std::int64_t>(number("created"));
   return m;
 }
@@ -129,26 +100,16 @@ std::optional<std::map<std::string, std::string>> read_meta_fields(client& c,
 }
 
 std::string window_differences(const window_meta& have, const window_meta& want) {
-  std::string out;
-  auto add = [&](const char* field, const std::string& h, const std::string& w) {
-    if (h == w) return;
-    if (!out.empty()) out += ", ";
-    out += std::string(field) + " " + h + " (asked " + w + ")";
-  };
   const auto& a = have.config;
   const auto& b = want.config;
-  add("capacity", std::to_string(a.capacity), std::to_string(b.capacity));
-  add("target_fpp", bloomkit::detail::exact_double(a.target_fpp),
-      bloomkit::detail::exact_double(b.target_fpp));
-  add("window", std::to_string(a.window), std::to_string(b.window));
-  add("slices", std::to_string(a.slices), std::to_string(b.slices));
-  add("skew", std::to_string(a.skew), std::to_string(b.skew));
-  add("bits_per_shard", std::to_string(have.layout.shard_bits),
-      std::to_string(want.layout.shard_bits));
-  add("shard_count", std::to_string(have.layout.shard_count),
-      std::to_string(want.layout.shard_count));
-  add("hashes", std::to_string(have.layout.hashes), std::to_string(want.layout.hashes));
-  return out;
+  difference_list d;
+  d.add("capacity", a.capacity, b.capacity);
+  d.add("target_fpp", a.target_fpp, b.target_fpp);
+  d.add("window", std::uint64_t{a.window}, std::uint64_t{b.window});
+  d.add("slices", std::uint64_t{a.slices}, std::uint64_t{b.slices});
+  d.add("skew", std::uint64_t{a.skew}, std::uint64_t{b.skew});
+  d.add_layout(have.layout, want.layout);
+  return d.text();
 }
 
 }  // namespace bloomkit::redis::detail
