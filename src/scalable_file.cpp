@@ -247,20 +247,15 @@ detail::file_payload kind_traits<basic_scalable_filter<Sub>>::payload_of(
   detail::file_payload payload;
   std::vector<unsigned char>& table = payload.owned;
   table.assign(detail::chain_table_size(subs.size()), 0);
-  static constexpr unsigned char zeros[detail::payload_alignment] = {};
-  std::vector<std::span<const unsigned char>>& parts = payload.parts;
-  parts = {table};
+  payload.parts = {table};
   std::uint64_t offset = table.size();
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const Sub& f = subs[i];
     detail::encode_entry({f.cells(), f.hashes(), detail::sub_kind_field<Sub>, f.capacity(),
                           f.target_fpp(), f.inserted(), offset},
                          table.data() + i * detail::table_entry_size);
-    const auto words = f.storage().words();
-    parts.push_back({reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
-    const std::uint64_t end = offset + words.size_bytes();
-    offset = detail::align_up(end);
-    if (i + 1 < subs.size()) parts.push_back({zeros, static_cast<std::size_t>(offset - end)});
+    detail::append_sub_filter_words(payload, f, i + 1 == subs.size());
+    offset += detail::align_up(f.storage().words().size_bytes());
   }
   const std::uint64_t checksum = detail::chain_table_checksum(table.data(), subs.size());
   std::memcpy(table.data() + subs.size() * detail::table_entry_size, &checksum, 8);

@@ -166,18 +166,13 @@ detail::file_payload kind_traits<basic_window_filter<Sub>>::payload_of(const fil
   detail::file_payload payload;
   std::vector<unsigned char>& table = payload.owned;
   table.assign(detail::table_size(count, detail::slot_entry_size), 0);
-  static constexpr unsigned char zeros[detail::payload_alignment] = {};
   payload.parts = {table};
   for (std::uint64_t i = 0; i < count; ++i) {
     unsigned char* entry = table.data() + i * detail::slot_entry_size;
     detail::put_le<std::uint64_t>(entry, 0, f.slot_slices()[i]);
     detail::put_le<std::uint64_t>(entry, 8, slots[i].inserted());
     detail::put_le<std::uint64_t>(entry, 16, detail::slot_offset(count, slot_bits, i));
-    const auto words = slots[i].storage().words();
-    payload.parts.push_back(
-        {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
-    const std::uint64_t gap = detail::align_up(words.size_bytes()) - words.size_bytes();
-    if (i + 1 < count && gap > 0) payload.parts.push_back({zeros, static_cast<std::size_t>(gap)});
+    detail::append_sub_filter_words(payload, slots[i], i + 1 == count);
   }
   detail::put_le<std::uint64_t>(
       table.data(), count * detail::slot_entry_size,

@@ -80,6 +80,14 @@ struct sized_kind {
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
+// What the traits of a composition of sub-filters (scalable chain, window) share: no key type
+// of their own, and one check of the mapped files of all their sub-filters.
+template <class Filter>
+struct composite_kind {
+  static constexpr bool records_key_type = false;
+  static void check_source(const Filter& f) { f.check_sources(); }
+};
+
 // Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
 template <class Policy>
 struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<Policy>> {
@@ -122,12 +130,11 @@ struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
 // Scalable chains, of classic sub-filters (kind "scalable" in native_kinds) or of blocked ones
 // (scalable_blocked_bloom_filter: the same kind and file layout, scheme xxh3-64-split-block).
 template <class Sub>
-struct kind_traits<basic_scalable_filter<Sub>> {
+struct kind_traits<basic_scalable_filter<Sub>> : composite_kind<basic_scalable_filter<Sub>> {
   using filter_type = basic_scalable_filter<Sub>;
   static constexpr filter_kind kind = filter_kind::scalable;
   static constexpr std::string_view name = "scalable";
   static constexpr hash_scheme scheme = filter_type::scheme();
-  static constexpr bool records_key_type = false;
   static constexpr bool grows = true;
   static filter_type create(const kind_request& r) { return filter_type(r); }
   // k of its first sub-filter.
@@ -142,9 +149,6 @@ struct kind_traits<basic_scalable_filter<Sub>> {
         .add("tightening", f.tightening())
         .add("memory_ceiling", f.memory_ceiling());
   }
-  static void check_source(const filter_type& f) {
-    for (const auto& sub : f.sub_filters()) sub.storage().check_source();
-  }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);
@@ -156,12 +160,11 @@ struct kind_traits<basic_scalable_filter<Sub>> {
 // Windows, of blocked sub-filters (window_filter, kind "window" in native_kinds) or of classic
 // ones (classic_window_filter: the same kind and layout, scheme xxh3-128).
 template <class Sub>
-struct kind_traits<basic_window_filter<Sub>> {
+struct kind_traits<basic_window_filter<Sub>> : composite_kind<basic_window_filter<Sub>> {
   using filter_type = basic_window_filter<Sub>;
   static constexpr filter_kind kind = filter_kind::window;
   static constexpr std::string_view name = "window";
   static constexpr hash_scheme scheme = filter_type::scheme();
-  static constexpr bool records_key_type = false;
   static constexpr bool grows = false;
   static filter_type create(const kind_request& r) {
     return filter_type(window_config{r.initial_capacity, r.target_fpp, r.window, r.unit, r.slices});
@@ -189,7 +192,6 @@ struct kind_traits<basic_window_filter<Sub>> {
     }
     r.add("slice_fill", fills);
   }
-  static void check_source(const filter_type& f) { f.check_sources(); }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);

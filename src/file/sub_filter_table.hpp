@@ -11,6 +11,7 @@
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/mapped_file.hpp"
 #include "header_codec.hpp"
+#include "write_filter_file.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -40,6 +41,19 @@ inline bit_array sub_filter_bits(const unsigned char* words, std::uint64_t bits,
   bit_array owned(bits);
   std::memcpy(owned.mutable_words().data(), words, owned.byte_size());
   return owned;
+}
+
+// Appends sub-filter `sub`'s words to `payload` (pointing into its storage), then zeros up to
+// the next 64-byte boundary unless it is the last sub-filter. The table being a multiple of 64
+// bytes, every sub-filter then starts at a 64-byte boundary.
+template <class Sub>
+void append_sub_filter_words(file_payload& payload, const Sub& sub, bool last) {
+  static constexpr unsigned char zeros[payload_alignment] = {};
+  const auto words = sub.storage().words();
+  payload.parts.push_back(
+      {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
+  const std::uint64_t gap = align_up(words.size_bytes()) - words.size_bytes();
+  if (!last && gap > 0) payload.parts.push_back({zeros, static_cast<std::size_t>(gap)});
 }
 
 }  // namespace bloomkit::detail
