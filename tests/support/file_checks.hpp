@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -149,6 +150,19 @@ inline void write_forged(const std::vector<unsigned char>& good, const std::file
   const auto encoded = encode_header(h);
   std::copy(encoded.begin(), encoded.end(), bytes.begin());
   write_bytes(path, bytes);
+}
+
+// A field of type T at byte `off` of a file's bytes, as it lies in memory (the formats are
+// little-endian, like every machine bloomkit builds on), and its overwrite.
+template <class T>
+T read_field(const std::vector<unsigned char>& bytes, std::size_t off) {
+  T v;
+  std::memcpy(&v, bytes.data() + off, sizeof v);
+  return v;
+}
+template <class T>
+void write_field(std::vector<unsigned char>& bytes, std::size_t off, T v) {
+  std::memcpy(bytes.data() + off, &v, sizeof v);
 }
 
 }  // namespace bloomkit::test

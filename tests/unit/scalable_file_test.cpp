@@ -25,10 +25,12 @@ using test::expect_same_answers;
 using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
+using test::read_field;
 using test::temp_dir;
 using test::views;
 using test::with_valid_checksums;
 using test::write_bytes;
+using test::write_field;
 
 constexpr std::size_t entry_size = 48;
 
@@ -38,17 +40,6 @@ scalable_bloom_filter sample_filter(std::uint64_t n0 = 100, std::uint64_t keys =
   scalable_bloom_filter f(n0, p, 2, 0.5, 1 << 24);
   f.insert_many(views(make_keys(keys, set)));
   return f;
-}
-
-template <class T>
-T get(const std::vector<unsigned char>& bytes, std::size_t off) {
-  T v;
-  std::memcpy(&v, bytes.data() + off, sizeof v);
-  return v;
-}
-template <class T>
-void put(std::vector<unsigned char>& bytes, std::size_t off, T v) {
-  std::memcpy(bytes.data() + off, &v, sizeof v);
 }
 
 TEST(ScalableFile, SaveLoadAndMapAreBitIdentical) {
@@ -108,33 +99,33 @@ TEST(ScalableFile, LayoutMatchesFormatDoc) {
   ASSERT_EQ(f.sub_filter_count(), 3u);
   save(f, dir / "f.bloom");
   const auto bytes = read_bytes(dir / "f.bloom");
-  EXPECT_EQ(get<std::uint32_t>(bytes, 16), 4u);  // kind: scalable
-  EXPECT_EQ(get<std::uint32_t>(bytes, 20), 1u);  // scheme: xxh3-128
-  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.cells());
-  EXPECT_EQ(get<std::uint32_t>(bytes, 32), 0u);  // hashes: per sub-filter
-  EXPECT_EQ(get<std::uint64_t>(bytes, 40), 100u);
-  EXPECT_EQ(get<double>(bytes, 48), 0.01);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 56), f.inserted());
-  EXPECT_EQ(get<std::uint64_t>(bytes, 64), 128u);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 72), bytes.size() - 128);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 80), XXH64(bytes.data() + 128, bytes.size() - 128, 0));
-  EXPECT_EQ(get<std::uint64_t>(bytes, 88), 2u);         // growth
-  EXPECT_EQ(get<double>(bytes, 96), 0.5);               // tightening ratio
-  EXPECT_EQ(get<std::uint64_t>(bytes, 104), 1u << 24);  // memory ceiling
-  EXPECT_EQ(get<std::uint64_t>(bytes, 112), 3u);        // sub-filters
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 16), 4u);  // kind: scalable
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 20), 1u);  // scheme: xxh3-128
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 24), f.cells());
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 32), 0u);  // hashes: per sub-filter
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 40), 100u);
+  EXPECT_EQ(read_field<double>(bytes, 48), 0.01);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 56), f.inserted());
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 64), 128u);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 72), bytes.size() - 128);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 80), XXH64(bytes.data() + 128, bytes.size() - 128, 0));
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 88), 2u);         // growth
+  EXPECT_EQ(read_field<double>(bytes, 96), 0.5);               // tightening ratio
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 104), 1u << 24);  // memory ceiling
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 112), 3u);        // sub-filters
   // The table's checksum follows its 3 * 48 = 144 bytes; then zeros up to 192.
-  EXPECT_EQ(get<std::uint64_t>(bytes, 128 + 144), XXH64(bytes.data() + 128, 144, 0));
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 128 + 144), XXH64(bytes.data() + 128, 144, 0));
   std::uint64_t expected_offset = 192;
   for (std::size_t i = 0; i < 3; ++i) {
     const bloom_filter& sub = f.sub_filters()[i];
     const std::size_t e = 128 + i * entry_size;
-    EXPECT_EQ(get<std::uint64_t>(bytes, e), sub.bits());
-    EXPECT_EQ(get<std::uint32_t>(bytes, e + 8), sub.hashes());
-    EXPECT_EQ(get<std::uint32_t>(bytes, e + 12), 0u);
-    EXPECT_EQ(get<std::uint64_t>(bytes, e + 16), sub.capacity());
-    EXPECT_EQ(get<double>(bytes, e + 24), sub.target_fpp());
-    EXPECT_EQ(get<std::uint64_t>(bytes, e + 32), sub.inserted());
-    EXPECT_EQ(get<std::uint64_t>(bytes, e + 40), expected_offset);
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e), sub.bits());
+    EXPECT_EQ(read_field<std::uint32_t>(bytes, e + 8), sub.hashes());
+    EXPECT_EQ(read_field<std::uint32_t>(bytes, e + 12), 0u);
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 16), sub.capacity());
+    EXPECT_EQ(read_field<double>(bytes, e + 24), sub.target_fpp());
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 32), sub.inserted());
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 40), expected_offset);
     EXPECT_EQ(
         std::memcmp(bytes.data() + 128 + expected_offset, sub.storage().data(), sub.byte_size()),
         0);
@@ -215,8 +206,8 @@ class ScalableForgery : public ::testing::Test {
   void expect_entry_refused(std::size_t index, std::size_t field, T value,
                             const std::string& problem) {
     auto bytes = good_;
-    put(bytes, 128 + index * entry_size + field, value);
-    put(bytes, 128 + 3 * entry_size, XXH64(bytes.data() + 128, 3 * entry_size, 0));
+    write_field(bytes, 128 + index * entry_size + field, value);
+    write_field(bytes, 128 + 3 * entry_size, XXH64(bytes.data() + 128, 3 * entry_size, 0));
     expect_refused(bytes, header_, problem);
   }
 
@@ -261,7 +252,7 @@ TEST_F(ScalableForgery, TableEntries) {
   expect_entry_refused<double>(2, 24, 0.001, "sub-filter 2 has target fpp");
   expect_entry_refused<std::uint64_t>(2, 32, subs[2].capacity() + 1, "at most its capacity fits");
   expect_entry_refused<std::uint64_t>(0, 32, 19, "all but the newest sub-filter are full");
-  const std::uint64_t offset1 = get<std::uint64_t>(good_, 128 + entry_size + 40);
+  const std::uint64_t offset1 = read_field<std::uint64_t>(good_, 128 + entry_size + 40);
   expect_entry_refused<std::uint64_t>(1, 40, offset1 + 8, "entry 1 has offset");
   expect_entry_refused<std::uint64_t>(1, 40, offset1 + 64, "entry 1 has offset");
   expect_entry_refused<std::uint64_t>(2, 40, ~std::uint64_t{0} - 63, "entry 2 has offset");
@@ -270,7 +261,7 @@ TEST_F(ScalableForgery, TableEntries) {
 
 TEST_F(ScalableForgery, TableChecksum) {
   auto bytes = good_;
-  put<std::uint64_t>(bytes, 128 + 32, 19);  // entry 0's inserted, table checksum left stale
+  write_field<std::uint64_t>(bytes, 128 + 32, 19);  // entry 0's inserted, table checksum left stale
   expect_refused(bytes, header_, "sub-filter table checksum mismatch");
 }
 
@@ -287,7 +278,7 @@ TEST_F(ScalableForgery, PaddingAndTailBits) {
   const bloom_filter& first = filter_.sub_filters()[0];
   ASSERT_NE(first.bits() % 64, 0u);
   auto tail = good_;
-  const std::uint64_t offset0 = get<std::uint64_t>(good_, 128 + 40);
+  const std::uint64_t offset0 = read_field<std::uint64_t>(good_, 128 + 40);
   tail[128 + offset0 + first.byte_size() - 1] |= 0x80;
   write_bytes(path_, with_valid_checksums(tail, header_));
   EXPECT_EQ(expect_error_naming(path_, "past the filter's size",

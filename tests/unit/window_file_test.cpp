@@ -20,6 +20,7 @@ namespace {
 using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
+using test::read_field;
 using test::temp_dir;
 using test::views;
 
@@ -35,13 +36,6 @@ Window sample_window(std::uint64_t keys_per_slice = 50) {
     f.insert_many(views(make_keys(keys_per_slice, slice)));
   }
   return f;
-}
-
-template <class T>
-T get(const std::vector<unsigned char>& bytes, std::size_t off) {
-  T v;
-  std::memcpy(&v, bytes.data() + off, sizeof v);
-  return v;
 }
 
 template <class Window>
@@ -104,29 +98,30 @@ TEST(WindowFile, LayoutMatchesFormatDoc) {
   const auto f = sample_window();
   save(f, dir / "w.bloom");
   const auto bytes = read_bytes(dir / "w.bloom");
-  EXPECT_EQ(get<std::uint32_t>(bytes, 16), 5u);  // kind: window
-  EXPECT_EQ(get<std::uint32_t>(bytes, 20), static_cast<std::uint32_t>(f.scheme()));
-  EXPECT_EQ(get<std::uint64_t>(bytes, 24), f.cells());
-  EXPECT_EQ(get<std::uint32_t>(bytes, 32), 8u);  // hashes of a slice
-  EXPECT_EQ(get<std::uint64_t>(bytes, 40), 400u);
-  EXPECT_EQ(get<double>(bytes, 48), 0.01);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 56), 200u);  // keys in all slots
-  EXPECT_EQ(get<std::uint64_t>(bytes, 64), 128u);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 72), bytes.size() - 128);
-  EXPECT_EQ(get<std::uint64_t>(bytes, 80), XXH64(bytes.data() + 128, bytes.size() - 128, 0));
-  EXPECT_EQ(get<std::uint64_t>(bytes, 88), 400u);  // window
-  EXPECT_EQ(get<std::uint64_t>(bytes, 96), 0u);    // unit: seconds
-  EXPECT_EQ(get<std::uint64_t>(bytes, 104), 4u);   // slices
-  EXPECT_EQ(get<std::uint64_t>(bytes, 112), 0u);   // insert count
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 16), 5u);  // kind: window
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 20), static_cast<std::uint32_t>(f.scheme()));
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 24), f.cells());
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 32), 8u);  // hashes of a slice
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 40), 400u);
+  EXPECT_EQ(read_field<double>(bytes, 48), 0.01);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 56), 200u);  // keys in all slots
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 64), 128u);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 72), bytes.size() - 128);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 80), XXH64(bytes.data() + 128, bytes.size() - 128, 0));
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 88), 400u);  // window
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 96), 0u);    // unit: seconds
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 104), 4u);   // slices
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 112), 0u);   // insert count
   // 5 entries of 24 bytes, their checksum, zeros up to 128; the slots at 64-byte strides.
-  EXPECT_EQ(get<std::uint64_t>(bytes, 128 + 5 * entry_size), XXH64(bytes.data() + 128, 120, 0));
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 128 + 5 * entry_size),
+            XXH64(bytes.data() + 128, 120, 0));
   const std::uint64_t stride = (f.slots()[0].byte_size() + 63) / 64 * 64;
   for (std::size_t i = 0; i < 5; ++i) {
     const std::size_t e = 128 + i * entry_size;
-    EXPECT_EQ(get<std::uint64_t>(bytes, e), f.slot_slices()[i]);
-    EXPECT_EQ(get<std::uint64_t>(bytes, e + 8), f.slots()[i].inserted());
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e), f.slot_slices()[i]);
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 8), f.slots()[i].inserted());
     const std::uint64_t offset = 128 + i * stride;
-    EXPECT_EQ(get<std::uint64_t>(bytes, e + 16), offset);
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 16), offset);
     EXPECT_EQ(std::memcmp(bytes.data() + 128 + offset, f.slots()[i].storage().data(),
                           f.slots()[i].byte_size()),
               0);
