@@ -14,32 +14,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"bloomkit/interop/vectorkit"
 	"github.com/bits-and-blooms/bloom/v3"
 )
 
-func stringKeys(prefix string, count int) [][]byte {
-	stems := []string{"key-", "ключ-", "鍵-", "\U0001F511-", "k"}
-	var keys [][]byte
-	if prefix == "" {
-		keys = append(keys, []byte{})
-	}
-	for i := 0; len(keys) < count; i++ {
-		keys = append(keys, []byte(fmt.Sprintf("%s%s%d", prefix, stems[i%len(stems)], i)))
-	}
-	return keys
-}
-
-func must(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bits-and-blooms vectors:", err)
-		os.Exit(1)
-	}
-}
+func must(err error) { vectorkit.Must("bits-and-blooms vectors", err) }
 
 func writeCase(dir string, n uint, p float64) {
 	name := fmt.Sprintf("bnb_n%d_p%g", n, p)
-	inserted := stringKeys("", int(n))
-	absent := stringKeys("probe-", 600)
+	inserted := vectorkit.StringKeys("", int(n))
+	absent := vectorkit.StringKeys("probe-", 600)
 	f := bloom.NewWithEstimates(n, p)
 	for _, k := range inserted {
 		f.Add(k)

@@ -18,9 +18,9 @@ import (
 	"strconv"
 	"strings"
 
+	"bloomkit/interop/vectorkit"
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/gomodule/redigo/redis"
-	"github.com/spaolacci/murmur3"
 )
 
 type vector struct {
@@ -58,21 +58,7 @@ func readVector(path string) vector {
 	return v
 }
 
-func must(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "check:", err)
-		os.Exit(1)
-	}
-}
-
-var testScript = redis.NewScript(1, `
-for _, offset in ipairs(ARGV) do
-	if tonumber(redis.call("getbit", KEYS[1], offset)) == 0 then
-		return false
-	end
-end
-return true
-`)
+func must(err error) { vectorkit.Must("check", err) }
 
 func main() {
 	dir := os.Args[1]
@@ -124,11 +110,10 @@ func main() {
 			must(err)
 			for i, k := range v.keys {
 				args := []interface{}{redisKey}
-				for j := 0; j < 14; j++ {
-					buf := append(append([]byte{}, k...), byte(j))
-					args = append(args, murmur3.Sum64(buf)%v.bits)
+				for _, p := range vectorkit.GoZeroPositions(k, v.bits, 14) {
+					args = append(args, p)
 				}
-				reply, err := testScript.Do(conn, args...)
+				reply, err := vectorkit.GoZeroTestScript.Do(conn, args...)
 				must(err)
 				if (reply != nil) != v.answers[i] {
 					fmt.Printf("go-zero: %s: key %x: its script says %v\n", v.file, k, !v.answers[i])

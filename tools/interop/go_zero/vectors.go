@@ -24,39 +24,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"bloomkit/interop/vectorkit"
 	"github.com/gomodule/redigo/redis"
-	"github.com/spaolacci/murmur3"
 )
 
 const hashCount = 14
 
-// The scripts go-zero runs (one round trip per key: all 14 bits in one script).
-var setScript = redis.NewScript(1, `
-for _, offset in ipairs(ARGV) do
-	redis.call("setbit", KEYS[1], offset, 1)
-end
-`)
-var testScript = redis.NewScript(1, `
-for _, offset in ipairs(ARGV) do
-	if tonumber(redis.call("getbit", KEYS[1], offset)) == 0 then
-		return false
-	end
-end
-return true
-`)
-
-func positions(key []byte, bits uint64, k int) []uint64 {
-	out := make([]uint64, k)
-	for i := 0; i < k; i++ {
-		data := append(append([]byte{}, key...), byte(i))
-		out[i] = murmur3.Sum64(data) % bits
-	}
-	return out
-}
-
 func args(key []byte, bits uint64, k int) []interface{} {
 	a := []interface{}{"bloomkit:interop:go-zero"}
-	for _, p := range positions(key, bits, k) {
+	for _, p := range vectorkit.GoZeroPositions(key, bits, k) {
 		a = append(a, p)
 	}
 	return a
@@ -69,24 +45,7 @@ func newFilterParams(n uint64, p float64) (uint64, int) {
 	return bits, k
 }
 
-func stringKeys(prefix string, count int) [][]byte {
-	stems := []string{"key-", "ключ-", "鍵-", "\U0001F511-", "k"}
-	var keys [][]byte
-	if prefix == "" {
-		keys = append(keys, []byte{})
-	}
-	for i := 0; len(keys) < count; i++ {
-		keys = append(keys, []byte(fmt.Sprintf("%s%s%d", prefix, stems[i%len(stems)], i)))
-	}
-	return keys
-}
-
-func must(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "go-zero vectors:", err)
-		os.Exit(1)
-	}
-}
+func must(err error) { vectorkit.Must("go-zero vectors", err) }
 
 // go-zero's own filter: k = 14, bits given.
 func writeCase(conn redis.Conn, dir string, bits uint64, n int) {
@@ -116,10 +75,10 @@ func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes i
 	const key = "bloomkit:interop:go-zero"
 	_, err := conn.Do("DEL", key)
 	must(err)
-	inserted := stringKeys("", n)
-	absent := stringKeys("probe-", 400)
+	inserted := vectorkit.StringKeys("", n)
+	absent := vectorkit.StringKeys("probe-", 400)
 	for _, k := range inserted {
-		_, err := setScript.Do(conn, args(k, bits, hashes)...)
+		_, err := vectorkit.GoZeroSetScript.Do(conn, args(k, bits, hashes)...)
 		must(err)
 	}
 	raw, err := redis.Bytes(conn.Do("GET", key))
@@ -138,7 +97,7 @@ func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes i
 		fmt.Fprintf(&w, "insert %s\n", hex.EncodeToString(k))
 	}
 	probe := func(k []byte) {
-		v, err := testScript.Do(conn, args(k, bits, hashes)...)
+		v, err := vectorkit.GoZeroTestScript.Do(conn, args(k, bits, hashes)...)
 		must(err)
 		answer := 0
 		if v != nil { // Lua true is 1, false is nil
@@ -158,7 +117,7 @@ func writeFilter(conn redis.Conn, dir string, name string, bits uint64, hashes i
 			k = absent[i]
 		}
 		parts := []string{}
-		for _, p := range positions(k, bits, hashes) {
+		for _, p := range vectorkit.GoZeroPositions(k, bits, hashes) {
 			parts = append(parts, fmt.Sprint(p))
 		}
 		fmt.Fprintf(&w, "locations %s %s\n", hex.EncodeToString(k), strings.Join(parts, ","))

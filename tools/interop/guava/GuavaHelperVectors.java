@@ -129,21 +129,15 @@ public final class GuavaHelperVectors {
 
   // The helper's sizing (optimalNumOfBits, optimalNumOfHashFunctions) for many (n, p), including
   // sizes past Integer.MAX_VALUE, where Java's (int) cast saturates.
-  static void writeSizing(File file) throws IOException {
+  static void writeSizing(File file) throws Exception {
     long[] ns = {1, 2, 3, 7, 10, 100, 1000, 1234, 10000, 65536, 100000, 1000000, 12345678,
                  100000000, 1000000000, 2147483647};
-    double[] ps = {0.5, 0.3, 0.1, 0.05, 0.03, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 0.999};
     try (PrintWriter w = new PrintWriter(file, StandardCharsets.UTF_8)) {
       w.println("# BloomFilterHelper.optimalNumOfBits(n, p) and optimalNumOfHashFunctions(n, bits)");
       w.println("# n p bits hashes  (bitSize is an int: (int) saturates at 2147483647)");
-      for (long n : ns) {
-        for (double p : ps) {
-          int m = BloomFilterHelper.optimalNumOfBits(n, p);
-          if (m <= 0) continue;  // the helper would divide by zero
-          int k = BloomFilterHelper.optimalNumOfHashFunctions(n, m);
-          w.println(n + " " + p + " " + m + " " + k);
-        }
-      }
+      // m <= 0: the helper would divide by zero.
+      GuavaVectors.writeSizingRows(w, ns, BloomFilterHelper::optimalNumOfBits,
+                                   BloomFilterHelper::optimalNumOfHashFunctions);
     }
   }
 

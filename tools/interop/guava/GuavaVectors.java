@@ -156,6 +156,27 @@ public final class GuavaVectors {
     }
   }
 
+  interface BitsFormula {
+    long bits(long n, double p) throws Exception;
+  }
+  interface HashesFormula {
+    int hashes(long n, long bits) throws Exception;
+  }
+
+  // The "n p bits hashes" rows of a sizing table over the usual fpps; a size of 0 bits or less
+  // (which the peer rejects or divides by) is left out.
+  static void writeSizingRows(PrintWriter w, long[] ns, BitsFormula bits, HashesFormula hashes)
+      throws Exception {
+    double[] ps = {0.5, 0.3, 0.1, 0.05, 0.03, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 0.999};
+    for (long n : ns) {
+      for (double p : ps) {
+        long m = bits.bits(n, p);
+        if (m <= 0) continue;
+        w.println(n + " " + p + " " + m + " " + hashes.hashes(n, m));
+      }
+    }
+  }
+
   // Guava's own sizing, called through reflection (the methods are package-private): the bits
   // before rounding up to whole longs, and the hash count.
   static void writeSizing(File file) throws Exception {
@@ -166,18 +187,11 @@ public final class GuavaVectors {
     hashes.setAccessible(true);
     long[] ns = {1, 2, 3, 7, 10, 100, 1000, 1234, 10000, 65536, 100000, 1000000, 12345678,
                  1000000000L, 5000000000L};
-    double[] ps = {0.5, 0.3, 0.1, 0.05, 0.03, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 0.999};
     try (PrintWriter w = new PrintWriter(file, StandardCharsets.UTF_8)) {
       w.println("# Guava 31.1 optimalNumOfBits(n, p) and optimalNumOfHashFunctions(n, m)");
       w.println("# n p bits hashes  (the filter holds bits rounded up to a multiple of 64)");
-      for (long n : ns) {
-        for (double p : ps) {
-          long m = (long) bits.invoke(null, n, p);
-          if (m <= 0) continue;  // create() rejects these
-          int k = (int) hashes.invoke(null, n, m);
-          w.println(n + " " + p + " " + m + " " + k);
-        }
-      }
+      writeSizingRows(w, ns, (n, p) -> (long) bits.invoke(null, n, p),
+                      (n, m) -> (int) hashes.invoke(null, n, m));  // m <= 0: create() rejects
       // create() with 0 expected insertions sizes for 1.
       BloomFilter<CharSequence> zero = BloomFilter.create(STRING, 0, 0.01);
       byte[] s = serialize(zero);
