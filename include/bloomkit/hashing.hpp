@@ -78,6 +78,20 @@ class probe_sequence {
   std::uint64_t step_ = 0;
 };
 
+// What every probe policy has: its scheme, its digest of a key, and the probe sequence of a
+// digest in a filter of `bits` bits. Policies derive from it and add their own sizing and limits.
+template <hash_scheme Scheme, class Digest, class Sequence,
+          Digest (*Hash)(std::string_view) noexcept>
+struct probe_policy {
+  static constexpr hash_scheme scheme = Scheme;
+  using digest_type = Digest;
+  using sequence_type = Sequence;
+  static digest_type hash(std::string_view key) noexcept { return Hash(key); }
+  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
+    return sequence_type(d, bits);
+  }
+};
+
 // The probe policy of the native scheme. A policy gives the classic filter its digest and its
 // probe sequence; interop schemes plug in their own policies. A policy may also have
 //   static filter_params optimal_params(std::uint64_t n, double p);  // its own sizing
@@ -86,14 +100,8 @@ class probe_sequence {
 //   static double fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept;
 // which basic_bloom_filter then uses in for_capacity(), its constructors and estimated_fpp()
 // (without fpp figures it takes the textbook ones: expected_fpp and fill^k, sizing.hpp).
-struct xxh3_probe_policy {
-  static constexpr hash_scheme scheme = hash_scheme::xxh3_128;
-  using digest_type = digest128;
-  using sequence_type = probe_sequence;
-  static digest_type hash(std::string_view key) noexcept { return xxh3_128(key); }
-  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
-    return sequence_type(d, bits);
-  }
+struct xxh3_probe_policy
+    : probe_policy<hash_scheme::xxh3_128, digest128, probe_sequence, xxh3_128> {
   // The exact figures of these probes, whose positions can coincide in small filters.
   static double fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n) {
     return exact_fpp(bits, hashes, n);

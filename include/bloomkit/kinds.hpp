@@ -58,14 +58,15 @@ struct kind_request : scalable_params {
 template <class Filter>
 struct kind_traits;  // not a filter a file can hold
 
-// What the traits of a filter sized by for_capacity(n, p) share: k, its storage's file check,
-// no key type nor growth of its own, and the file codec of a payload that is its storage's words
-// (defined in src/file/word_payload.hpp).
+// What the traits of a filter sized by for_capacity(n, p) share: its scheme, k, its storage's
+// file check, no key type nor growth of its own, and the file codec of a payload that is its
+// storage's words (defined in src/file/word_payload.hpp).
 template <class Filter>
 struct sized_kind {
   using filter_type = Filter;
   static constexpr bool records_key_type = false;
   static constexpr bool grows = false;
+  static constexpr hash_scheme scheme = Filter::scheme();
   static filter_type create(const kind_request& r) {
     return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
   }
@@ -94,7 +95,6 @@ struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<P
   using filter_type = basic_bloom_filter<Policy>;
   static constexpr filter_kind kind = filter_kind::classic;
   static constexpr std::string_view name = "classic";
-  static constexpr hash_scheme scheme = Policy::scheme;
   // Files of the peers' filters record how keys are funnelled (Guava's longFunnel).
   static constexpr bool records_key_type = Policy::scheme != hash_scheme::xxh3_128;
 
@@ -105,7 +105,6 @@ template <>
 struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::blocked;
   static constexpr std::string_view name = "blocked";
-  static constexpr hash_scheme scheme = blocked_bloom_filter::scheme();
   template <class Report>
   static void describe(const filter_type& f, Report& r) {
     r.add("blocks", f.blocks());
@@ -118,7 +117,6 @@ template <>
 struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::counting;
   static constexpr std::string_view name = "counting";
-  static constexpr hash_scheme scheme = counting_bloom_filter::scheme();
   template <class Report>
   static void describe(const filter_type& f, Report& r) {
     r.add("saturated_counters", f.saturated_counters());

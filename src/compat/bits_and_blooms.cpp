@@ -1,12 +1,12 @@
 #include "bloomkit/compat/bits_and_blooms.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "../file/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
+#include "suffixed_key.hpp"
 
 namespace bloomkit {
 
@@ -199,17 +199,7 @@ filter_params optimal_params(std::uint64_t n, double p) {
 
 digest sum256(std::string_view key) noexcept {
   const digest128 a = compat::murmur3_x64_128(key);
-  // The key followed by the byte 1.
-  char small[256];
-  std::string large;
-  char* buffer = small;
-  if (key.size() + 1 > sizeof small) {
-    large.resize(key.size() + 1);
-    buffer = large.data();
-  }
-  std::memcpy(buffer, key.data(), key.size());
-  buffer[key.size()] = 1;
-  const digest128 b = compat::murmur3_x64_128({buffer, key.size() + 1});
+  const digest128 b = compat::murmur3_x64_128(compat::detail::suffixed_key(key).with(1));
   return {a.low, a.high, b.low, b.high};
 }
 

@@ -1,13 +1,13 @@
 #include "bloomkit/compat/go_zero.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "../file/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
 #include "peer_sizing.hpp"
+#include "suffixed_key.hpp"
 
 namespace bloomkit {
 
@@ -74,29 +74,14 @@ filter_params new_filter_params(std::uint64_t n, double p) {
 }
 
 void check_any_k_params(std::uint64_t bits, std::uint32_t k) {
-  if (bits < 1 || bits > max_redis_bits) {
-    throw error(errc::invalid_argument, "a go-zero filter has 1 to " +
-                                            std::to_string(max_redis_bits) + " bits (got " +
-                                            std::to_string(bits) + ")");
-  }
-  if (k < 1 || k > max_hashes) {
-    throw error(errc::invalid_argument, "a go-zero filter has 1 to " + std::to_string(max_hashes) +
-                                            " hashes (got " + std::to_string(k) + ")");
-  }
+  compat::detail::check_one_to(bits, max_redis_bits, "a go-zero filter has 1 to ", " bits");
+  compat::detail::check_one_to(k, max_hashes, "a go-zero filter has 1 to ", " hashes");
 }
 
 void sum64s(std::string_view key, std::span<std::uint64_t> out) {
-  char small[256];
-  std::string large;
-  char* buffer = small;
-  if (key.size() + 1 > sizeof small) {
-    large.resize(key.size() + 1);
-    buffer = large.data();
-  }
-  std::memcpy(buffer, key.data(), key.size());
+  compat::detail::suffixed_key suffixed(key);
   for (std::size_t i = 0; i < out.size(); ++i) {
-    buffer[key.size()] = static_cast<char>(i);  // Go's byte(i)
-    out[i] = compat::murmur3_x64_128({buffer, key.size() + 1}).low;
+    out[i] = compat::murmur3_x64_128(suffixed.with(static_cast<char>(i))).low;  // Go's byte(i)
   }
 }
 

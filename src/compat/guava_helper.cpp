@@ -46,16 +46,9 @@ filter_params optimal_params(std::uint64_t n, double p) {
 }
 
 void check_params(std::uint64_t bits, std::uint32_t hashes) {
-  if (bits < 1 || bits > max_bits) {
-    throw error(errc::invalid_argument, "the helper's bitSize is a positive Java int: 1 to " +
-                                            std::to_string(max_bits) + " (got " +
-                                            std::to_string(bits) + ")");
-  }
-  if (hashes < 1 || hashes > max_hashes) {
-    throw error(errc::invalid_argument, "the helper's hash count must be 1 to " +
-                                            std::to_string(max_hashes) + " (got " +
-                                            std::to_string(hashes) + ")");
-  }
+  compat::detail::check_one_to(bits, max_bits, "the helper's bitSize is a positive Java int: 1 to ",
+                               "");
+  compat::detail::check_one_to(hashes, max_hashes, "the helper's hash count must be 1 to ", "");
 }
 
 std::string long_key(std::int64_t v) {

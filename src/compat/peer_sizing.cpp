@@ -24,4 +24,12 @@ filter_params textbook_params_for_bits(std::uint64_t n, double p, std::uint64_t 
   return {bits, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k))};
 }
 
+void check_one_to(std::uint64_t value, std::uint64_t max, const std::string& before,
+                  const std::string& after) {
+  if (value < 1 || value > max) {
+    throw error(errc::invalid_argument,
+                before + std::to_string(max) + after + " (got " + std::to_string(value) + ")");
+  }
+}
+
 }  // namespace bloomkit::compat::detail

@@ -30,4 +30,9 @@ inline double textbook_hashes_before_max(std::uint64_t bits, std::uint64_t n) no
 filter_params textbook_params_for_bits(std::uint64_t n, double p, std::uint64_t bits,
                                        std::uint32_t max_hashes, const std::string& what);
 
+// Throws errc::invalid_argument "<before><max><after> (got <value>)" unless 1 <= value <= max:
+// the limits of a peer's filter parameters.
+void check_one_to(std::uint64_t value, std::uint64_t max, const std::string& before,
+                  const std::string& after);
+
 }  // namespace bloomkit::compat::detail

@@ -48,14 +48,7 @@ struct sequence {
   std::uint64_t i_ = 0;
 };
 
-struct policy {
-  static constexpr hash_scheme scheme = hash_scheme::bits_and_blooms_v3;
-  using digest_type = digest;
-  using sequence_type = sequence;
-  static digest_type hash(std::string_view key) noexcept { return sum256(key); }
-  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
-    return {d, bits};
-  }
+struct policy : probe_policy<hash_scheme::bits_and_blooms_v3, digest, sequence, sum256> {
   static filter_params optimal_params(std::uint64_t n, double p) {
     return bits_and_blooms::optimal_params(n, p);
   }

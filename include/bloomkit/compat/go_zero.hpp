@@ -64,14 +64,7 @@ struct sequence {
   std::uint32_t i_ = 0;
 };
 
-struct policy {
-  static constexpr hash_scheme scheme = hash_scheme::go_zero;
-  using digest_type = digest;
-  using sequence_type = sequence;
-  static digest_type hash(std::string_view key) noexcept { return sum64s(key); }
-  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
-    return {d, bits};
-  }
+struct policy : probe_policy<hash_scheme::go_zero, digest, sequence, sum64s> {
   static filter_params optimal_params(std::uint64_t n, double p) {
     return go_zero::optimal_params(n, p);
   }

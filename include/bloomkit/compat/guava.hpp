@@ -83,17 +83,13 @@ struct mitz_64_sequence {
   std::uint64_t bits_ = 1;
 };
 
-struct mitz_32_policy {
-  static constexpr hash_scheme scheme = hash_scheme::guava_murmur128_mitz_32;
-  static constexpr strategy ordinal = strategy::murmur128_mitz_32;
-  using digest_type = std::uint64_t;  // asLong(): h1
-  using sequence_type = mitz_32_sequence;
-  static digest_type hash(std::string_view key) noexcept {
-    return compat::murmur3_x64_128(key).low;
-  }
-  static constexpr sequence_type probes(digest_type h, std::uint64_t bits) noexcept {
-    return {h, bits};
-  }
+// MITZ_32 hashes with asLong() of the 128-bit murmur3: its low word, h1.
+inline std::uint64_t murmur3_as_long(std::string_view key) noexcept {
+  return compat::murmur3_x64_128(key).low;
+}
+
+// Both strategies size and limit filters as Guava's create() does.
+struct guava_sizing {
   static filter_params optimal_params(std::uint64_t n, double p) {
     return guava::optimal_params(n, p);
   }
@@ -102,21 +98,16 @@ struct mitz_32_policy {
   }
 };
 
-struct mitz_64_policy {
-  static constexpr hash_scheme scheme = hash_scheme::guava_murmur128_mitz_64;
+struct mitz_32_policy : probe_policy<hash_scheme::guava_murmur128_mitz_32, std::uint64_t,
+                                     mitz_32_sequence, murmur3_as_long>,
+                        guava_sizing {
+  static constexpr strategy ordinal = strategy::murmur128_mitz_32;
+};
+
+struct mitz_64_policy : probe_policy<hash_scheme::guava_murmur128_mitz_64, digest128,
+                                     mitz_64_sequence, compat::murmur3_x64_128>,
+                        guava_sizing {
   static constexpr strategy ordinal = strategy::murmur128_mitz_64;
-  using digest_type = digest128;
-  using sequence_type = mitz_64_sequence;
-  static digest_type hash(std::string_view key) noexcept { return compat::murmur3_x64_128(key); }
-  static constexpr sequence_type probes(const digest_type& d, std::uint64_t bits) noexcept {
-    return {d, bits};
-  }
-  static filter_params optimal_params(std::uint64_t n, double p) {
-    return guava::optimal_params(n, p);
-  }
-  static void check_params(std::uint64_t bits, std::uint32_t hashes) {
-    guava::check_params(bits, hashes);
-  }
 };
 
 // for_capacity(n, p) sizes as Guava's create(funnel, n, p) does.
