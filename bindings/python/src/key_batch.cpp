@@ -1,0 +1,249 @@
+#include "key_batch.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include "bloomkit/error.hpp"
+#include "keys.hpp"
+
+namespace py = pybind11;
+
+namespace bloomkit::python {
+
+namespace {
+
+// The item size of an integer buffer format ('<Q', '=i', 'q', ...), or 0 when it is not one of
+// native byte order.
+std::size_t integer_item_size(const char* format, Py_ssize_t itemsize) {
+  if (format == nullptr) return 0;
+  std::string_view f(format);
+  if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<')) f.remove_prefix(1);
+  if (f.size() != 1 || std::string_view("hHiIlLqQ").find(f[0]) == std::string_view::npos) return 0;
+  return itemsize == 2 || itemsize == 4 || itemsize == 8 ? static_cast<std::size_t>(itemsize) : 0;
+}
+
+bool is_text_format(const char* format) {
+  return format == nullptr || std::strcmp(format, "B") == 0 || std::strcmp(format, "b") == 0 ||
+         std::strcmp(format, "c") == 0;
+}
+
+// The CLI's line rule: a key is a line without its '\n' and one '\r' before it; the last line is
+// a key even without '\n'; nothing after a final '\n' is a key.
+std::size_t count_lines(std::string_view text) {
+  if (text.empty()) return 0;
+  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return newlines + (text.back() == '\n' ? 0 : 1);
+}
+
+}  // namespace
+
+key_batch::key_batch(py::handle keys) {
+  PyObject* k = keys.ptr();
+  if (PyUnicode_Check(k)) {
+    throw py::type_error(
+        "a batch of keys is an iterable of keys or a buffer, not a str (use add / in for one key)");
+  }
+  if (PyList_Check(k) || PyTuple_Check(k)) {
+    mode_ = mode::sequence;
+    source_ = py::reinterpret_borrow<py::object>(keys);
+    size_ = static_cast<std::size_t>(Py_SIZE(k));
+    return;
+  }
+  if (PyObject_CheckBuffer(k)) {
+    if (PyObject_GetBuffer(k, &buffer_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      throw py::error_already_set();
+    }
+    holds_buffer_ = true;
+    if (buffer_.ndim > 1) throw py::type_error("a buffer of keys must be one-dimensional");
+    if (buffer_.itemsize == 1 && is_text_format(buffer_.format)) {
+      mode_ = mode::lines;
+      const std::string_view text(static_cast<const char*>(buffer_.buf),
+                                  static_cast<std::size_t>(buffer_.len));
+      py::gil_scoped_release unlocked;
+      size_ = count_lines(text);
+      return;
+    }
+    item_size_ = integer_item_size(buffer_.format, buffer_.itemsize);
+    if (item_size_ == 0) {
+      throw py::type_error(std::string("a buffer of keys holds 2-, 4- or 8-byte integers or bytes "
+                                       "(text lines), not items of format '") +
+                           (buffer_.format ? buffer_.format : "B") + "'");
+    }
+    if constexpr (std::endian::native != std::endian::little) {
+      throw py::type_error("integer buffers of keys need a little-endian machine");
+    }
+    mode_ = mode::integers;
+    size_ = static_cast<std::size_t>(buffer_.len) / item_size_;
+    return;
+  }
+  PyObject* iterator = PyObject_GetIter(k);
+  if (iterator == nullptr) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "a batch of keys is an iterable of keys or a buffer, not %.200s",
+                 Py_TYPE(k)->tp_name);
+    throw py::error_already_set();
+  }
+  mode_ = mode::iterator;
+  source_ = py::reinterpret_steal<py::object>(iterator);
+}
+
+key_batch::~key_batch() {
+  release_objects();
+  if (holds_buffer_) PyBuffer_Release(&buffer_);
+}
+
+std::size_t key_batch::run(const chunk_fn& fn) {
+  if (mode_ == mode::integers || mode_ == mode::lines) {
+    run_buffer(fn);
+    return *size_;
+  }
+  return run_objects(fn);
+}
+
+void key_batch::run_buffer(const chunk_fn& fn) {
+  const char* data = static_cast<const char*>(buffer_.buf);
+  const auto length = static_cast<std::size_t>(buffer_.len);
+  py::gil_scoped_release unlocked;
+  std::vector<std::string_view> views;
+  views.reserve(std::min(chunk_keys, *size_));
+  std::size_t first = 0;
+  const auto flush = [&] {
+    fn(views, first);
+    first += views.size();
+    views.clear();
+  };
+  if (mode_ == mode::integers) {
+    // Zero copy: on a little-endian machine an integer's bytes in memory are its key bytes.
+    for (std::size_t i = 0; i < *size_; ++i) {
+      views.emplace_back(data + i * item_size_, item_size_);
+      if (views.size() == chunk_keys) flush();
+    }
+  } else {
+    std::size_t begin = 0;
+    while (begin < length) {
+      const void* nl = std::memchr(data + begin, '\n', length - begin);
+      const std::size_t end =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - data) : length;
+      std::size_t key_end = end;
+      if (nl && key_end > begin && data[key_end - 1] == '\r') --key_end;
+      views.emplace_back(data + begin, key_end - begin);
+      if (views.size() == chunk_keys) flush();
+      begin = end + 1;
+    }
+  }
+  if (!views.empty()) flush();
+}
+
+void key_batch::convert_objects() {
+  views_.clear();
+  int_bytes_.resize(objects_.size());
+  std::size_t ints = 0;
+  for (PyObject* key : objects_) {
+    std::string_view bytes;
+    if (!simple_key_bytes(key, bytes)) {
+      if (PyLong_Check(key)) {
+        int_bytes_[ints] = int_key_bytes(key);
+        bytes = std::string_view(int_bytes_[ints].data(), 8);
+        ++ints;
+      } else if (PyObject_CheckBuffer(key)) {
+        Py_buffer b{};
+        if (PyObject_GetBuffer(key, &b, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+        buffers_.push_back(b);
+        bytes = std::string_view(static_cast<const char*>(b.buf), static_cast<std::size_t>(b.len));
+      } else {
+        PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
+                     Py_TYPE(key)->tp_name);
+        throw py::error_already_set();
+      }
+    }
+    views_.push_back(bytes);
+  }
+}
+
+void key_batch::release_objects() noexcept {
+  for (Py_buffer& b : buffers_) PyBuffer_Release(&b);
+  buffers_.clear();
+  for (PyObject* o : objects_) Py_DECREF(o);
+  objects_.clear();
+}
+
+std::size_t key_batch::run_objects(const chunk_fn& fn) {
+  objects_.reserve(chunk_keys);
+  views_.reserve(chunk_keys);
+  std::size_t first = 0;
+  while (true) {
+    if (mode_ == mode::sequence) {
+      PyObject* seq = source_.ptr();
+      const auto size = static_cast<std::size_t>(Py_SIZE(seq));
+      if (size != *size_) throw py::value_error("the list of keys changed size during the call");
+      const std::size_t end = std::min(size, first + chunk_keys);
+      for (std::size_t i = first; i < end; ++i) {
+        PyObject* item = PyList_Check(seq) ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
+        Py_INCREF(item);
+        objects_.push_back(item);
+      }
+    } else {
+      while (objects_.size() < chunk_keys) {
+        PyObject* item = PyIter_Next(source_.ptr());
+        if (item == nullptr) {
+          if (PyErr_Occurred()) throw py::error_already_set();
+          break;
+        }
+        objects_.push_back(item);
+      }
+    }
+    if (objects_.empty()) break;
+    try {
+      convert_objects();
+      {
+        py::gil_scoped_release unlocked;
+        fn(views_, first);
+      }
+    } catch (...) {
+      release_objects();
+      throw;
+    }
+    first += objects_.size();
+    const bool last = objects_.size() < chunk_keys;
+    release_objects();
+    if (last) break;
+  }
+  return first;
+}
+
+bool_out::bool_out(py::handle out) {
+  if (out.is_none()) return;
+  if (PyObject_GetBuffer(out.ptr(), &buffer_, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+    throw py::error_already_set();
+  }
+  held_ = true;
+  if (buffer_.itemsize != 1) {
+    throw py::type_error(
+        "out must be a writable buffer of 1-byte items (a NumPy bool array, a "
+        "bytearray)");
+  }
+}
+
+bool_out::~bool_out() {
+  if (held_) PyBuffer_Release(&buffer_);
+}
+
+void bool_out::require_size(std::size_t keys) const {
+  if (held_ && static_cast<std::size_t>(buffer_.len) != keys) {
+    throw error(errc::invalid_argument, "out has " + std::to_string(buffer_.len) + " items for " +
+                                            std::to_string(keys) + " keys: it needs one per key");
+  }
+}
+
+std::span<bool> bool_out::slice(std::size_t first, std::size_t count) const {
+  if (first + count > static_cast<std::size_t>(buffer_.len)) {
+    // Without the GIL here: a C++ exception, turned into InvalidArgumentError with the GIL back.
+    throw error(errc::invalid_argument, "out has " + std::to_string(buffer_.len) +
+                                            " items, fewer than the keys: it needs one per key");
+  }
+  return {static_cast<bool*>(buffer_.buf) + first, count};
+}
+
+}  // namespace bloomkit::python

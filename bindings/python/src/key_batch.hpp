@@ -1,0 +1,92 @@
+#pragma once
+// A batch of keys from Python, handed to the C++ batched paths in chunks with the GIL released.
+// What a batch can be:
+//   - a list or tuple of keys (str, bytes-like or int: keys.hpp), or any other iterable of them;
+//   - a C-contiguous 1-d buffer of 2-, 4- or 8-byte integers (a NumPy uint64 array): integral
+//     keys, each hashed as its little-endian bytes (the C++ integral overloads of that width);
+//   - a bytes-like buffer of 1-byte items (bytes, bytearray, memoryview, NumPy uint8): text,
+//     one key per line, split as the CLI splits its input (docs/CLI.md, "Keys").
+// A str is refused (TypeError): iterating it would give its characters.
+//
+// While a chunk runs without the GIL, the batch holds a reference to each of its keys (or the
+// buffer export), so another thread changing the list cannot free what the C++ code reads.
+
+#include <Python.h>
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+namespace bloomkit::python {
+
+class key_batch {
+ public:
+  // Runs over keys[first, first + keys.size()) of the batch; called without the GIL.
+  using chunk_fn = std::function<void(std::span<const std::string_view> keys, std::size_t first)>;
+
+  // Classifies `keys` (with the GIL); throws TypeError for what is not a batch.
+  explicit key_batch(pybind11::handle keys);
+  ~key_batch();
+  key_batch(const key_batch&) = delete;
+  key_batch& operator=(const key_batch&) = delete;
+
+  // The number of keys when known before the run (sequences and buffers), else nullopt.
+  std::optional<std::size_t> size() const noexcept { return size_; }
+  // Calls fn on successive chunks, each with the GIL released; returns the number of keys.
+  std::size_t run(const chunk_fn& fn);
+
+  // Keys per chunk: enough for the C++ pipeline to overlap its cache misses, few enough that the
+  // references and views of one chunk stay in cache.
+  static constexpr std::size_t chunk_keys = 8192;
+
+ private:
+  enum class mode { integers, lines, sequence, iterator };
+  void run_buffer(const chunk_fn& fn);
+  std::size_t run_objects(const chunk_fn& fn);
+  // Fills the chunk's views from objects_ (with the GIL); throws for a key of a wrong type.
+  void convert_objects();
+  void release_objects() noexcept;
+
+  mode mode_ = mode::sequence;
+  pybind11::object source_;  // the list/tuple, or the iterator
+  Py_buffer buffer_{};
+  bool holds_buffer_ = false;
+  std::size_t item_size_ = 0;
+  std::optional<std::size_t> size_;
+
+  // The current chunk of an object batch: the keys (owned references), their views, the bytes
+  // of its int keys and the exports of its buffer keys.
+  std::vector<PyObject*> objects_;
+  std::vector<std::string_view> views_;
+  std::vector<std::array<char, 8>> int_bytes_;
+  std::vector<Py_buffer> buffers_;
+};
+
+// The out= buffer of contains_many: writable, C-contiguous, 1-byte items (a NumPy bool array, a
+// bytearray, ...), one per key; filled with 0 / 1.
+class bool_out {
+ public:
+  // out may be None (no buffer).
+  explicit bool_out(pybind11::handle out);
+  ~bool_out();
+  bool_out(const bool_out&) = delete;
+  bool_out& operator=(const bool_out&) = delete;
+
+  bool given() const noexcept { return held_; }
+  // Throws InvalidArgumentError unless the buffer holds `keys` items.
+  void require_size(std::size_t keys) const;
+  // The items for keys [first, first + count); throws when the buffer is shorter.
+  std::span<bool> slice(std::size_t first, std::size_t count) const;
+
+ private:
+  Py_buffer buffer_{};
+  bool held_ = false;
+};
+
+}  // namespace bloomkit::python

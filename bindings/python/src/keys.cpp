@@ -1,0 +1,76 @@
+#include "keys.hpp"
+
+#include <climits>
+#include <cstdint>
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+namespace bloomkit::python {
+
+std::array<char, 8> int_key_bytes(PyObject* key) {
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(key, &overflow);
+  std::uint64_t bits = 0;
+  if (overflow == 0) {
+    if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
+    bits = static_cast<std::uint64_t>(value);  // two's complement: std::int64_t's bytes
+  } else {
+    // Past INT64_MAX: the bytes of an std::uint64_t, up to 2**64 - 1.
+    const unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(key) : 0;
+    if (overflow < 0 || (u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_OverflowError,
+                      "an int key is hashed as a 64-bit integer: it must be in -2**63 .. 2**64-1");
+      throw py::error_already_set();
+    }
+    bits = u;
+  }
+  std::array<char, 8> bytes{};
+  for (char& c : bytes) {
+    c = static_cast<char>(bits & 0xff);
+    bits >>= 8;
+  }
+  return bytes;
+}
+
+bool simple_key_bytes(PyObject* key, std::string_view& out) {
+  if (PyUnicode_Check(key)) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(key, &size);  // cached in the str object
+    if (data == nullptr) throw py::error_already_set();      // lone surrogates
+    out = std::string_view(data, static_cast<std::size_t>(size));
+    return true;
+  }
+  if (PyBytes_Check(key)) {
+    out = std::string_view(PyBytes_AS_STRING(key), static_cast<std::size_t>(PyBytes_GET_SIZE(key)));
+    return true;
+  }
+  return false;
+}
+
+key_view::key_view(PyObject* key) {
+  if (simple_key_bytes(key, view_)) return;
+  if (PyLong_Check(key)) {
+    int_bytes_ = int_key_bytes(key);
+    view_ = std::string_view(int_bytes_.data(), int_bytes_.size());
+    return;
+  }
+  if (PyObject_CheckBuffer(key)) {
+    if (PyObject_GetBuffer(key, &buffer_, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+    holds_buffer_ = true;
+    view_ = std::string_view(static_cast<const char*>(buffer_.buf),
+                             static_cast<std::size_t>(buffer_.len));
+    return;
+  }
+  PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
+               Py_TYPE(key)->tp_name);
+  throw py::error_already_set();
+}
+
+key_view::~key_view() {
+  if (holds_buffer_) PyBuffer_Release(&buffer_);
+}
+
+}  // namespace bloomkit::python

@@ -1,0 +1,44 @@
+#pragma once
+// What a Python key means to a filter: the bytes the C++ library hashes.
+//   str                      its UTF-8 bytes (as the CLI reads a text line)
+//   bytes, bytearray, any    its bytes
+//   C-contiguous buffer
+//   int                      its 8 little-endian bytes, as the C++ integral overloads hash an
+//                            std::int64_t or std::uint64_t (detail/key_bytes.hpp) and Guava's
+//                            longFunnel does: -2**63 .. 2**64 - 1 (OverflowError outside)
+// Anything else is a TypeError.
+
+#include <Python.h>
+
+#include <array>
+#include <string_view>
+
+namespace bloomkit::python {
+
+// The 8 little-endian bytes of an int key; throws py::error_already_set (OverflowError) out of
+// range. `key` must be an int.
+std::array<char, 8> int_key_bytes(PyObject* key);
+
+// The bytes of one key, valid while `key` lives and this object does (it holds a buffer export
+// for buffer keys).
+class key_view {
+ public:
+  explicit key_view(PyObject* key);
+  ~key_view();
+  key_view(const key_view&) = delete;
+  key_view& operator=(const key_view&) = delete;
+
+  std::string_view view() const noexcept { return view_; }
+
+ private:
+  std::string_view view_;
+  std::array<char, 8> int_bytes_{};
+  Py_buffer buffer_{};
+  bool holds_buffer_ = false;
+};
+
+// The bytes of a str or bytes key without the buffer protocol, or nullopt-like false for other
+// types: the fast path of batches, which hold their keys alive themselves.
+bool simple_key_bytes(PyObject* key, std::string_view& out);
+
+}  // namespace bloomkit::python

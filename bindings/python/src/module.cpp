@@ -1,0 +1,33 @@
+// The extension module bloomkit._bloomkit, re-exported by the package bloomkit (__init__.py).
+// One binder per concern: errors, filter classes, files, the peers' formats, Redis.
+
+#include <pybind11/pybind11.h>
+
+#include "bloomkit/version.hpp"
+#include "errors.hpp"
+
+namespace py = pybind11;
+
+namespace bloomkit::python {
+void bind_filters(py::module_& m);
+void bind_files(py::module_& m);
+void bind_compat(py::module_& m);
+#ifdef BLOOMKIT_PYTHON_REDIS
+void bind_redis(py::module_& m);
+#endif
+}  // namespace bloomkit::python
+
+PYBIND11_MODULE(_bloomkit, m) {
+  m.doc() = "bloomkit's C++ filters, files, peer formats and Redis filter (see package bloomkit)";
+  m.attr("__version__") = bloomkit::version_string;
+  bloomkit::python::bind_errors(m);
+  bloomkit::python::bind_filters(m);
+  bloomkit::python::bind_files(m);
+  bloomkit::python::bind_compat(m);
+#ifdef BLOOMKIT_PYTHON_REDIS
+  bloomkit::python::bind_redis(m);
+  m.attr("has_redis") = true;
+#else
+  m.attr("has_redis") = false;
+#endif
+}

@@ -1,0 +1,330 @@
+// bloomkit.RedisFilter: one Bloom filter in Redis (a server, a Cluster or Sentinel's master),
+// shared by every client that opens it by name (bloomkit::redis::redis_filter, docs/REDIS.md).
+// URLs and credentials as the CLI takes them (tools/bloomkit/redis_context.hpp): the url
+// argument, else BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; a URL without a password takes
+// REDISCLI_AUTH's.
+//
+// Every call releases the GIL while it waits for the server. One handle is one client
+// connection, used by one thread at a time (its mutex); give each thread or process its own.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/url.hpp"
+#include "dict_report.hpp"
+#include "fast_methods.hpp"
+#include "key_batch.hpp"
+#include "keys.hpp"
+
+namespace py = pybind11;
+
+namespace bloomkit::python {
+
+namespace {
+
+struct py_redis_filter {
+  std::unique_ptr<redis::client> client;
+  std::unique_ptr<redis::redis_filter> filter;  // refers to *client
+  std::mutex lock;
+
+  redis::redis_filter& get() {
+    if (!filter) raise_error(errc::invalid_argument, "the Redis filter handle is closed");
+    return *filter;
+  }
+};
+
+using handle_ptr = std::unique_ptr<py_redis_filter>;
+
+std::unique_ptr<redis::client> connect(const std::optional<std::string>& url) {
+  const std::optional<std::string_view> given =
+      url ? std::optional<std::string_view>(*url) : std::nullopt;
+  return std::make_unique<redis::client>(
+      redis::client::connect(redis::settings_from_environment(given).url));
+}
+
+// Runs op(filter) with the GIL released and the handle's mutex held.
+template <class Op>
+auto locked(py_redis_filter& h, Op op) {
+  redis::redis_filter& f = h.get();
+  py::gil_scoped_release unlocked;
+  std::lock_guard<std::mutex> guard(h.lock);
+  return op(f);
+}
+
+template <class Make>
+handle_ptr make_handle(const std::optional<std::string>& url, Make make) {
+  auto h = std::make_unique<py_redis_filter>();
+  py::gil_scoped_release unlocked;
+  h->client = connect(url);
+  h->filter = std::make_unique<redis::redis_filter>(make(*h->client));
+  return h;
+}
+
+// `in`: the type's sq_contains slot, as the local filters have it (fast_methods.hpp).
+int contains_slot(PyObject* self, PyObject* key) {
+  auto* h = cpp_object<py_redis_filter>(self);
+  if (h == nullptr) return -1;
+  return call_guarded(-1, [&] {
+    const key_view k(key);
+    return locked(*h, [&](redis::redis_filter& f) { return f.contains(k.view()); }) ? 1 : 0;
+  });
+}
+
+py::dict info_of(py_redis_filter& h) {
+  const auto [i, url] = locked(
+      h, [&](redis::redis_filter& f) { return std::make_pair(f.info(), h.client->describe()); });
+  const double ttl = i.ttl_ms < 0 ? -1.0 : static_cast<double>((i.ttl_ms + 999) / 1000);
+  dict_report r;
+  r.add("name", i.name)
+      .add("url", url)
+      .add("format_version", i.format_version)
+      .add("hash_scheme", to_string(i.scheme))
+      .add("bits", i.layout.total_bits())
+      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
+      .add("shards", i.layout.shard_count)
+      .add("bits_per_shard", i.layout.shard_bits)
+      .add("hashes", i.layout.hashes)
+      .add("capacity", i.capacity)
+      .add("target_fpp", i.target_fpp)
+      .add("generation", i.generation)
+      .add("created", static_cast<std::uint64_t>(i.created))
+      .add("ttl", ttl)
+      .add("inserted", i.inserted)
+      .add("estimated_count", i.estimated_count)
+      .add("fill_ratio", i.fill_ratio)
+      .add("estimated_fpp", i.estimated_fpp);
+  py::dict d = r.dict();
+  py::list warnings;
+  for (const std::string& w : i.warnings) warnings.append(w);
+  d["warnings"] = warnings;
+  return d;
+}
+
+constexpr const char* class_doc =
+    R"(One Bloom filter in Redis, shared by every client that opens it by name (C++
+bloomkit::redis::redis_filter; layout and guarantees in docs/REDIS.md).
+
+    f = bloomkit.RedisFilter.create("redis://127.0.0.1:6379", "urls", 10_000_000, 0.01)
+    f.add("https://example.com/a")      # True: the key was new
+    f.contains_many(keys)               # pipelined BITFIELD_RO, several keys per command
+
+url: a redis://, rediss://, redis-cluster:// or redis-sentinel:// URL; None takes
+BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379. A URL without a password takes REDISCLI_AUTH's
+(so that no password need be in code or on a command line). The bits are the CLI's and the C++
+library's for the same keys (pull() gives a file identical to a local filter's).
+
+Errors: UnreachableError (a ConnectionError) when the server cannot be reached, AuthError,
+RedisTimeoutError, NotFoundError when the filter (or one of its shards) is gone, ...
+A handle is one connection: give each thread or process its own (a handle is not shared across
+fork).)";
+
+}  // namespace
+
+void bind_redis(py::module_& m) {
+  using H = py_redis_filter;
+  py::class_<H> cls(m, "RedisFilter", class_doc);
+  cls.def_static(
+         "create",
+         [](std::optional<std::string> url, std::string name, std::uint64_t capacity, double fpp,
+            unsigned shard_bits) {
+           return make_handle(url, [&](redis::client& c) {
+             return redis::redis_filter::create(c, name, capacity, fpp, shard_bits);
+           });
+         },
+         py::arg("url"), py::arg("name"), py::arg("capacity"), py::arg("fpp"),
+         py::arg("shard_bits") = redis::default_shard_bits_log2,
+         "Creates filter `name` sized for `capacity` keys at FPP `fpp`, in shards of at most "
+         "2**shard_bits bits. If it exists with the same parameters, opens it (every instance of "
+         "a service may call create at startup); with others, AlreadyExistsError naming what "
+         "differs.")
+      .def_static(
+          "open",
+          [](std::optional<std::string> url, std::string name) {
+            return make_handle(
+                url, [&](redis::client& c) { return redis::redis_filter::open(c, name); });
+          },
+          py::arg("url"), py::arg("name"),
+          "Opens an existing filter (NotFoundError when there is none). Writes nothing.")
+      .def_static(
+          "push",
+          [](std::optional<std::string> url, const std::filesystem::path& file, std::string name) {
+            return make_handle(
+                url, [&](redis::client& c) { return redis::redis_filter::push(c, file, name); });
+          },
+          py::arg("url"), py::arg("file"), py::arg("name"),
+          "Creates filter `name` from a local classic filter file (BloomFilter.save, or pull()). "
+          "AlreadyExistsError when the name exists.")
+      .def_static(
+          "delete",
+          [](std::optional<std::string> url, const std::string& name) {
+            py::gil_scoped_release unlocked;
+            auto c = connect(url);
+            return redis::redis_filter::drop(*c, name);
+          },
+          py::arg("url"), py::arg("name"),
+          "Deletes every key of filter `name` (orphans of an interrupted create or rebuild "
+          "included) without opening it; returns the number of keys deleted.");
+  cls.def(
+      "__contains__",
+      [](H& h, py::handle key) {
+        const key_view k(key.ptr());
+        return locked(h, [&](redis::redis_filter& f) { return f.contains(k.view()); });
+      },
+      py::arg("key"), "key in f: one round trip.");
+  set_contains_slot(cls, &contains_slot);
+  cls.def(
+         "add",
+         [](H& h, py::handle key) {
+           const key_view k(key.ptr());
+           return locked(h, [&](redis::redis_filter& f) { return f.insert(k.view()); });
+         },
+         py::arg("key"),
+         "Adds a key with one BITFIELD SET command; returns whether it was new. Keys as the local "
+         "filters take them (str, bytes-like, int).")
+      .def(
+          "contains",
+          [](H& h, py::handle key) {
+            const key_view k(key.ptr());
+            return locked(h, [&](redis::redis_filter& f) { return f.contains(k.view()); });
+          },
+          py::arg("key"), "False: never added. True: probably added.")
+      .def(
+          "test_and_add",
+          [](H& h, py::handle key) {
+            const key_view k(key.ptr());
+            return !locked(h, [&](redis::redis_filter& f) { return f.insert(k.view()); });
+          },
+          py::arg("key"), "Adds a key; returns whether it was (probably) present before.")
+      .def(
+          "add_many",
+          [](H& h, py::handle keys) {
+            redis::redis_filter& f = h.get();
+            key_batch batch(keys);
+            std::size_t added = 0;
+            batch.run([&](std::span<const std::string_view> chunk, std::size_t) {
+              std::lock_guard<std::mutex> guard(h.lock);
+              added += f.insert_many(chunk);
+            });
+            return added;
+          },
+          py::arg("keys"),
+          "Adds a batch (as the local filters' add_many takes it): keys grouped by shard, "
+          "pipelined; returns how many were new.")
+      .def(
+          "contains_many",
+          [](H& h, py::handle keys, py::handle out) {
+            redis::redis_filter& f = h.get();
+            key_batch batch(keys);
+            bool_out results(out);
+            if (batch.size()) results.require_size(*batch.size());
+            std::unique_ptr<bool[]> scratch;
+            if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
+            std::size_t present = 0;
+            const std::size_t total =
+                batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
+                  const std::span<bool> answers =
+                      results.given() ? results.slice(first, chunk.size())
+                                      : std::span<bool>(scratch.get(), chunk.size());
+                  std::lock_guard<std::mutex> guard(h.lock);
+                  present += f.contains_many(chunk, answers);
+                });
+            if (!batch.size()) results.require_size(total);
+            return present;
+          },
+          py::arg("keys"), py::arg("out") = py::none(),
+          "Looks up a batch; returns how many are (probably) present; out (one 1-byte item per "
+          "key) receives each answer.")
+      .def(
+          "estimated_count",
+          [](H& h) {
+            return locked(h, [](redis::redis_filter& f) { return f.estimated_count(); });
+          },
+          "-m/k ln(1 - X/m) from the set bits of every shard (BITCOUNT).")
+      .def(
+          "inserted",
+          [](H& h) { return locked(h, [](redis::redis_filter& f) { return f.inserted(); }); },
+          "The meta's count of new keys (approximate: docs/REDIS.md).")
+      .def("info", &info_of,
+           "`bloomkit redis info NAME --json` as a dict (plus 'warnings', a list).")
+      .def(
+          "expire",
+          [](H& h, std::int64_t seconds) {
+            locked(h, [&](redis::redis_filter& f) { f.expire(std::chrono::seconds(seconds)); });
+          },
+          py::arg("seconds"), "Sets a time to live on every key of the filter (meta and shards).")
+      .def(
+          "drop", [](H& h) { locked(h, [](redis::redis_filter& f) { f.drop(); }); },
+          "Deletes the filter: other clients get NotFoundError at once.")
+      .def(
+          "rebuild",
+          [](H& h, py::handle keys, bool allow_empty) {
+            redis::redis_filter& f = h.get();
+            key_batch batch(keys);
+            py::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> guard(h.lock);
+            f.rebuild(
+                [&](const redis::key_sink& sink) {
+                  py::gil_scoped_acquire with_gil;  // the batch reads Python objects
+                  batch.run(
+                      [&](std::span<const std::string_view> chunk, std::size_t) { sink(chunk); });
+                },
+                redis::rebuild_options{allow_empty});
+          },
+          py::arg("keys"), py::arg("allow_empty") = false,
+          "Fills a new generation from `keys` (a batch as add_many takes it), then atomically "
+          "makes it the filter's; lookups answer from the old one until then. No keys is "
+          "InvalidArgumentError unless allow_empty.")
+      .def(
+          "pull",
+          [](H& h, const std::filesystem::path& file) {
+            locked(h, [&](redis::redis_filter& f) { f.pull(file); });
+          },
+          py::arg("file"),
+          "Writes the filter to a local file: 1 shard as a classic filter file (bloomkit.load "
+          "reads it), more as a redis-sharded-xxh3 file. push then pull gives the same file.")
+      .def(
+          "flush", [](H& h) { locked(h, [](redis::redis_filter& f) { f.flush(); }); },
+          "Sends the pending count of new keys to the meta now (the next call would carry it).")
+      .def(
+          "close",
+          [](H& h) {
+            if (!h.filter) return;
+            locked(h, [](redis::redis_filter& f) { f.flush(); });
+            py::gil_scoped_release unlocked;
+            std::lock_guard<std::mutex> guard(h.lock);
+            h.filter.reset();
+            h.client.reset();
+          },
+          "Flushes the count and closes the connection; the handle answers no more.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__",
+           [](H& h, py::handle, py::handle, py::handle) {
+             if (!h.filter) return;
+             py::gil_scoped_release unlocked;
+             std::lock_guard<std::mutex> guard(h.lock);
+             h.filter.reset();
+             h.client.reset();
+           })
+      .def_property_readonly(
+          "name", [](H& h) { return h.get().name(); }, "The filter's name.")
+      .def_property_readonly(
+          "capacity", [](H& h) { return h.get().capacity(); }, "n it was sized for.")
+      .def_property_readonly(
+          "target_fpp", [](H& h) { return h.get().target_fpp(); }, "p it was sized for.")
+      .def_property_readonly(
+          "generation", [](H& h) { return h.get().generation(); }, "The generation read last.")
+      .def_property_readonly(
+          "bits", [](H& h) { return h.get().layout().total_bits(); }, "m: bits over all shards.")
+      .def_property_readonly(
+          "hashes", [](H& h) { return h.get().layout().hashes; }, "k.")
+      .def_property_readonly(
+          "shards", [](H& h) { return h.get().layout().shard_count; }, "Shards.");
+}
+
+}  // namespace bloomkit::python
