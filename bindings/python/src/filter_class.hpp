@@ -16,6 +16,7 @@
 #include <utility>
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
 #include "bloomkit/file.hpp"

@@ -14,6 +14,9 @@
 #include <optional>
 #include <string>
 
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/url.hpp"

@@ -1,0 +1,79 @@
+"""Fixtures of the Python tests: the CLI (BLOOMKIT_EXE, set by CTest) and a real redis-server
+started on a free 127.0.0.1 port in a temporary directory and stopped by its PID, as the C++
+tests do (tests/support/redis_server.cpp)."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def cli():
+    exe = os.environ.get("BLOOMKIT_EXE")
+    if not exe or not os.path.exists(exe):
+        pytest.skip("BLOOMKIT_EXE (the bloomkit CLI) is not set: CTest sets it")
+
+    def run(*args, stdin=None, check=True):
+        p = subprocess.run([exe, *map(str, args)], input=stdin, capture_output=True)
+        if check and p.returncode != 0:
+            raise AssertionError(f"bloomkit {args}: {p.returncode} {p.stderr!r}")
+        return p
+
+    return run
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    def __init__(self, directory):
+        if shutil.which("redis-server") is None:
+            pytest.skip("redis-server is not installed (scripts/setup installs it)")
+        for _ in range(5):
+            self.port = _free_port()
+            self.proc = subprocess.Popen(
+                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--dir", str(directory), "--save", "", "--appendonly", "no"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if self._wait_ready():
+                return
+            self.stop()  # the port was taken between the check and the bind: another
+        raise RuntimeError("redis-server did not start")
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return True
+            except OSError:
+                time.sleep(0.05)
+        return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()

@@ -1,0 +1,116 @@
+"""Batches of every input type: the same answers as single keys, no false negatives."""
+
+import numpy as np
+import pytest
+
+import bloomkit
+
+N = 20000
+KINDS = [
+    lambda: bloomkit.BloomFilter.for_capacity(N, 0.01),
+    lambda: bloomkit.BlockedBloomFilter.for_capacity(N, 0.01),
+    lambda: bloomkit.CountingBloomFilter.for_capacity(N, 0.01),
+    lambda: bloomkit.ScalableBloomFilter(1000, 0.01),
+    lambda: bloomkit.WindowFilter.for_capacity(N, 0.01, window=3600),
+]
+
+
+def inputs():
+    words = [f"https://example.com/{i}" for i in range(N)]
+    ints = np.arange(N, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    text = "\n".join(words).encode()
+    return {
+        "list-str": (words, words),
+        "tuple-bytes": (tuple(w.encode() for w in words), words),
+        "generator": ((w for w in words), words),
+        "list-mixed": ([w if i % 2 else w.encode() for i, w in enumerate(words)], words),
+        "list-int": ([int(v) for v in ints], [int(v) for v in ints]),
+        "numpy-uint64": (ints, [int(v) for v in ints]),
+        "numpy-int64": (ints.view(np.int64), [int(v) for v in ints]),
+        "lines-bytes": (text, words),
+        "lines-crlf-bytearray": (bytearray(b"\r\n".join(w.encode() for w in words) + b"\r\n"),
+                                 words),
+        "lines-memoryview": (memoryview(text), words),
+    }
+
+
+@pytest.mark.parametrize("make", KINDS, ids=["classic", "blocked", "counting", "scalable", "window"])
+@pytest.mark.parametrize("name", list(inputs()))
+def test_no_false_negatives(make, name):
+    batch, singles = inputs()[name]
+    f = make()
+    added = f.add_many(batch)
+    assert 0 < added <= N
+    assert all(k in f for k in singles)
+    again, _ = inputs()[name]
+    assert f.contains_many(again) == N
+    out = np.zeros(N, dtype=bool)
+    assert f.contains_many(inputs()[name][0], out=out) == N
+    assert out.all()
+
+
+def test_answers_match_single_keys():
+    f = bloomkit.BloomFilter.for_capacity(1000, 0.05)
+    f.add_many([f"k{i}" for i in range(1000)])
+    probe = [f"k{i}" for i in range(500, 5000)]
+    out = bytearray(len(probe))
+    present = f.contains_many(probe, out=out)
+    assert list(out) == [int(k in f) for k in probe]
+    assert present == sum(out)
+
+
+def test_small_int_arrays_hash_their_width():
+    f = bloomkit.BloomFilter(1 << 20, 7)
+    f.add_many(np.array([1, 2, 3], dtype=np.uint32))
+    assert (1).to_bytes(4, "little") in f
+    assert 1 not in f  # an int is 8 bytes: another key
+
+
+def test_bad_batches():
+    f = bloomkit.BloomFilter.for_capacity(100, 0.01)
+    with pytest.raises(TypeError, match="not a str"):
+        f.add_many("abc")
+    with pytest.raises(TypeError, match="format 'd'"):
+        f.add_many(np.zeros(3))
+    with pytest.raises(TypeError, match="not float"):
+        f.add_many(["a", 1.5])
+    with pytest.raises(bloomkit.InvalidArgumentError, match="out has 2 items for 3 keys"):
+        f.contains_many(["a", "b", "c"], out=bytearray(2))
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        f.contains_many(iter(["a", "b", "c"]), out=bytearray(2))
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        f.contains_many(iter(["a"]), out=bytearray(2))
+
+
+def test_threads_share_a_filter():
+    import threading
+    f = bloomkit.BlockedBloomFilter.for_capacity(200_000, 0.01)
+    keys = np.arange(200_000, dtype=np.uint64)
+    errors = []
+
+    def guarded(fn):
+        def run(*args):
+            try:
+                fn(*args)
+            except Exception as e:  # noqa: BLE001 - reported by the assert below
+                errors.append(e)
+        return run
+
+    @guarded
+    def writer(part):
+        f.add_many(part)
+
+    @guarded
+    def reader():
+        for _ in range(5):
+            f.contains_many(keys)
+
+    parts = [np.ascontiguousarray(keys[i::4]) for i in range(4)]
+    threads = [threading.Thread(target=writer, args=(part,)) for part in parts]
+    threads += [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert f.contains_many(keys) == len(keys)
