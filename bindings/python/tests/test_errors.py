@@ -19,7 +19,7 @@ def test_hierarchy():
     assert issubclass(bloomkit.NotFoundError, LookupError)
 
 
-@pytest.mark.parametrize("n,p", [(0, 0.01), (100, 0.0), (100, 1.5), (100, float("nan"))])
+@pytest.mark.parametrize("n,p", [(0, 0.01), (100, 0.0), (100, 1.5)])
 def test_bad_parameters_have_the_cli_message(cli, n, p):
     with pytest.raises(bloomkit.InvalidArgumentError) as e:
         bloomkit.BloomFilter.for_capacity(n, p)
@@ -28,6 +28,12 @@ def test_bad_parameters_have_the_cli_message(cli, n, p):
     r = cli("size", "--capacity", n, "--fpp", p, check=False)
     assert r.returncode == 2
     assert f"bloomkit: error: {e.value}\n".encode() in r.stderr
+
+
+def test_nan_fpp():
+    # the CLI refuses 'nan' before the library sees it; Python reaches the library's validator
+    with pytest.raises(bloomkit.InvalidArgumentError, match="must be in \\(0, 1\\), got nan"):
+        bloomkit.BloomFilter.for_capacity(100, float("nan"))
 
 
 def test_too_large():
