@@ -94,14 +94,7 @@ struct positional_ops {
   // The prefetches are forced inline and written without lambdas: GCC deems a function whose
   // only effect is a prefetch free of side effects and drops calls to it before inlining.
   [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
-    const std::uint32_t n = stored();
-    for (std::uint32_t i = 0; i < n; ++i) detail::prefetch_write(Cell::word(words, at.pos[i]));
-    if (k > stored_probes) {
-      auto seq = at.rest;
-      for (std::uint32_t i = stored_probes; i < k; ++i) {
-        detail::prefetch_write(Cell::word(words, seq.next()));
-      }
-    }
+    prefetch_from<true>(at, 0);
   }
   template <bool Atomic>
   bool insert(const location& at) const noexcept {
@@ -123,12 +116,18 @@ struct positional_ops {
     return alive;
   }
   [[gnu::always_inline]] void prefetch_rest(const location& at) const noexcept {
+    prefetch_from<false>(at, 2);
+  }
+  // The cells of probes first..k-1, for writing or for reading.
+  template <bool Write>
+  [[gnu::always_inline]] void prefetch_from(const location& at,
+                                            std::uint32_t first) const noexcept {
     const std::uint32_t n = stored();
-    for (std::uint32_t i = 2; i < n; ++i) detail::prefetch_read(Cell::word(words, at.pos[i]));
+    for (std::uint32_t i = first; i < n; ++i) detail::prefetch<Write>(Cell::word(words, at.pos[i]));
     if (k > stored_probes) {
       auto seq = at.rest;
       for (std::uint32_t i = stored_probes; i < k; ++i) {
-        detail::prefetch_read(Cell::word(words, seq.next()));
+        detail::prefetch<Write>(Cell::word(words, seq.next()));
       }
     }
   }

@@ -1,39 +1,24 @@
 #include "bloomkit/error.hpp"
 
+#include <array>
+
 namespace bloomkit {
+namespace {
+
+// Indexed by code - 1: errc counts up from invalid_argument = 1 without gaps.
+constexpr std::array<std::string_view, 14> errc_names = {
+    "invalid argument", "too large",     "incompatible",
+    "read-only",        "I/O error",     "corrupt file",
+    "unsupported",      "unreachable",   "authentication failed",
+    "timeout",          "server error",  "wrong type",
+    "not found",        "already exists"};
+static_assert(static_cast<std::size_t>(errc::already_exists) == errc_names.size());
+
+}  // namespace
 
 std::string_view to_string(errc code) noexcept {
-  switch (code) {
-    case errc::invalid_argument:
-      return "invalid argument";
-    case errc::too_large:
-      return "too large";
-    case errc::incompatible:
-      return "incompatible";
-    case errc::read_only:
-      return "read-only";
-    case errc::io_error:
-      return "I/O error";
-    case errc::corrupt_file:
-      return "corrupt file";
-    case errc::unsupported:
-      return "unsupported";
-    case errc::unreachable:
-      return "unreachable";
-    case errc::auth_failed:
-      return "authentication failed";
-    case errc::timeout:
-      return "timeout";
-    case errc::server_error:
-      return "server error";
-    case errc::wrong_type:
-      return "wrong type";
-    case errc::not_found:
-      return "not found";
-    case errc::already_exists:
-      return "already exists";
-  }
-  return "unknown error";
+  const auto index = static_cast<std::size_t>(code) - 1;  // 0 wraps around to "unknown"
+  return index < errc_names.size() ? errc_names[index] : "unknown error";
 }
 
 }  // namespace bloomkit

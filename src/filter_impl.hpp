@@ -241,14 +241,14 @@ template <class Probe, storage_policy Storage>
 void basic_filter<Probe, Storage>::merge(const basic_filter& other) {
   detail::require_writable(read_only());
   require_compatible(other, "merge");
+  detail::combine_words(cells_, other.cells_, [](std::uint64_t a, std::uint64_t b) {
+    return counting ? detail::saturating_add_nibbles(a, b) : a | b;
+  });
   if constexpr (counting) {
-    detail::combine_words(cells_, other.cells_, detail::saturating_add_nibbles);
     const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - inserted_;
     inserted_ = other.inserted_ > room ? std::numeric_limits<std::uint64_t>::max()
                                        : inserted_ + other.inserted_;
   } else {
-    detail::combine_words(cells_, other.cells_,
-                          [](std::uint64_t a, std::uint64_t b) { return a | b; });
     set_inserted_from_cells();
   }
 }
@@ -257,12 +257,9 @@ template <class Probe, storage_policy Storage>
 void basic_filter<Probe, Storage>::intersect(const basic_filter& other) {
   detail::require_writable(read_only());
   require_compatible(other, "intersect");
-  if constexpr (counting) {
-    detail::combine_words(cells_, other.cells_, detail::min_nibbles);
-  } else {
-    detail::combine_words(cells_, other.cells_,
-                          [](std::uint64_t a, std::uint64_t b) { return a & b; });
-  }
+  detail::combine_words(cells_, other.cells_, [](std::uint64_t a, std::uint64_t b) {
+    return counting ? detail::min_nibbles(a, b) : a & b;
+  });
   set_inserted_from_cells();
 }
 

@@ -1,42 +1,34 @@
 #include "bloomkit/hashing.hpp"
 
+#include <array>
+
+#include "enum_names.hpp"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace bloomkit {
 
+namespace {
+
+constexpr std::array<detail::enum_name<hash_scheme>, 7> scheme_names{{
+    {hash_scheme::xxh3_128, "xxh3-128"},
+    {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
+    {hash_scheme::guava_murmur128_mitz_32, "guava-murmur128-mitz-32"},
+    {hash_scheme::guava_murmur128_mitz_64, "guava-murmur128-mitz-64"},
+    {hash_scheme::bits_and_blooms_v3, "bits-and-blooms-v3"},
+    {hash_scheme::go_zero, "go-zero"},
+    {hash_scheme::redis_sharded_xxh3, "redis-sharded-xxh3"},
+}};
+
+}  // namespace
+
 std::string_view to_string(hash_scheme scheme) noexcept {
-  switch (scheme) {
-    case hash_scheme::xxh3_128:
-      return "xxh3-128";
-    case hash_scheme::xxh3_64_split_block:
-      return "xxh3-64-split-block";
-    case hash_scheme::guava_murmur128_mitz_32:
-      return "guava-murmur128-mitz-32";
-    case hash_scheme::guava_murmur128_mitz_64:
-      return "guava-murmur128-mitz-64";
-    case hash_scheme::bits_and_blooms_v3:
-      return "bits-and-blooms-v3";
-    case hash_scheme::go_zero:
-      return "go-zero";
-    case hash_scheme::redis_sharded_xxh3:
-      return "redis-sharded-xxh3";
-  }
-  return "unknown";
+  return detail::name_in<hash_scheme>(scheme_names, scheme, "unknown");
 }
 
 bool is_known(hash_scheme scheme) noexcept {
-  switch (scheme) {
-    case hash_scheme::xxh3_128:
-    case hash_scheme::xxh3_64_split_block:
-    case hash_scheme::guava_murmur128_mitz_32:
-    case hash_scheme::guava_murmur128_mitz_64:
-    case hash_scheme::bits_and_blooms_v3:
-    case hash_scheme::go_zero:
-    case hash_scheme::redis_sharded_xxh3:
-      return true;
-  }
-  return false;
+  return to_string(scheme) != "unknown";
 }
 
 digest128 xxh3_128(std::string_view key) noexcept {

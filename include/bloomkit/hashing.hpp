@@ -78,6 +78,21 @@ class probe_sequence {
   std::uint64_t step_ = 0;
 };
 
+// The probes of schemes whose i-th bit is Location(digest, i) % bits (the peers' Go filters).
+template <class Digest, std::uint64_t (*Location)(const Digest&, std::uint64_t) noexcept>
+class indexed_probe_sequence {
+ public:
+  constexpr indexed_probe_sequence() noexcept = default;
+  constexpr indexed_probe_sequence(const Digest& h, std::uint64_t bits) noexcept
+      : h_(h), bits_(bits) {}
+  constexpr std::uint64_t next() noexcept { return Location(h_, i_++) % bits_; }
+
+ private:
+  Digest h_{};
+  std::uint64_t bits_ = 1;
+  std::uint64_t i_ = 0;
+};
+
 // What every probe policy has: its scheme, its digest of a key, and the probe sequence of a
 // digest in a filter of `bits` bits. Policies derive from it and add their own sizing and limits.
 template <hash_scheme Scheme, class Digest, class Sequence,

@@ -74,6 +74,8 @@ struct sized_kind {
   template <class Report>
   static void describe(const filter_type&, Report&) {}
   static void check_source(const filter_type& f) { f.storage().check_source(); }
+  // Defined per kind (src/file/<kind>_kind.cpp); the classic kind's traits declare their own.
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
 
   static file_header header_of(const filter_type& f);
   static detail::file_payload payload_of(const filter_type& f);
@@ -105,24 +107,16 @@ template <>
 struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::blocked;
   static constexpr std::string_view name = "blocked";
-  template <class Report>
-  static void describe(const filter_type& f, Report& r) {
-    r.add("blocks", f.blocks());
-  }
-
-  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static void describe(const filter_type& f, auto& r) { r.add("blocks", f.blocks()); }
 };
 
 template <>
 struct kind_traits<counting_bloom_filter> : sized_kind<counting_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::counting;
   static constexpr std::string_view name = "counting";
-  template <class Report>
-  static void describe(const filter_type& f, Report& r) {
+  static void describe(const filter_type& f, auto& r) {
     r.add("saturated_counters", f.saturated_counters());
   }
-
-  static std::optional<detail::file_problem> check_fields(const file_header& h);
 };
 
 // Scalable chains, of classic sub-filters (kind "scalable" in native_kinds) or of blocked ones

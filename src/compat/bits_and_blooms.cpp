@@ -15,9 +15,7 @@ template class basic_filter<bits_and_blooms::policy, bit_storage>;
 namespace bits_and_blooms {
 namespace {
 
-using compat::detail::byte_reader;
-using compat::detail::exact_double;
-using compat::detail::fail_file;
+using namespace compat::detail;  // the peer codecs' reader, writer and errors
 
 constexpr const char* format = "bits-and-blooms WriteTo stream";
 constexpr const char* json_format = "bits-and-blooms JSON";
@@ -204,20 +202,11 @@ digest sum256(std::string_view key) noexcept {
 }
 
 filter read(std::span<const unsigned char> bytes, const std::string& source) {
-  byte_reader in(bytes, source, format);
-  const stream_header h = read_header(in);
-  in.need(h.words * 8, std::to_string(h.words) + " words");
-  byte_reader(bytes.subspan(in.position() + h.words * 8), source, format).expect_end();
-  return decode(h, bytes.data() + in.position(), source);
+  return read_word_stream(bytes, source, format, read_header, decode);
 }
 
 filter read(std::istream& in, const std::string& source) {
-  std::vector<unsigned char> bytes;
-  compat::detail::read_exactly(in, bytes, header_size, source, std::string("the ") + format);
-  byte_reader header(bytes, source, format);
-  const stream_header h = read_header(header);
-  compat::detail::read_exactly(in, bytes, h.words * 8, source, std::to_string(h.words) + " words");
-  return decode(h, bytes.data() + header_size, source);
+  return read_word_stream(in, header_size, source, format, read_header, decode);
 }
 
 std::vector<unsigned char> write(const filter& f) {

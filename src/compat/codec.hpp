@@ -79,6 +79,30 @@ std::vector<unsigned char> read_all(std::istream& in, const std::string& source)
 // Writes the bytes; throws errc::io_error when the stream fails.
 void write_all(std::ostream& out, std::span<const unsigned char> bytes, const char* format);
 
+// A peer's stream of a fixed-size header and then `header.words` 64-bit words, nothing after
+// them (Guava's and bits-and-blooms' WriteTo). read_header(byte_reader&) parses the header;
+// decode(header, words, source) builds the filter from the words' bytes.
+template <class ReadHeader, class Decode>
+auto read_word_stream(std::span<const unsigned char> bytes, const std::string& source,
+                      const char* format, ReadHeader read_header, Decode decode) {
+  byte_reader in(bytes, source, format);
+  const auto h = read_header(in);
+  in.need(h.words * 8, std::to_string(h.words) + " words");
+  byte_reader(bytes.subspan(in.position() + h.words * 8), source, format).expect_end();
+  return decode(h, bytes.data() + in.position(), source);
+}
+// The same from a stream, reading no byte past the words.
+template <class ReadHeader, class Decode>
+auto read_word_stream(std::istream& in, std::size_t header_size, const std::string& source,
+                      const char* format, ReadHeader read_header, Decode decode) {
+  std::vector<unsigned char> bytes;
+  read_exactly(in, bytes, header_size, source, std::string("the ") + format);
+  byte_reader header(bytes, source, format);
+  const auto h = read_header(header);
+  read_exactly(in, bytes, h.words * 8, source, std::to_string(h.words) + " words");
+  return decode(h, bytes.data() + header_size, source);
+}
+
 // Storage for `bits` bits filled from `words` big-endian 64-bit words at `data` (the Java and Go
 // layouts: bit i is bit i % 64 of word i / 64, words serialized most significant byte first).
 // Throws errc::corrupt_file when a bit at a position >= bits is set.

@@ -15,9 +15,7 @@ template class basic_filter<guava::mitz_64_policy, bit_storage>;
 namespace guava {
 namespace {
 
-using compat::detail::byte_reader;
-using compat::detail::exact_double;
-using compat::detail::fail_file;
+using namespace compat::detail;  // the peer codecs' reader, writer and errors
 
 constexpr const char* format = "Guava BloomFilter stream";
 constexpr std::size_t header_size = 6;  // ordinal, k, word count
@@ -49,8 +47,8 @@ stream_header read_header(byte_reader& in) {
 }
 
 template <class Policy>
-basic_bloom_filter<Policy> decode(const stream_header& h, const unsigned char* words,
-                                  const std::string& source) {
+basic_bloom_filter<Policy> decode_as(const stream_header& h, const unsigned char* words,
+                                     const std::string& source) {
   const std::uint64_t bits = h.words * 64;
   return compat::detail::imported_filter<basic_bloom_filter<Policy>>(
       bits, h.hashes,
@@ -59,8 +57,8 @@ basic_bloom_filter<Policy> decode(const stream_header& h, const unsigned char* w
 }
 
 any_filter decode(const stream_header& h, const unsigned char* words, const std::string& source) {
-  if (h.ordinal == 0) return decode<mitz_32_policy>(h, words, source);
-  return decode<mitz_64_policy>(h, words, source);
+  if (h.ordinal == 0) return decode_as<mitz_32_policy>(h, words, source);
+  return decode_as<mitz_64_policy>(h, words, source);
 }
 
 template <class Policy>
@@ -118,22 +116,11 @@ void check_params(std::uint64_t bits, std::uint32_t hashes) {
 }
 
 any_filter read(std::span<const unsigned char> bytes, const std::string& source) {
-  byte_reader in(bytes, source, format);
-  const stream_header h = read_header(in);
-  in.need(h.words * 8, std::to_string(h.words) + " words");
-  const unsigned char* words = bytes.data() + in.position();
-  byte_reader rest(bytes.subspan(in.position() + h.words * 8), source, format);
-  rest.expect_end();
-  return decode(h, words, source);
+  return read_word_stream(bytes, source, format, read_header, decode);
 }
 
 any_filter read(std::istream& in, const std::string& source) {
-  std::vector<unsigned char> bytes;
-  compat::detail::read_exactly(in, bytes, header_size, source, std::string("the ") + format);
-  byte_reader header(bytes, source, format);
-  const stream_header h = read_header(header);
-  compat::detail::read_exactly(in, bytes, h.words * 8, source, std::to_string(h.words) + " words");
-  return decode(h, bytes.data() + header_size, source);
+  return read_word_stream(in, header_size, source, format, read_header, decode);
 }
 
 std::vector<unsigned char> write(const mitz_32_filter& filter) {

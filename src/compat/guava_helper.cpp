@@ -1,7 +1,9 @@
 #include "bloomkit/compat/guava_helper.hpp"
 
+#include <array>
 #include <string>
 
+#include "../enum_names.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "bloomkit/error.hpp"
@@ -10,23 +12,22 @@
 
 namespace bloomkit::guava_helper {
 
+namespace {
+
+constexpr std::array<bloomkit::detail::enum_name<funnel>, 3> funnel_names{{
+    {funnel::string, "string"},
+    {funnel::string_twice, "string-twice"},
+    {funnel::long_integer, "long"},
+}};
+
+}  // namespace
+
 std::string_view to_string(funnel f) noexcept {
-  switch (f) {
-    case funnel::string:
-      return "string";
-    case funnel::string_twice:
-      return "string-twice";
-    case funnel::long_integer:
-      return "long";
-  }
-  return "?";
+  return bloomkit::detail::name_in<funnel>(funnel_names, f, "?");
 }
 
 std::optional<funnel> parse_funnel(std::string_view name) noexcept {
-  for (const funnel f : {funnel::string, funnel::string_twice, funnel::long_integer}) {
-    if (name == to_string(f)) return f;
-  }
-  return std::nullopt;
+  return bloomkit::detail::value_in<funnel>(funnel_names, name);
 }
 
 filter_params optimal_params(std::uint64_t n, double p) {

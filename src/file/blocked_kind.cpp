@@ -15,7 +15,8 @@ template struct file_io<blocked_bloom_filter>;
 
 }  // namespace detail
 
-detail::file_check kind_traits<blocked_bloom_filter>::check_fields(const file_header& h) {
+template <>
+detail::file_check sized_kind<blocked_bloom_filter>::check_fields(const file_header& h) {
   // The payload is a bit array like the classic kind's: m and k in range, a payload of
   // ceil(m / 64) words, reserved fields 0; only classic files may set a flag.
   if (auto problem = detail::check_flags(h, 0)) return problem;

@@ -15,7 +15,8 @@ template struct file_io<counting_bloom_filter>;
 
 }  // namespace detail
 
-detail::file_check kind_traits<counting_bloom_filter>::check_fields(const file_header& h) {
+template <>
+detail::file_check sized_kind<counting_bloom_filter>::check_fields(const file_header& h) {
   if (auto problem = detail::check_params_in_range(h)) return problem;
   if (h.bits > counting_bloom_filter::max_counters) {
     return detail::inconsistent_header(std::to_string(h.bits) + " counters exceed the maximum of " +

@@ -1,5 +1,8 @@
 #include "tls_context.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -9,6 +12,21 @@
 
 namespace bloomkit::redis::detail {
 namespace {
+
+// The handshake failures of a peer that answered in plaintext (not a TLS port).
+constexpr int plaintext_reasons[] = {SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG,
+                                     SSL_R_UNKNOWN_PROTOCOL, SSL_R_HTTP_REQUEST};
+// The alerts of a server that wants a client certificate, or refused ours.
+constexpr int certificate_refused_reasons[] = {
+    SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED, SSL_R_SSLV3_ALERT_BAD_CERTIFICATE,
+    SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN,   SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED,
+    SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,   SSL_R_TLSV1_ALERT_UNKNOWN_CA,
+    SSL_R_TLSV1_ALERT_ACCESS_DENIED};
+
+template <std::size_t N>
+bool is_one_of(int reason, const int (&reasons)[N]) {
+  return std::find(std::begin(reasons), std::end(reasons), reason) != std::end(reasons);
+}
 
 // OpenSSL's error queue as "reason; reason" (cleared).
 std::string drain_errors() {
@@ -118,30 +136,18 @@ tls_failure describe_tls_failure(ssl_st* ssl, const std::string& name) {
     }
     return out;
   }
-  switch (reason) {
-    case SSL_R_WRONG_VERSION_NUMBER:
-    case SSL_R_PACKET_LENGTH_TOO_LONG:
-    case SSL_R_UNKNOWN_PROTOCOL:
-    case SSL_R_HTTP_REQUEST:
-      out.what = tls_failure::kind::plaintext_peer;
-      out.reason = "the server does not speak TLS (" + queue +
-                   "): is it a plaintext port? then use redis:// instead of rediss://";
-      return out;
-    case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
-    case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
-    case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
-    case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED:
-    case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
-    case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
-    case SSL_R_TLSV1_ALERT_ACCESS_DENIED:
-      out.what = tls_failure::kind::certificate_required;
-      out.reason = "the server refused the client certificate (" + queue +
-                   "): it requires one that its CA signed (--tls-cert, --tls-key)";
-      return out;
-    default:
-      out.reason = queue.empty() ? "TLS error" : "TLS error: " + queue;
-      return out;
+  if (is_one_of(reason, plaintext_reasons)) {
+    out.what = tls_failure::kind::plaintext_peer;
+    out.reason = "the server does not speak TLS (" + queue +
+                 "): is it a plaintext port? then use redis:// instead of rediss://";
+  } else if (is_one_of(reason, certificate_refused_reasons)) {
+    out.what = tls_failure::kind::certificate_required;
+    out.reason = "the server refused the client certificate (" + queue +
+                 "): it requires one that its CA signed (--tls-cert, --tls-key)";
+  } else {
+    out.reason = queue.empty() ? "TLS error" : "TLS error: " + queue;
   }
+  return out;
 }
 
 }  // namespace bloomkit::redis::detail

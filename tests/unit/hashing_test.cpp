@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <string_view>
+
+#include "bloomkit/error.hpp"
 
 namespace bloomkit {
 namespace {
@@ -70,6 +74,26 @@ TEST(Hashing, SchemeNames) {
   EXPECT_EQ(to_string(hash_scheme::xxh3_128), "xxh3-128");
   EXPECT_TRUE(is_known(hash_scheme::xxh3_128));
   EXPECT_FALSE(is_known(static_cast<hash_scheme>(999)));
+}
+
+// Every scheme and every error code has its own name (the names are tables, not switches).
+TEST(Hashing, EverySchemeAndErrorCodeHasADistinctName) {
+  std::set<std::string_view> names;
+  for (const hash_scheme s :
+       {hash_scheme::xxh3_128, hash_scheme::xxh3_64_split_block,
+        hash_scheme::guava_murmur128_mitz_32, hash_scheme::guava_murmur128_mitz_64,
+        hash_scheme::bits_and_blooms_v3, hash_scheme::go_zero, hash_scheme::redis_sharded_xxh3}) {
+    EXPECT_TRUE(is_known(s)) << static_cast<int>(s);
+    EXPECT_TRUE(names.insert(to_string(s)).second) << to_string(s);
+  }
+  names.clear();
+  for (int code = static_cast<int>(errc::invalid_argument);
+       code <= static_cast<int>(errc::already_exists); ++code) {
+    const std::string_view name = to_string(static_cast<errc>(code));
+    EXPECT_NE(name, "unknown error") << code;
+    EXPECT_TRUE(names.insert(name).second) << name;
+  }
+  EXPECT_EQ(to_string(static_cast<errc>(0)), "unknown error");
 }
 
 }  // namespace

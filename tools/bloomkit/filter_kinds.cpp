@@ -65,16 +65,20 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             std::numeric_limits<std::uint64_t>::max(),
                             "Scalable: never grow past this many bytes of bits (default: no limit)")
                             ->type_name("BYTES");
-  o.window_option =
-      command
-          .add_option("--window", o.window,
-                      "Window: forget keys older than DURATION (90s, 15m, 24h, 7d) or than the "
-                      "last COUNT inserts; see docs/VARIANTS.md")
-          ->type_name("DURATION|COUNT");
-  o.slices_option = add_whole_number_option(
-                        command, "--slices", o.slices, std::uint32_t{1}, window_filter::max_slices,
-                        "Window: slices per window (default 8); keys are forgotten between "
-                        "W and W + W/S after their insert")
+  add_window_length_options(command, o,
+                            "Window: forget keys older than DURATION (90s, 15m, 24h, 7d) or than "
+                            "the last COUNT inserts; see docs/VARIANTS.md",
+                            "DURATION|COUNT",
+                            "Window: slices per window (default 8); keys are forgotten between "
+                            "W and W + W/S after their insert");
+}
+
+void add_window_length_options(CLI::App& command, window_length_options& o,
+                               const std::string& window_help, const std::string& window_type,
+                               const std::string& slices_help) {
+  o.window_option = command.add_option("--window", o.window, window_help)->type_name(window_type);
+  o.slices_option = add_whole_number_option(command, "--slices", o.slices, std::uint32_t{1},
+                                            window_filter::max_slices, slices_help)
                         ->type_name("S");
 }
 

@@ -46,8 +46,22 @@ concept inserts_in_parallel = requires(Filter& f, std::span<const std::string_vi
   f.insert_many_concurrent(keys);
 };
 
-// --kind and the scalable filter's parameters, as create and build take them.
-struct kind_options {
+// --window DURATION|COUNT (parsed by window_options.hpp) and --slices S of window filters.
+struct window_length_options {
+  std::string window;
+  std::uint32_t slices = 8;
+  CLI::Option* window_option = nullptr;
+  CLI::Option* slices_option = nullptr;
+  bool given() const { return window_option != nullptr && window_option->count() > 0; }
+};
+// Registers them with their help texts: what --window takes (`window_type`) and means, and what
+// --slices means.
+void add_window_length_options(CLI::App& command, window_length_options& o,
+                               const std::string& window_help, const std::string& window_type,
+                               const std::string& slices_help);
+
+// --kind and the scalable and window filters' parameters, as create and build take them.
+struct kind_options : window_length_options {
   std::string kind = "classic";
   std::uint32_t growth = 2;
   double tightening = 0.5;
@@ -55,11 +69,6 @@ struct kind_options {
   CLI::Option* growth_option = nullptr;
   CLI::Option* tightening_option = nullptr;
   CLI::Option* max_memory_option = nullptr;
-  // Window filters: --window DURATION|COUNT (window_options.hpp) and --slices S.
-  std::string window;
-  std::uint32_t slices = 8;
-  CLI::Option* window_option = nullptr;
-  CLI::Option* slices_option = nullptr;
 };
 
 // --kind with the names of the native kinds (kinds.hpp: classic|blocked|counting|scalable|window;

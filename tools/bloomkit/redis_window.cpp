@@ -11,16 +11,10 @@
 namespace bloomkit::cli {
 
 void add_redis_window_options(CLI::App& command, redis_window_options& o) {
-  o.window_option =
-      command
-          .add_option("--window", o.window,
-                      "A time-window filter: forget keys older than DURATION (90s, 15m, 24h, "
-                      "7d); see docs/REDIS.md")
-          ->type_name("DURATION");
-  o.slices_option = add_whole_number_option(command, "--slices", o.slices, std::uint32_t{1},
-                                            bloomkit::window_filter::max_slices,
-                                            "With --window: slices per window (default 8)")
-                        ->type_name("S");
+  add_window_length_options(command, o,
+                            "A time-window filter: forget keys older than DURATION (90s, 15m, "
+                            "24h, 7d); see docs/REDIS.md",
+                            "DURATION", "With --window: slices per window (default 8)");
 }
 
 void check_redis_window_options(const redis_window_options& o, const now_option& now) {

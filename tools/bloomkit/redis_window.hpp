@@ -18,13 +18,7 @@
 namespace bloomkit::cli {
 
 // --window DURATION and --slices S of `redis create`.
-struct redis_window_options {
-  std::string window;
-  std::uint32_t slices = 8;
-  CLI::Option* window_option = nullptr;
-  CLI::Option* slices_option = nullptr;
-  bool given() const { return window_option != nullptr && window_option->count() > 0; }
-};
+using redis_window_options = window_length_options;
 void add_redis_window_options(CLI::App& command, redis_window_options& o);
 
 // Creates (or opens, if it exists with the same configuration) window filter `name`. A count

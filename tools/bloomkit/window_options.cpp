@@ -20,24 +20,19 @@ window_length parse_window(std::string_view text, std::string_view option) {
                     option, text, why));
   };
   if (text.empty()) throw bad("is empty");
-  std::uint64_t unit_seconds = 0;
-  std::string_view unit_name = "inserts";
-  switch (text.back()) {
-    case 's':
-      unit_seconds = 1, unit_name = "seconds";
-      break;
-    case 'm':
-      unit_seconds = 60, unit_name = "minutes";
-      break;
-    case 'h':
-      unit_seconds = 3600, unit_name = "hours";
-      break;
-    case 'd':
-      unit_seconds = 86400, unit_name = "days";
-      break;
-    default:
-      break;
+  struct duration_unit {
+    char suffix;
+    std::uint64_t seconds;  // 0: no suffix, a count of inserts
+    std::string_view name;
+  };
+  constexpr duration_unit units[] = {
+      {'s', 1, "seconds"}, {'m', 60, "minutes"}, {'h', 3600, "hours"}, {'d', 86400, "days"}};
+  duration_unit unit{0, 0, "inserts"};
+  for (const duration_unit& u : units) {
+    if (text.back() == u.suffix) unit = u;
   }
+  const std::uint64_t unit_seconds = unit.seconds;
+  const std::string_view unit_name = unit.name;
   const std::string_view digits = unit_seconds == 0 ? text : text.substr(0, text.size() - 1);
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
     throw bad("is not a duration nor a count");

@@ -37,16 +37,7 @@ constexpr std::uint64_t location(const digest& h, std::uint64_t i) noexcept {
   return h[i % 2] + i * h[2 + ((i + i % 2) % 4) / 2];
 }
 
-struct sequence {
-  constexpr sequence() noexcept = default;
-  constexpr sequence(const digest& h, std::uint64_t bits) noexcept : h_(h), bits_(bits) {}
-  constexpr std::uint64_t next() noexcept { return location(h_, i_++) % bits_; }
-
- private:
-  digest h_{};
-  std::uint64_t bits_ = 1;
-  std::uint64_t i_ = 0;
-};
+using sequence = indexed_probe_sequence<digest, location>;
 
 struct policy : probe_policy<hash_scheme::bits_and_blooms_v3, digest, sequence, sum256> {
   static filter_params optimal_params(std::uint64_t n, double p) {

@@ -52,17 +52,11 @@ void sum64s(std::string_view key, std::span<std::uint64_t> out);
 // The positions of a key in a filter of `bits` bits with out.size() hashes: Sum64s % bits.
 void positions(std::string_view key, std::uint64_t bits, std::span<std::uint64_t> out);
 
-struct sequence {
-  constexpr sequence() noexcept = default;
-  constexpr sequence(const digest& h, std::uint64_t bits) noexcept : h_(h), bits_(bits) {}
-  // check_params() keeps a go-zero filter at 14 probes, so i_ stays in range.
-  constexpr std::uint64_t next() noexcept { return h_[i_++ % hashes] % bits_; }
-
- private:
-  digest h_{};
-  std::uint64_t bits_ = 1;
-  std::uint32_t i_ = 0;
-};
+// The i-th position before the reduction modulo m (check_params() keeps a filter at 14 probes).
+constexpr std::uint64_t location(const digest& h, std::uint64_t i) noexcept {
+  return h[i % hashes];
+}
+using sequence = indexed_probe_sequence<digest, location>;
 
 struct policy : probe_policy<hash_scheme::go_zero, digest, sequence, sum64s> {
   static filter_params optimal_params(std::uint64_t n, double p) {

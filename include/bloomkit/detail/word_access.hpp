@@ -30,5 +30,9 @@ inline std::uint64_t fetch_or_relaxed(std::uint64_t* word, std::uint64_t mask) n
 [[gnu::always_inline]] inline void prefetch_write(const void* p) noexcept {
   __builtin_prefetch(p, 1, 2);
 }
+template <bool Write>
+[[gnu::always_inline]] inline void prefetch(const void* p) noexcept {
+  __builtin_prefetch(p, Write ? 1 : 0, 2);
+}
 
 }  // namespace bloomkit::detail
