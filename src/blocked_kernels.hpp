@@ -45,7 +45,17 @@ struct blocked_kernels {
                              bool atomic) noexcept;
   std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
                                blocked_batch batch, bool* results) noexcept;
+  // Window slots (filters of `blocks` blocks each, slots[0] first; filter_pipeline.hpp):
+  // lookups in all of them, and inserts into slots[0] that count keys no slot held.
+  std::size_t (*contains_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
+                                        std::uint64_t blocks, blocked_batch batch,
+                                        bool* results) noexcept;
+  slot_insert_counts (*insert_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
+                                             std::uint64_t blocks, blocked_batch batch) noexcept;
 };
+
+// The most slots the slot kernels take at once.
+inline constexpr std::size_t max_kernel_slots = 256;
 
 const blocked_kernels& portable_blocked_kernels() noexcept;
 // nullptr when the build has no AVX2 path (not x86-64, or a compiler without -mavx2).
@@ -80,7 +90,7 @@ template <class Isa>
 struct split_block_ops {
   using digest_type = std::uint64_t;
   struct location {
-    std::uint64_t* block;
+    std::uint64_t block;  // its index: the same in every filter of this size
     std::uint32_t h32;
   };
   static constexpr bool two_stage = false;
@@ -89,26 +99,27 @@ struct split_block_ops {
   std::uint64_t blocks;
 
   void locate(std::uint64_t h, location& at) const noexcept {
-    at.block = words + multiply_high(h, blocks) * 4;
+    at.block = multiply_high(h, blocks);
     at.h32 = static_cast<std::uint32_t>(h);
   }
   [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
-    detail::prefetch_write(at.block);
+    detail::prefetch_write(block(at));
   }
   template <bool Atomic>
   bool insert(const location& at) const noexcept {
     if constexpr (Atomic) {
       std::uint64_t masks[4];
       Isa::masks(at.h32, masks);
-      return insert_masks_atomic(at.block, masks);
+      return insert_masks_atomic(block(at), masks);
     } else {
-      return Isa::insert(at.block, at.h32);
+      return Isa::insert(block(at), at.h32);
     }
   }
   [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
-    detail::prefetch_read(at.block);
+    detail::prefetch_read(block(at));
   }
-  bool test_first(const location& at) const noexcept { return Isa::contains(at.block, at.h32); }
+  bool test_first(const location& at) const noexcept { return Isa::contains(block(at), at.h32); }
+  std::uint64_t* block(const location& at) const noexcept { return words + at.block * 4; }
 };
 
 template <class Isa>
@@ -132,7 +143,7 @@ struct blocked_paths {
 
   // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
   template <class Run>
-  static std::size_t over(blocked_batch batch, Run run) noexcept {
+  static auto over(blocked_batch batch, Run run) noexcept {
     if (batch.keys != nullptr) {
       const std::string_view* keys = batch.keys;
       return run([keys](std::size_t i) noexcept {
@@ -157,8 +168,34 @@ struct blocked_paths {
                 [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
   }
 
+  static std::size_t contains_many_in_slots(std::uint64_t* const* slots, std::size_t count,
+                                            std::uint64_t blocks, blocked_batch batch,
+                                            bool* results) noexcept {
+    ops each[max_kernel_slots];
+    for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
+    return over(batch, [&](auto digest_at) {
+      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at, results);
+    });
+  }
+  static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
+                                                 std::uint64_t blocks,
+                                                 blocked_batch batch) noexcept {
+    ops each[max_kernel_slots];
+    for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
+    return over(batch, [&](auto digest_at) {
+      return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
+                                   slot_pipeline_lag);
+    });
+  }
+
   static constexpr blocked_kernels table(const char* name) noexcept {
-    return {name, &insert, &contains, &insert_many, &contains_many};
+    return {name,
+            &insert,
+            &contains,
+            &insert_many,
+            &contains_many,
+            &contains_many_in_slots,
+            &insert_many_in_slots};
   }
 };
 

@@ -10,9 +10,9 @@
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
-#include "digest_batches.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
+#include "slot_paths.hpp"
 #include "sub_filter_sizing.hpp"
 
 namespace bloomkit {
@@ -185,25 +185,24 @@ Sub& basic_window_filter<Sub>::rotate_to(std::uint64_t current) {
 }
 
 template <class Sub>
-std::size_t basic_window_filter<Sub>::insert_run(std::span<const digest_type> digests,
+std::vector<const Sub*> basic_window_filter<Sub>::live_slots(std::uint64_t current) const {
+  std::vector<const Sub*> live;
+  live.reserve(slots_.size());
+  for_each_live(current, [&](const Sub& f) { live.push_back(&f); });
+  return live;
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::insert_run(std::span<const std::string_view> keys,
                                                  std::uint64_t current) {
-  // Lookups in the older live slices first (batched), then each key into the current slice in
-  // order, so that a repeat within the run is not new, exactly as a loop of insert().
-  auto pending = std::vector<digest_type>(digests.begin(), digests.end());
-  std::vector<std::size_t> origin = detail::identity_origin(digests.size());
-  auto in_older = std::make_unique<bool[]>(digests.size());
-  const std::span<bool> found{in_older.get(), digests.size()};
-  std::fill(found.begin(), found.end(), false);
+  // The current slice's slot first, then the older live ones: a key is new unless one of them
+  // holds it, and a repeat within the run is not new, exactly as a loop of insert().
   Sub& target = rotate_to(current);
+  std::vector<const Sub*> slots = {&target};
   for_each_live(current, [&](const Sub& f) {
-    if (&f != &target) detail::drop_present(f, pending, origin, found);
+    if (&f != &target) slots.push_back(&f);
   });
-  std::size_t added = 0;
-  for (std::size_t i = 0; i < digests.size(); ++i) {
-    const bool changed = target.insert_digest(digests[i]);
-    if (changed && !found[i]) ++added;
-  }
-  return added;
+  return detail::slot_paths<Sub>::insert_many(target, slots, keys);
 }
 
 template <class Sub>
@@ -215,17 +214,16 @@ bool basic_window_filter<Sub>::insert(std::string_view key) {
 template <class Sub>
 std::size_t basic_window_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
-  const auto digests = detail::digests_of<Sub>(keys);
-  if (config_.unit == window_unit::seconds) return insert_run(digests, current_slice());
+  if (config_.unit == window_unit::seconds) return insert_run(keys, current_slice());
   // A count window moves to the next slice every ceil(W/S) inserts: one run per slice.
   const std::uint64_t per_slice = ceil_div(config_.length, config_.slices);
   std::size_t added = 0;
   std::size_t next = 0;
-  while (next < digests.size()) {
+  while (next < keys.size()) {
     const std::uint64_t room = per_slice - inserts_ % per_slice;
     const std::size_t take =
-        static_cast<std::size_t>(std::min<std::uint64_t>(room, digests.size() - next));
-    added += insert_run(std::span(digests).subspan(next, take), current_slice());
+        static_cast<std::size_t>(std::min<std::uint64_t>(room, keys.size() - next));
+    added += insert_run(keys.subspan(next, take), current_slice());
     inserts_ += take;
     next += take;
   }
@@ -246,12 +244,14 @@ template <class Sub>
 std::size_t basic_window_filter<Sub>::contains_many(std::span<const std::string_view> keys,
                                                     std::span<bool> results) const {
   detail::require_result_slots(keys.size(), results.size());
-  std::fill(results.begin(), results.end(), false);
-  auto pending = detail::digests_of<Sub>(keys);
-  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
-  for_each_live(current_slice(),
-                [&](const Sub& f) { detail::drop_present(f, pending, origin, results); });
-  return keys.size() - pending.size();
+  const std::vector<const Sub*> live = live_slots(current_slice());
+  if (live.empty()) {
+    std::fill(results.begin(), results.end(), false);
+    return 0;
+  }
+  const std::size_t present = detail::slot_paths<Sub>::contains_many(live, keys, results.data());
+  check_sources();
+  return present;
 }
 
 template <class Sub>

@@ -185,8 +185,10 @@ class basic_window_filter : public detail::integral_keys<basic_window_filter<Sub
   static bool live(std::uint64_t slice, std::uint64_t current, std::uint32_t slices) noexcept;
   // Points the current slice's slot at slice `current`, clearing an older slice out of it.
   SubFilter& rotate_to(std::uint64_t current);
-  // Inserts keys[begin, end) (all in slice `current`); returns how many were new to the window.
-  std::size_t insert_run(std::span<const digest_type> digests, std::uint64_t current);
+  // Inserts keys (all in slice `current`); returns how many were new to the window.
+  std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current);
+  // The slots of the live slices at slice `current`, newest first.
+  std::vector<const SubFilter*> live_slots(std::uint64_t current) const;
   template <class Visit>
   void for_each_live(std::uint64_t current, Visit visit) const;
 

@@ -177,6 +177,47 @@ TEST(WindowFilter, InsertManyIsALoopOfInsert) {
   EXPECT_EQ(batched.current_slice(), 7u);
 }
 
+// Slots of a few MiB take the prefetching pipelines (over every live slot at once): batches
+// still give what loops of insert / contains give, for blocked and classic slots, over slice
+// changes, with repeats within a batch and keys of older slices inserted again.
+template <class Window>
+void expect_batches_are_loops() {
+  const window_config c{4'000'000, 0.01, 400, window_unit::seconds, 4};  // slots of 1e6 keys
+  Window batched(c);
+  Window looped(c);
+  ASSERT_GE(batched.slots().front().byte_size(), std::size_t{1} << 20);
+  const auto keys = test::make_keys(50'000, 17);
+  for (std::uint64_t t = 0; t < 700; t += 100) {
+    batched.set_now(t);
+    looped.set_now(t);
+    // This slice's keys: 20,000 of which a quarter came in two slices ago, and some repeats.
+    std::vector<std::string> slice(
+        keys.begin() + static_cast<std::ptrdiff_t>(t / 100 * 5'000),
+        keys.begin() + static_cast<std::ptrdiff_t>(t / 100 * 5'000) + 20'000);
+    for (std::size_t i = 0; i < slice.size(); i += 13) slice[i] = slice[i / 3];
+    std::size_t added = 0;
+    for (const auto& k : slice) added += looped.insert(k) ? 1 : 0;
+    ASSERT_EQ(batched.insert_many(views(slice)), added) << "t = " << t;
+    ASSERT_TRUE(batched == looped) << "t = " << t;
+    ASSERT_EQ(batched.inserted(), looped.inserted()) << "t = " << t;
+    auto answers = std::make_unique<bool[]>(keys.size());
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) present += looped.contains(keys[i]) ? 1 : 0;
+    ASSERT_EQ(batched.contains_many(views(keys), {answers.get(), keys.size()}), present);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(answers[i], looped.contains(keys[i])) << keys[i] << " at t = " << t;
+    }
+  }
+}
+
+TEST(WindowFilter, BatchesOverLargeBlockedSlotsAreLoops) {
+  expect_batches_are_loops<window_filter>();
+}
+
+TEST(WindowFilter, BatchesOverLargeClassicSlotsAreLoops) {
+  expect_batches_are_loops<classic_window_filter>();
+}
+
 // A count window: the last N inserts are always found; inserts older than N + N/S are gone.
 TEST(WindowFilter, CountWindowRemembersTheLastNInserts) {
   window_filter f({1000, 0.01, 1000, window_unit::inserts, 4});  // slices of 250 inserts

@@ -37,6 +37,20 @@ struct filter_access {
   static const bit_array& storage(const Filter& f) noexcept {
     return f.cells_;
   }
+  // For pipelines over the slots of a window (src/slot_paths.hpp): a filter's words to write,
+  // its count of inserts, and a blocked filter's kernels.
+  template <class Filter>
+  static std::uint64_t* writable_words(Filter& f) {
+    return f.writable_words();
+  }
+  template <class Filter>
+  static void add_inserted(Filter& f, std::uint64_t n) noexcept {
+    f.template add_inserted<false>(n);
+  }
+  template <class Filter>
+  static const blocked_kernels& kernels(const Filter& f) noexcept {
+    return *f.kernels_;
+  }
 };
 
 }  // namespace bloomkit::detail
