@@ -1,0 +1,87 @@
+// BF.INFO and BF.CARD, with RedisBloom's field names and replies.
+
+#include <array>
+#include <string_view>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+
+namespace bloomkit::redis_module {
+
+namespace {
+
+struct info_field {
+  std::string_view keyword;  // BF.INFO key <keyword>
+  const char* title;         // its name in the full reply
+};
+
+constexpr std::array<info_field, 5> info_fields{{
+    {"CAPACITY", "Capacity"},
+    {"SIZE", "Size"},
+    {"FILTERS", "Number of filters"},
+    {"ITEMS", "Number of items inserted"},
+    {"EXPANSION", "Expansion rate"},
+}};
+
+void reply_field(RedisModuleCtx* ctx, const module_filter& f, std::size_t field) {
+  switch (field) {
+    case 0:
+      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(capacity_of(f)));
+      break;
+    case 1:
+      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(memory_of(f)));
+      break;
+    case 2:
+      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(filter_count_of(f)));
+      break;
+    case 3:
+      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(f)));
+      break;
+    default:
+      // A filter that does not grow has no expansion rate: nil, as RedisBloom's NONSCALING.
+      if (const auto expansion = expansion_of(f)) {
+        RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(*expansion));
+      } else {
+        RedisModule_ReplyWithNull(ctx);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
+  filter_key key(ctx, argv[1], open_read);
+  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  const module_filter& f = *key.value()->filter;
+  if (argc == 3) {
+    const std::string_view wanted = view_of(argv[2]);
+    for (std::size_t i = 0; i < info_fields.size(); ++i) {
+      if (keyword_is(wanted, info_fields[i].keyword)) {
+        RedisModule_ReplyWithArray(ctx, 1);
+        reply_field(ctx, f, i);
+        return module_ok;
+      }
+    }
+    return RedisModule_ReplyWithError(ctx, "ERR Invalid information value");
+  }
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * info_fields.size()));
+  for (std::size_t i = 0; i < info_fields.size(); ++i) {
+    RedisModule_ReplyWithSimpleString(ctx, info_fields[i].title);
+    reply_field(ctx, f, i);
+  }
+  return module_ok;
+}
+
+// BF.CARD key: the keys added (0 for a missing key).
+int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  filter_key key(ctx, argv[1], open_read);
+  if (key.empty()) return RedisModule_ReplyWithLongLong(ctx, 0);
+  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(*key.value()->filter)));
+}
+
+}  // namespace bloomkit::redis_module

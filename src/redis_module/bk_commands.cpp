@@ -1,0 +1,209 @@
+// bloomkit's own commands, for what RedisBloom lacks:
+//   BK.RESERVE key capacity fpp [KIND classic|blocked|counting|scalable|window]
+//              [EXPANSION s] [WINDOW duration|count] [SLICES s]
+//   BK.REMOVE key item [item ...]      counting filters: one reply per item, 1 when removed
+//   BK.INFO key                        the fields of `bloomkit info --json` (docs/CLI.md)
+
+#include <concepts>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "arguments.hpp"
+#include "bloomkit/error.hpp"
+#include "bloomkit/kinds.hpp"
+#include "commands.hpp"
+
+namespace bloomkit::redis_module {
+
+namespace {
+
+struct reserve_request {
+  std::uint64_t capacity = 0;
+  double fpp = 0;
+  std::string kind = "blocked";
+  std::uint32_t expansion = default_expansion;
+  std::uint64_t window = 0;
+  window_unit unit = window_unit::seconds;
+  std::uint32_t slices = 8;
+};
+
+// "90s", "15m", "24h", "7d" (a time window) or a bare count of inserts, as the CLI's --window.
+std::optional<std::pair<std::uint64_t, window_unit>> parse_window(std::string_view text) {
+  std::uint64_t seconds = 0;
+  switch (text.empty() ? '\0' : text.back()) {
+    case 's':
+      seconds = 1;
+      break;
+    case 'm':
+      seconds = 60;
+      break;
+    case 'h':
+      seconds = 3600;
+      break;
+    case 'd':
+      seconds = 86400;
+      break;
+    default:
+      break;
+  }
+  const std::optional<long long> value =
+      to_integer(seconds == 0 ? text : text.substr(0, text.size() - 1));
+  if (!value || *value < 1) return std::nullopt;
+  const auto n = static_cast<std::uint64_t>(*value);
+  if (seconds == 0) return std::pair{n, window_unit::inserts};
+  if (n > window_filter::max_length / seconds) return std::nullopt;
+  return std::pair{n * seconds, window_unit::seconds};
+}
+
+module_filter make_filter(const reserve_request& r) {
+  if (r.kind == "blocked") return {blocked_bloom_filter::for_capacity(r.capacity, r.fpp)};
+  if (r.kind == "classic") return {bloom_filter::for_capacity(r.capacity, r.fpp)};
+  if (r.kind == "counting") return {counting_bloom_filter::for_capacity(r.capacity, r.fpp)};
+  if (r.kind == "scalable") return make_bf_filter(r.fpp, r.capacity, r.expansion, false);
+  if (r.window == 0) throw error(errc::invalid_argument, "KIND window needs WINDOW");
+  return {window_filter(window_config{r.capacity, r.fpp, r.window, r.unit, r.slices})};
+}
+
+// A reply of name / value pairs, filled through report_figures (kinds.hpp) as the CLI's report.
+class info_reply {
+ public:
+  template <class Value>
+  info_reply& add(std::string_view name, const Value& value) {
+    if constexpr (std::same_as<Value, double>) {
+      fields_.push_back({std::string(name), value});
+    } else if constexpr (std::integral<Value>) {
+      fields_.push_back({std::string(name), static_cast<long long>(value)});
+    } else {
+      fields_.push_back({std::string(name), std::string(value)});
+    }
+    return *this;
+  }
+  void send(RedisModuleCtx* ctx) const {
+    RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * fields_.size()));
+    for (const auto& [name, value] : fields_) {
+      RedisModule_ReplyWithSimpleString(ctx, name.c_str());
+      std::visit(
+          [&]<class V>(const V& v) {
+            if constexpr (std::same_as<V, double>) {
+              RedisModule_ReplyWithDouble(ctx, v);
+            } else if constexpr (std::same_as<V, long long>) {
+              RedisModule_ReplyWithLongLong(ctx, v);
+            } else {
+              RedisModule_ReplyWithStringBuffer(ctx, v.data(), v.size());
+            }
+          },
+          value);
+    }
+  }
+
+ private:
+  struct field {
+    std::string name;
+    std::variant<long long, double, std::string> value;
+  };
+  std::vector<field> fields_;
+};
+
+}  // namespace
+
+int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4 || argc % 2 != 0) return RedisModule_WrongArity(ctx);
+  reserve_request r;
+  const std::optional<long long> capacity = to_integer(view_of(argv[2]));
+  if (!capacity || *capacity < 1) {
+    return RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
+  }
+  r.capacity = static_cast<std::uint64_t>(*capacity);
+  const std::optional<double> fpp = to_double(view_of(argv[3]));
+  if (!fpp) return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+  if (!(*fpp > 0 && *fpp < 1)) {
+    return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1) ");
+  }
+  r.fpp = *fpp;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    const std::string_view option = view_of(argv[i]);
+    const std::string_view value = view_of(argv[i + 1]);
+    if (keyword_is(option, "KIND")) {
+      r.kind.clear();
+      for (char c : value) r.kind += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (r.kind != "blocked" && r.kind != "classic" && r.kind != "counting" &&
+          r.kind != "scalable" && r.kind != "window") {
+        return RedisModule_ReplyWithError(
+            ctx, "ERR unknown KIND: give classic, blocked, counting, scalable or window");
+      }
+    } else if (keyword_is(option, "EXPANSION")) {
+      const std::optional<long long> expansion = to_integer(value);
+      if (!expansion || *expansion < 1 || *expansion > 1024) {
+        return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+      }
+      r.expansion = static_cast<std::uint32_t>(*expansion);
+    } else if (keyword_is(option, "WINDOW")) {
+      const auto window = parse_window(value);
+      if (!window) {
+        return RedisModule_ReplyWithError(
+            ctx, "ERR bad WINDOW: give a duration (90s, 15m, 24h, 7d) or a count of inserts");
+      }
+      std::tie(r.window, r.unit) = *window;
+    } else if (keyword_is(option, "SLICES")) {
+      const std::optional<long long> slices = to_integer(value);
+      if (!slices || *slices < 1 || *slices > window_filter::max_slices) {
+        return RedisModule_ReplyWithError(ctx, "ERR bad SLICES: give 1..255");
+      }
+      r.slices = static_cast<std::uint32_t>(*slices);
+    } else {
+      return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
+    }
+  }
+  if (r.kind != "window" && r.window != 0) {
+    return RedisModule_ReplyWithError(ctx, "ERR WINDOW needs KIND window");
+  }
+  filter_key key(ctx, argv[1], open_read | open_write);
+  if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+  if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+  try {
+    key.create(make_filter(r));
+  } catch (const error& e) {
+    return reply_error(ctx, std::string("ERR ") + e.what());
+  }
+  RedisModule_ReplyWithSimpleString(ctx, "OK");
+  announce_write(ctx, "bk.reserve", argv[1]);
+  return module_ok;
+}
+
+int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  filter_key key(ctx, argv[1], open_read | open_write);
+  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  auto* counting = std::get_if<counting_bloom_filter>(&key.value()->filter->filter);
+  if (counting == nullptr) {
+    return RedisModule_ReplyWithError(
+        ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
+  }
+  RedisModule_ReplyWithArray(ctx, argc - 2);
+  for (int i = 2; i < argc; ++i) {
+    RedisModule_ReplyWithLongLong(ctx, counting->remove(view_of(argv[i])) ? 1 : 0);
+  }
+  announce_write(ctx, "bk.remove", argv[1]);
+  return module_ok;
+}
+
+int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  filter_key key(ctx, argv[1], open_read);
+  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  const module_filter& f = *key.value()->filter;
+  info_reply reply;
+  std::visit(
+      [&]<class Filter>(const Filter& filter) {
+        reply.add("kind", kind_traits<Filter>::name)
+            .add("hash_scheme", to_string(Filter::scheme()))
+            .add("nonscaling", f.nonscaling ? 1 : 0);
+        report_figures(filter, reply);
+      },
+      f.filter);
+  reply.send(ctx);
+  return module_ok;
+}
+
+}  // namespace bloomkit::redis_module

@@ -1,0 +1,120 @@
+// BF.SCANDUMP and BF.LOADCHUNK: a filter's image (filter_image.hpp) in chunks, as RedisBloom's
+// clients use them: SCANDUMP key 0 gives (1, header); SCANDUMP key it gives (next, chunk) until
+// (0, ""); each (iterator, data) pair is fed to LOADCHUNK in the same order. An iterator past 1 is
+// 1 + the payload offset just after its chunk, so LOADCHUNK knows where a chunk goes.
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "arguments.hpp"
+#include "commands.hpp"
+
+namespace bloomkit::redis_module {
+
+namespace {
+
+constexpr std::size_t chunk_bytes = std::size_t{8} << 20;
+
+// Payload bytes [offset, offset + length) across the pieces.
+std::string payload_slice(const std::vector<std::string_view>& pieces, std::uint64_t offset,
+                          std::size_t length) {
+  std::string out;
+  out.reserve(length);
+  for (std::string_view piece : pieces) {
+    if (out.size() == length) break;
+    if (offset >= piece.size()) {
+      offset -= piece.size();
+      continue;
+    }
+    piece.remove_prefix(static_cast<std::size_t>(offset));
+    offset = 0;
+    out.append(piece.substr(0, length - out.size()));
+  }
+  return out;
+}
+
+}  // namespace
+
+// BF.SCANDUMP key iterator
+int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  filter_key key(ctx, argv[1], open_read);
+  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  const std::optional<long long> iterator = to_integer(view_of(argv[2]));
+  if (!iterator || *iterator < 0) {
+    return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+  }
+  const module_value& value = *key.value();
+  RedisModule_ReplyWithArray(ctx, 2);
+  if (*iterator == 0) {
+    const std::string header = header_of(value);
+    RedisModule_ReplyWithLongLong(ctx, 1);
+    RedisModule_ReplyWithStringBuffer(ctx, header.data(), header.size());
+    return module_ok;
+  }
+  const std::vector<std::string_view> pieces = payload_of(value);
+  std::uint64_t total = 0;
+  for (std::string_view piece : pieces) total += piece.size();
+  const auto offset = static_cast<std::uint64_t>(*iterator - 1);
+  if (offset >= total) {
+    RedisModule_ReplyWithLongLong(ctx, 0);
+    RedisModule_ReplyWithStringBuffer(ctx, "", 0);
+    return module_ok;
+  }
+  const std::string chunk =
+      payload_slice(pieces, offset,
+                    static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, total - offset)));
+  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + chunk.size() + 1));
+  RedisModule_ReplyWithStringBuffer(ctx, chunk.data(), chunk.size());
+  return module_ok;
+}
+
+// BF.LOADCHUNK key iterator data
+int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 4) return RedisModule_WrongArity(ctx);
+  const std::optional<long long> iterator = to_integer(view_of(argv[2]));
+  if (!iterator || *iterator < 1) {
+    return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+  }
+  const std::string_view data = view_of(argv[3]);
+  filter_key key(ctx, argv[1], open_read | open_write);
+  if (*iterator == 1) {
+    if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+    if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    try {
+      key.create(std::make_unique<image_loader>(data));
+    } catch (const image_error& e) {
+      return reply_error(ctx, std::string("ERR received bad data: ") + e.what());
+    }
+    RedisModule_ReplyWithSimpleString(ctx, "OK");
+    announce_write(ctx, "bf.loadchunk", argv[1]);
+    return module_ok;
+  }
+  if (key.value() == nullptr) return reply_not_usable(ctx, key);
+  module_value& value = *key.value();
+  if (!value.loading) return RedisModule_ReplyWithError(ctx, "ERR filter is already loaded");
+  image_loader& loader = *value.loading;
+  const auto end = static_cast<std::uint64_t>(*iterator - 1);
+  if (data.empty() || end < data.size() || end - data.size() != loader.loaded_bytes()) {
+    return RedisModule_ReplyWithError(ctx, "ERR invalid offset - chunk out of order");
+  }
+  try {
+    loader.append(data);
+    if (loader.complete()) {
+      value.filter = loader.finish();
+      value.loading.reset();
+    }
+  } catch (const image_error& e) {
+    // A payload that fails its checksum never becomes a filter: the key goes.
+    key.remove();
+    reply_error(ctx, std::string("ERR received bad data: ") + e.what());
+    announce_write(ctx, "del", argv[1]);
+    return module_ok;
+  }
+  RedisModule_ReplyWithSimpleString(ctx, "OK");
+  announce_write(ctx, "bf.loadchunk", argv[1]);
+  return module_ok;
+}
+
+}  // namespace bloomkit::redis_module

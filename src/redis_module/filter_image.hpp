@@ -1,0 +1,63 @@
+#pragma once
+// The image of a module filter, the one encoding of RDB values, AOF rewrites (as BF.LOADCHUNK
+// commands) and BF.SCANDUMP / BF.LOADCHUNK: a header (magic, version, kind, parameters, each
+// sub-filter's config and count, payload length and XXH64, then the XXH64 of the header itself),
+// then the payload: every sub-filter's words in order, little-endian. Any size: the payload is
+// written and read in pieces, so a filter past Redis's 512 MB string limit round-trips.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/bit_array.hpp"
+#include "module_filter.hpp"
+
+namespace bloomkit::redis_module {
+
+// A bad header or payload; what() says what is wrong.
+struct image_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The header of `f` and its payload as byte views of its words (no copy).
+std::string image_header(const module_filter& f);
+std::vector<std::string_view> image_payload(const module_filter& f);
+
+// Rebuilds a filter from its header and payload bytes, in pieces of any size.
+class image_loader {
+ public:
+  // Throws image_error when the header is malformed, has a bad checksum or inconsistent fields.
+  explicit image_loader(std::string_view header);
+
+  const std::string& header() const noexcept { return header_; }
+  std::uint64_t payload_bytes() const noexcept { return payload_bytes_; }
+  std::uint64_t loaded_bytes() const noexcept { return loaded_; }
+  bool complete() const noexcept { return loaded_ == payload_bytes_; }
+  // The payload received so far, as byte views.
+  std::vector<std::string_view> loaded_payload() const;
+
+  // Appends bytes after loaded_bytes(); throws image_error past the payload's end.
+  void append(std::string_view bytes);
+  // The filter, once complete(): throws image_error when the payload's checksum or the filter's
+  // fields do not hold.
+  module_filter finish();
+
+ private:
+  std::string header_;
+  std::uint8_t kind_ = 0;
+  bool nonscaling_ = false;
+  scalable_config chain_;
+  window_config window_;
+  std::uint64_t window_inserts_ = 0;
+  std::vector<filter_config> configs_;
+  std::vector<std::uint64_t> inserted_;
+  std::vector<std::uint64_t> slot_slices_;
+  std::vector<bit_array> words_;
+  std::uint64_t payload_bytes_ = 0;
+  std::uint64_t payload_hash_ = 0;
+  std::uint64_t loaded_ = 0;
+};
+
+}  // namespace bloomkit::redis_module

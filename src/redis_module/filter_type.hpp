@@ -1,0 +1,54 @@
+#pragma once
+// The module data type "bloomkit1" (nine characters, as Redis requires): its values, its
+// callbacks (RDB save / load, AOF rewrite, MEMORY USAGE, DEBUG DIGEST, free) and access to keys
+// that hold it.
+
+#include <memory>
+#include <optional>
+
+#include "filter_image.hpp"
+#include "module_api.hpp"
+#include "module_filter.hpp"
+
+namespace bloomkit::redis_module {
+
+// A key's value: a filter, or the image BF.LOADCHUNK is still receiving (commands other than
+// BF.LOADCHUNK, BF.SCANDUMP and DEL refuse such a key until its last chunk has arrived).
+struct module_value {
+  std::optional<module_filter> filter;
+  std::unique_ptr<image_loader> loading;
+};
+
+// Registers the type; returns module_err when Redis refuses it.
+int register_filter_type(RedisModuleCtx* ctx);
+
+// A key opened for a command, closed when this goes out of scope.
+class filter_key {
+ public:
+  filter_key(RedisModuleCtx* ctx, RedisModuleString* name, int mode);
+  ~filter_key();
+  filter_key(const filter_key&) = delete;
+  filter_key& operator=(const filter_key&) = delete;
+
+  bool empty() const noexcept { return type_ == keytype_empty; }
+  // Holds something that is not a bloomkit filter.
+  bool wrong_type() const noexcept { return !empty() && value_ == nullptr; }
+  // The value, when the key holds one of ours.
+  module_value* value() const noexcept { return value_; }
+  // Stores a new value in an empty key (the key takes ownership).
+  module_value& create(module_filter filter);
+  module_value& create(std::unique_ptr<image_loader> loading);
+  void remove();
+
+ private:
+  RedisModuleKey* key_ = nullptr;
+  int type_ = keytype_empty;
+  module_value* value_ = nullptr;
+};
+
+// The pieces of payload a value has (all of a filter's, or what a load has received so far) and
+// its header.
+std::string header_of(const module_value& v);
+std::vector<std::string_view> payload_of(const module_value& v);
+
+}  // namespace bloomkit::redis_module

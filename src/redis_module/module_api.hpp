@@ -1,0 +1,118 @@
+#pragma once
+// The part of the Redis module API (module API version 1, Redis >= 6) that bloomkit's module
+// calls, declared from the API reference (redis.io/docs/reference/modules): Debian ships no
+// redismodule.h. Redis hands a module its functions by name: the first pointer-sized field of the
+// context passed to RedisModule_OnLoad is a lookup function, and init_module_api() asks it for
+// each "RedisModule_<Name>" below and stores the answer in the pointer of that name.
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+// Opaque handles: Redis owns them; the module only passes them back.
+struct RedisModuleCtx;
+struct RedisModuleString;
+struct RedisModuleKey;
+struct RedisModuleType;
+struct RedisModuleIO;
+struct RedisModuleDigest;
+
+using RedisModuleCmdFunc = int (*)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+using RedisModuleTypeLoadFunc = void* (*)(RedisModuleIO* rdb, int encver);
+using RedisModuleTypeSaveFunc = void (*)(RedisModuleIO* rdb, void* value);
+using RedisModuleTypeRewriteFunc = void (*)(RedisModuleIO* aof, RedisModuleString* key,
+                                            void* value);
+using RedisModuleTypeMemUsageFunc = std::size_t (*)(const void* value);
+using RedisModuleTypeDigestFunc = void (*)(RedisModuleDigest* digest, void* value);
+using RedisModuleTypeFreeFunc = void (*)(void* value);
+using RedisModuleTypeAuxLoadFunc = int (*)(RedisModuleIO* rdb, int encver, int when);
+using RedisModuleTypeAuxSaveFunc = void (*)(RedisModuleIO* rdb, int when);
+
+// The callbacks of a data type, layout version 1 (the fields every Redis since 4.0 reads).
+struct RedisModuleTypeMethods {
+  std::uint64_t version;
+  RedisModuleTypeLoadFunc rdb_load;
+  RedisModuleTypeSaveFunc rdb_save;
+  RedisModuleTypeRewriteFunc aof_rewrite;
+  RedisModuleTypeMemUsageFunc mem_usage;
+  RedisModuleTypeDigestFunc digest;
+  RedisModuleTypeFreeFunc free;
+  RedisModuleTypeAuxLoadFunc aux_load;
+  RedisModuleTypeAuxSaveFunc aux_save;
+  int aux_save_triggers;
+};
+
+// Every API function is a pointer that init_module_api() fills in.
+extern int (*RedisModule_GetApi)(const char* name, void* out);
+extern int (*RedisModule_IsModuleNameBusy)(const char* name);
+extern void (*RedisModule_SetModuleAttribs)(RedisModuleCtx* ctx, const char* name, int ver,
+                                            int apiver);
+extern int (*RedisModule_CreateCommand)(RedisModuleCtx* ctx, const char* name,
+                                        RedisModuleCmdFunc func, const char* flags, int firstkey,
+                                        int lastkey, int keystep);
+extern RedisModuleType* (*RedisModule_CreateDataType)(RedisModuleCtx* ctx, const char* name,
+                                                      int encver, RedisModuleTypeMethods* methods);
+extern void (*RedisModule_SetModuleOptions)(RedisModuleCtx* ctx, int options);
+extern int (*RedisModule_WrongArity)(RedisModuleCtx* ctx);
+extern int (*RedisModule_ReplyWithLongLong)(RedisModuleCtx* ctx, long long value);
+extern int (*RedisModule_ReplyWithError)(RedisModuleCtx* ctx, const char* error);
+extern int (*RedisModule_ReplyWithSimpleString)(RedisModuleCtx* ctx, const char* text);
+extern int (*RedisModule_ReplyWithArray)(RedisModuleCtx* ctx, long length);
+extern void (*RedisModule_ReplySetArrayLength)(RedisModuleCtx* ctx, long length);
+extern int (*RedisModule_ReplyWithStringBuffer)(RedisModuleCtx* ctx, const char* buffer,
+                                                std::size_t length);
+extern int (*RedisModule_ReplyWithNull)(RedisModuleCtx* ctx);
+extern int (*RedisModule_ReplyWithDouble)(RedisModuleCtx* ctx, double value);
+extern const char* (*RedisModule_StringPtrLen)(const RedisModuleString* text, std::size_t* length);
+extern void* (*RedisModule_OpenKey)(RedisModuleCtx* ctx, RedisModuleString* name, int mode);
+extern void (*RedisModule_CloseKey)(RedisModuleKey* key);
+extern int (*RedisModule_KeyType)(RedisModuleKey* key);
+extern int (*RedisModule_DeleteKey)(RedisModuleKey* key);
+extern RedisModuleType* (*RedisModule_ModuleTypeGetType)(RedisModuleKey* key);
+extern void* (*RedisModule_ModuleTypeGetValue)(RedisModuleKey* key);
+extern int (*RedisModule_ModuleTypeSetValue)(RedisModuleKey* key, RedisModuleType* type,
+                                             void* value);
+extern int (*RedisModule_ReplicateVerbatim)(RedisModuleCtx* ctx);
+extern int (*RedisModule_NotifyKeyspaceEvent)(RedisModuleCtx* ctx, int type, const char* event,
+                                              RedisModuleString* key);
+extern void (*RedisModule_SaveUnsigned)(RedisModuleIO* io, std::uint64_t value);
+extern std::uint64_t (*RedisModule_LoadUnsigned)(RedisModuleIO* io);
+extern void (*RedisModule_SaveStringBuffer)(RedisModuleIO* io, const char* buffer,
+                                            std::size_t length);
+extern char* (*RedisModule_LoadStringBuffer)(RedisModuleIO* io, std::size_t* length);
+extern int (*RedisModule_IsIOError)(RedisModuleIO* io);
+extern void (*RedisModule_EmitAOF)(RedisModuleIO* io, const char* command, const char* format, ...);
+extern void (*RedisModule_DigestAddStringBuffer)(RedisModuleDigest* digest, const char* buffer,
+                                                 std::size_t length);
+extern void (*RedisModule_DigestEndSequence)(RedisModuleDigest* digest);
+extern void (*RedisModule_Log)(RedisModuleCtx* ctx, const char* level, const char* format, ...);
+extern void (*RedisModule_LogIOError)(RedisModuleIO* io, const char* level, const char* format,
+                                      ...);
+extern void (*RedisModule_Free)(void* pointer);
+
+}  // extern "C"
+
+namespace bloomkit::redis_module {
+
+// Return values, key modes, key types and flags of the API, as the reference defines them.
+inline constexpr int module_ok = 0;
+inline constexpr int module_err = 1;
+inline constexpr int api_version_1 = 1;
+inline constexpr int open_read = 1 << 0;
+inline constexpr int open_write = 1 << 1;
+inline constexpr int keytype_empty = 0;
+inline constexpr int keytype_module = 6;
+inline constexpr int notify_generic = 1 << 2;
+// The module checks RedisModule_IsIOError itself instead of Redis aborting on a bad RDB read.
+inline constexpr int option_handle_io_errors = 1 << 0;
+inline constexpr long postponed_array_length = -1;
+inline constexpr std::uint64_t type_method_version = 1;
+inline constexpr const char* wrong_type_error =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+// Fetches every function above through the context's lookup function and registers the module
+// under `name`. Returns module_err when the name is taken or a function is missing.
+int init_module_api(RedisModuleCtx* ctx, const char* name, int version);
+
+}  // namespace bloomkit::redis_module

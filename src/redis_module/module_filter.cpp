@@ -1,0 +1,109 @@
+// The value of a module key (module_filter.hpp).
+
+#include "module_filter.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace bloomkit::redis_module {
+
+namespace {
+
+template <class Filter>
+constexpr bool is_scalable = std::is_same_v<Filter, scalable_blocked_bloom_filter>;
+template <class Filter>
+constexpr bool is_window = std::is_same_v<Filter, window_filter>;
+template <class Filter>
+constexpr bool is_counting = std::is_same_v<Filter, counting_bloom_filter>;
+
+// Sets filters and chains: a key they probably hold is not inserted again, so the batched
+// lookup answers most repeated keys and warms the cache lines of the new ones, whose inserts then
+// run in key order (so a key repeated within one command is new once, as in RedisBloom).
+template <class Filter>
+std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string_view> keys,
+                         std::span<bool> added) {
+  f.contains_many(keys, added);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (added[i]) {
+      added[i] = false;
+      continue;
+    }
+    if constexpr (!is_scalable<Filter>) {
+      if (nonscaling && f.inserted() >= f.capacity() && !f.contains(keys[i])) return i;
+    }
+    added[i] = f.insert(keys[i]);
+  }
+  return keys.size();
+}
+
+}  // namespace
+
+module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
+                             bool nonscaling) {
+  if (nonscaling) {
+    return {blocked_bloom_filter::for_capacity(capacity, error_rate), true};
+  }
+  scalable_config params;
+  params.initial_capacity = capacity;
+  params.target_fpp = error_rate;
+  params.growth = expansion;
+  return {scalable_blocked_bloom_filter(params), false};
+}
+
+std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
+                     std::span<bool> added) {
+  return std::visit(
+      [&]<class Filter>(Filter& filter) -> std::size_t {
+        if constexpr (is_window<Filter> || is_counting<Filter>) {
+          // A window refreshes a key it holds (the key moves to the current slice); a counting
+          // filter counts every insert, so that one BK.REMOVE undoes one add.
+          for (std::size_t i = 0; i < keys.size(); ++i) added[i] = filter.insert(keys[i]);
+          return keys.size();
+        } else {
+          return add_set_keys(filter, f.nonscaling, keys, added);
+        }
+      },
+      f.filter);
+}
+
+void find_keys(const module_filter& f, std::span<const std::string_view> keys,
+               std::span<bool> present) {
+  std::visit([&](const auto& filter) { filter.contains_many(keys, present); }, f.filter);
+}
+
+std::uint64_t capacity_of(const module_filter& f) {
+  return std::visit([](const auto& filter) { return filter.capacity(); }, f.filter);
+}
+
+std::uint64_t items_of(const module_filter& f) {
+  return std::visit([](const auto& filter) -> std::uint64_t { return filter.inserted(); },
+                    f.filter);
+}
+
+std::uint64_t filter_count_of(const module_filter& f) {
+  return std::visit(
+      []<class Filter>(const Filter& filter) -> std::uint64_t {
+        if constexpr (is_scalable<Filter>) {
+          return filter.sub_filter_count();
+        } else if constexpr (is_window<Filter>) {
+          return filter.slots().size();
+        } else {
+          return 1;
+        }
+      },
+      f.filter);
+}
+
+std::optional<std::uint64_t> expansion_of(const module_filter& f) {
+  if (const auto* chain = std::get_if<scalable_blocked_bloom_filter>(&f.filter)) {
+    return chain->growth();
+  }
+  return std::nullopt;
+}
+
+std::size_t memory_of(const module_filter& f) {
+  return sizeof(module_filter) +
+         std::visit([](const auto& filter) { return filter.byte_size(); }, f.filter);
+}
+
+}  // namespace bloomkit::redis_module
