@@ -226,6 +226,24 @@ constexpr std::array<kind_name, sizeof...(Filters)> kind_names_of(filter_list<Fi
 }
 inline constexpr auto kind_names = kind_names_of(native_kinds{});
 
+// The figures `bloomkit info` shows of a filter of any kind, after the file's own fields, under
+// the names of its JSON (docs/CLI.md): m, bytes, k, capacity, target and estimated figures, then
+// the kind's own fields. Report has add(name, value) returning itself: the CLI's text / JSON
+// report, the Python binding's dict.
+template <class Filter, class Report>
+void report_figures(const Filter& f, Report& r) {
+  r.add("bits", f.cells())
+      .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
+      .add("hashes", kind_traits<Filter>::hashes(f))
+      .add("capacity", f.capacity())
+      .add("target_fpp", f.target_fpp())
+      .add("inserted", f.inserted())
+      .add("estimated_count", f.estimated_count())
+      .add("fill_ratio", f.fill_ratio())
+      .add("estimated_fpp", f.estimated_fpp());
+  kind_traits<Filter>::describe(f, r);
+}
+
 // "classic", "blocked", ...; "unknown" for a value that is not a kind.
 std::string_view to_string(filter_kind kind) noexcept;
 bool is_known(filter_kind kind) noexcept;

@@ -37,20 +37,7 @@ void run_info(const info_options& o) {
   // Only files of 64-bit integer keys (imported with --key-type long) say so; every other file's
   // fields are as they always were.
   if (header.keys() == key_type::int64) r.add("key_type", "long");
-  std::visit(
-      [&](const auto& f) {
-        r.add("bits", f.cells())
-            .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
-            .add("hashes", hashes_of(filter))
-            .add("capacity", f.capacity())
-            .add("target_fpp", f.target_fpp())
-            .add("inserted", f.inserted())
-            .add("estimated_count", f.estimated_count())
-            .add("fill_ratio", f.fill_ratio())
-            .add("estimated_fpp", f.estimated_fpp());
-        kind_traits<std::decay_t<decltype(f)>>::describe(f, r);  // the kind's own fields
-      },
-      filter);
+  std::visit([&](const auto& f) { report_figures(f, r); }, filter);
   check_mapped_file(filter);  // the figures were read from the mapping
   fmt::print("{}", o.json ? r.json() : r.text());
 }

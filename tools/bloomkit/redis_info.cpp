@@ -67,27 +67,8 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
   }
   auto filter = redis::redis_filter::open(client, o.name);
   const redis::filter_info i = filter.info();
-  // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.
-  const double ttl = i.ttl_ms < 0 ? -1.0 : static_cast<double>((i.ttl_ms + 999) / 1000);
   report r;
-  r.add("name", i.name)
-      .add("url", client.describe())
-      .add("format_version", i.format_version)
-      .add("hash_scheme", to_string(i.scheme))
-      .add("bits", i.layout.total_bits())
-      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
-      .add("shards", i.layout.shard_count)
-      .add("bits_per_shard", i.layout.shard_bits)
-      .add("hashes", i.layout.hashes)
-      .add("capacity", i.capacity)
-      .add("target_fpp", i.target_fpp)
-      .add("generation", i.generation)
-      .add("created", static_cast<std::uint64_t>(i.created))
-      .add("ttl", ttl)
-      .add("inserted", i.inserted)
-      .add("estimated_count", i.estimated_count)
-      .add("fill_ratio", i.fill_ratio)
-      .add("estimated_fpp", i.estimated_fpp);
+  redis::report_info(i, client.describe(), r);
   fmt::print("{}", o.json ? r.json() : r.text());
   for (const std::string& w : i.warnings) print_warning(w);
 }

@@ -44,16 +44,7 @@ py::dict info_of(const py_filter<F>& w) {
       .add("kind", to_string(kind_traits<F>::kind))
       .add("hash_scheme", to_string(F::scheme()));
   if (w.keys == key_type::int64) r.add("key_type", "long");
-  r.add("bits", f.cells())
-      .add("bytes", static_cast<std::uint64_t>(f.byte_size()))
-      .add("hashes", kind_traits<F>::hashes(f))
-      .add("capacity", f.capacity())
-      .add("target_fpp", f.target_fpp())
-      .add("inserted", f.inserted())
-      .add("estimated_count", f.estimated_count())
-      .add("fill_ratio", f.fill_ratio())
-      .add("estimated_fpp", f.estimated_fpp());
-  kind_traits<F>::describe(f, r);
+  report_figures(f, r);
   kind_traits<F>::check_source(f);  // the figures were read from a mapping, if it is one
   return r.dict();
 }

@@ -82,26 +82,8 @@ int contains_slot(PyObject* self, PyObject* key) {
 py::dict info_of(py_redis_filter& h) {
   const auto [i, url] = locked(
       h, [&](redis::redis_filter& f) { return std::make_pair(f.info(), h.client->describe()); });
-  const double ttl = i.ttl_ms < 0 ? -1.0 : static_cast<double>((i.ttl_ms + 999) / 1000);
   dict_report r;
-  r.add("name", i.name)
-      .add("url", url)
-      .add("format_version", i.format_version)
-      .add("hash_scheme", to_string(i.scheme))
-      .add("bits", i.layout.total_bits())
-      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
-      .add("shards", i.layout.shard_count)
-      .add("bits_per_shard", i.layout.shard_bits)
-      .add("hashes", i.layout.hashes)
-      .add("capacity", i.capacity)
-      .add("target_fpp", i.target_fpp)
-      .add("generation", i.generation)
-      .add("created", static_cast<std::uint64_t>(i.created))
-      .add("ttl", ttl)
-      .add("inserted", i.inserted)
-      .add("estimated_count", i.estimated_count)
-      .add("fill_ratio", i.fill_ratio)
-      .add("estimated_fpp", i.estimated_fpp);
+  redis::report_info(i, url, r);
   py::dict d = r.dict();
   py::list warnings;
   for (const std::string& w : i.warnings) warnings.append(w);

@@ -82,6 +82,33 @@ struct filter_info {
   std::vector<std::string> warnings;
 };
 
+// The fields of `bloomkit redis info` (docs/CLI.md) of a filter reached at `url`, under the
+// names of its JSON; the warnings are the caller's to show. Report has add(name, value)
+// returning itself (the CLI's text / JSON report, the Python binding's dict).
+template <class Report>
+void report_info(const filter_info& i, const std::string& url, Report& r) {
+  // Like Redis's TTL: whole seconds (rounded up), -1 when the filter does not expire.
+  const double ttl = i.ttl_ms < 0 ? -1.0 : static_cast<double>((i.ttl_ms + 999) / 1000);
+  r.add("name", i.name)
+      .add("url", url)
+      .add("format_version", i.format_version)
+      .add("hash_scheme", to_string(i.scheme))
+      .add("bits", i.layout.total_bits())
+      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
+      .add("shards", i.layout.shard_count)
+      .add("bits_per_shard", i.layout.shard_bits)
+      .add("hashes", i.layout.hashes)
+      .add("capacity", i.capacity)
+      .add("target_fpp", i.target_fpp)
+      .add("generation", i.generation)
+      .add("created", static_cast<std::uint64_t>(i.created))
+      .add("ttl", ttl)
+      .add("inserted", i.inserted)
+      .add("estimated_count", i.estimated_count)
+      .add("fill_ratio", i.fill_ratio)
+      .add("estimated_fpp", i.estimated_fpp);
+}
+
 struct rebuild_options {
   // Allow a source that gives no keys: the filter becomes empty. Without it such a rebuild
   // throws errc::invalid_argument and leaves the filter as it was (an empty source is more
