@@ -1,0 +1,189 @@
+"""Every command's replies and errors, as RedisBloom documents them, through Debian's
+python3-redis (its bf() commands) and redis-cli."""
+
+import pytest
+import redis
+
+from conftest import raw
+
+ResponseError = redis.exceptions.ResponseError
+
+
+def error_of(r, *command):
+    with pytest.raises(ResponseError) as e:
+        r.execute_command(*command)
+    return str(e.value)
+
+
+def test_add_creates_with_redisbloom_defaults(r):
+    assert r.bf().add("f", "a") == 1
+    assert r.bf().add("f", "a") == 0
+    info = r.bf().info("f")
+    assert (info.capacity, info.filterNum, info.insertedNum, info.expansionRate) == (100, 1, 1, 2)
+    assert info.size > 0
+
+
+def test_madd_and_mexists(r):
+    assert r.bf().madd("f", "a", "b", "a", "c") == [1, 1, 0, 1]
+    assert r.bf().mexists("f", "a", "b", "c", "zz") == [1, 1, 1, 0]
+    assert r.bf().exists("f", "b") == 1
+    assert r.bf().exists("f", "nope") == 0
+    # A missing key answers 0 for every item.
+    assert r.bf().exists("missing", "a") == 0
+    assert r.bf().mexists("missing", "a", "b") == [0, 0]
+
+
+def test_reserve(r):
+    assert r.bf().create("f", 0.001, 1000) is True
+    assert error_of(r, "BF.RESERVE", "f", 0.001, 1000) == "item exists"
+    assert r.bf().create("g", 0.01, 10, expansion=4) is True
+    assert r.bf().info("g").expansionRate == 4
+    assert r.bf().create("h", 0.01, 10, noScale=True) is True
+    assert r.bf().info("h").expansionRate is None
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (("abc", 100), "bad error rate"),
+    ((0, 100), "(0 < error rate range < 1) "),
+    ((1, 100), "(0 < error rate range < 1) "),
+    ((-0.5, 100), "(0 < error rate range < 1) "),
+    ((0.01, "x"), "bad capacity"),
+    ((0.01, 0), "(capacity should be larger than 0)"),
+    ((0.01, -3), "(capacity should be larger than 0)"),
+    ((0.01, 100, "EXPANSION"), "no expansion"),
+    ((0.01, 100, "EXPANSION", "x"), "bad expansion"),
+    ((0.01, 100, "EXPANSION", 0), "expansion should be greater or equal to 1"),
+    ((0.01, 100, "EXPANSION", 2, "NONSCALING"), "Nonscaling filters cannot expand"),
+])
+def test_reserve_errors(r, arguments, message):
+    assert error_of(r, "BF.RESERVE", "f", *arguments) == message
+    assert r.exists("f") == 0
+
+
+def test_arity_errors(r):
+    for command in (("BF.RESERVE", "f", 0.01), ("BF.ADD", "f"), ("BF.ADD", "f", "a", "b"),
+                    ("BF.MADD", "f"), ("BF.EXISTS", "f"), ("BF.MEXISTS", "f"),
+                    ("BF.INSERT", "f", "ITEMS"), ("BF.INFO",), ("BF.CARD",),
+                    ("BF.SCANDUMP", "f"), ("BF.LOADCHUNK", "f", 1)):
+        assert "wrong number of arguments" in error_of(r, *command)
+
+
+def test_nonscaling_filter_is_full(r):
+    r.bf().create("f", 0.01, 3, noScale=True)
+    assert r.bf().madd("f", "a", "b")[:2] == [1, 1]
+    reply = r.execute_command("BF.MADD", "f", "a", "c", "d", "e")
+    # RedisBloom stops at the first key that does not fit and ends the array with the error.
+    assert reply[:2] == [0, 1]
+    assert isinstance(reply[2], ResponseError)
+    assert str(reply[2]) == "non scaling filter is full"
+    assert len(reply) == 3
+    assert error_of(r, "BF.ADD", "f", "z") == "non scaling filter is full"
+    assert r.bf().add("f", "a") == 0  # keys it holds are still answered
+    assert r.execute_command("BF.CARD", "f") == 3
+
+
+def test_scaling_filter_grows(r):
+    r.bf().create("f", 0.01, 10, expansion=2)
+    items = [f"k{i}" for i in range(100)]
+    assert sum(r.bf().madd("f", *items)) >= 95
+    info = r.bf().info("f")
+    assert info.filterNum > 1
+    assert info.capacity >= 100
+    assert r.bf().mexists("f", *items) == [1] * 100
+
+
+def test_insert(r):
+    assert r.bf().insert("f", ["a", "b"], capacity=50, error=0.001, expansion=3) == [1, 1]
+    info = r.bf().info("f")
+    assert (info.capacity, info.expansionRate) == (50, 3)
+    assert r.bf().insert("f", ["b", "c"]) == [0, 1]
+    assert r.bf().insert("f", ["d"], noCreate=True) == [1]
+    assert error_of(r, "BF.INSERT", "g", "NOCREATE", "ITEMS", "a") == "not found"
+    assert r.exists("g") == 0
+    assert r.bf().insert("n", ["a", "b", "c"], capacity=2, noScale=True)[:2] == [1, 1]
+    assert r.bf().info("n").expansionRate is None
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (("CAPACITY", "x", "ITEMS", "a"), "Bad capacity"),
+    (("ERROR", "x", "ITEMS", "a"), "Bad error rate"),
+    (("EXPANSION", "x", "ITEMS", "a"), "Bad expansion"),
+    (("BOGUS", "ITEMS", "a"), "Unknown argument received"),
+    (("ERROR", 2, "ITEMS", "a"), "Bad argument received"),
+    (("CAPACITY", 0, "ITEMS", "a"), "Bad argument received"),
+])
+def test_insert_errors(r, arguments, message):
+    assert error_of(r, "BF.INSERT", "f", *arguments) == message
+
+
+def test_info_fields(r):
+    r.bf().madd("f", "a", "b")
+    assert raw(r, "BF.INFO", "f", "CAPACITY") == [100]
+    assert raw(r, "BF.INFO", "f", "items") == [2]
+    assert raw(r, "BF.INFO", "f", "FILTERS") == [1]
+    assert raw(r, "BF.INFO", "f", "EXPANSION") == [2]
+    assert raw(r, "BF.INFO", "f", "SIZE")[0] > 0
+    assert error_of(r, "BF.INFO", "f", "BOGUS") == "Invalid information value"
+    assert error_of(r, "BF.INFO", "missing") == "not found"
+
+
+def test_card(r):
+    assert r.execute_command("BF.CARD", "missing") == 0
+    r.bf().madd("f", "a", "b", "c", "a")
+    assert r.execute_command("BF.CARD", "f") == 3
+
+
+def test_wrong_type(r):
+    r.set("s", "1")
+    wrongtype = "Operation against a key holding the wrong kind of value"
+    for command in (("BF.ADD", "s", "a"), ("BF.MADD", "s", "a"), ("BF.EXISTS", "s", "a"),
+                    ("BF.MEXISTS", "s", "a"), ("BF.INSERT", "s", "ITEMS", "a"),
+                    ("BF.RESERVE", "s", 0.01, 10), ("BF.INFO", "s"), ("BF.CARD", "s"),
+                    ("BF.SCANDUMP", "s", 0), ("BF.LOADCHUNK", "s", 1, "x"),
+                    ("BK.INFO", "s"), ("BK.REMOVE", "s", "a")):
+        with pytest.raises(redis.exceptions.ResponseError) as e:
+            r.execute_command(*command)
+        assert wrongtype in str(e.value), command
+    # And other commands see the module type as its own.
+    r.bf().add("f", "a")
+    assert r.type("f") == b"bloomkit1"
+    with pytest.raises(ResponseError):
+        r.get("f")
+
+
+def test_keyspace_events_and_memory(r):
+    r.config_set("notify-keyspace-events", "KEA")
+    pubsub = r.pubsub()
+    pubsub.psubscribe("__keyevent@0__:*")
+    pubsub.get_message(timeout=1)  # the subscription
+    r.bf().add("f", "a")
+    events = []
+    for _ in range(2):
+        message = pubsub.get_message(timeout=5)
+        if message:
+            events.append(message["channel"].decode())
+    assert "__keyevent@0__:bf.add" in events
+    pubsub.close()
+    assert r.memory_usage("f") >= r.bf().info("f").size
+
+
+def test_redis_cli_drives_every_command(shared_server, r):
+    cli = shared_server.cli
+    assert cli("BF.RESERVE", "c", "0.01", "1000").strip() == "OK"
+    assert cli("BF.ADD", "c", "a").strip() == "1"
+    assert cli("BF.MADD", "c", "a", "b").split() == ["0", "1"]
+    assert cli("BF.EXISTS", "c", "b").strip() == "1"
+    assert cli("BF.MEXISTS", "c", "a", "x").split() == ["1", "0"]
+    assert cli("BF.INSERT", "c", "ITEMS", "d").strip() == "1"
+    assert cli("BF.CARD", "c").strip() == "3"
+    assert cli("BF.INFO", "c").split("\n")[:2] == ["Capacity", "1000"]
+    assert cli("BF.INFO", "c", "ITEMS").strip() == "3"
+    assert cli("BF.RESERVE", "c", "0.01", "1000").strip() == "ERR item exists"
+    assert cli("BF.RESERVE", "x", "2", "1000").strip() == "ERR (0 < error rate range < 1)"
+    assert cli("BF.INFO", "nope").strip() == "ERR not found"
+    assert cli("BF.SCANDUMP", "c", "0").split("\n")[0] == "1"
+    assert cli("BK.RESERVE", "k", "100", "0.01", "KIND", "counting").strip() == "OK"
+    assert cli("BF.ADD", "k", "a").strip() == "1"
+    assert cli("BK.REMOVE", "k", "a").strip() == "1"
+    assert cli("BF.EXISTS", "k", "a").strip() == "0"
+    assert "kind\ncounting" in cli("BK.INFO", "k")
