@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Server CPU and keys/s of the Redis module's BF.MADD / BF.MEXISTS (issue 18).
+
+Starts a redis-server with bloomkit_redis_module.so on a free port in a temporary directory,
+reserves a filter for N keys at p = 0.01, then sends N keys in commands of BATCH keys: all
+commands RESP-encoded before the clock starts and pipelined over one socket, replies read as bytes
+(their length is known: an array of BATCH one-digit integers), so the client adds as little as
+it can. Server CPU is the delta of INFO's used_cpu_user + used_cpu_sys over the phase.
+
+  bench/redis/module_bench.py build/release/src/redis_module/bloomkit_redis_module.so \
+      [--keys 1000000] [--batch 1000] [--rounds 3]
+"""
+
+import argparse
+import os
+import platform
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def encode(*args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+class Connection:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def send_and_read(self, payload, reply_bytes):
+        self.sock.sendall(payload)
+        received = 0
+        chunks = []
+        while received < reply_bytes:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise RuntimeError("server closed the connection")
+            received += len(chunk)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def command(self, *args):
+        self.sock.sendall(encode(*args))
+        data = b""
+        while not data.endswith(b"\r\n") or data.startswith(b"$") and data.count(b"\r\n") < 2:
+            data += self.sock.recv(1 << 20)
+        return data
+
+
+def server_cpu(conn):
+    info = conn.command("INFO", "CPU").decode()
+    fields = dict(line.split(":", 1) for line in info.split("\r\n") if ":" in line)
+    return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
+
+
+def phase(conn, command, key, keys, batch):
+    payload = b"".join(encode(command, key, *keys[i:i + batch]) for i in range(0, len(keys), batch))
+    reply_bytes = sum(len(b"*%d\r\n" % len(keys[i:i + batch])) + 4 * len(keys[i:i + batch])
+                      for i in range(0, len(keys), batch))
+    cpu0 = server_cpu(conn)
+    t0 = time.perf_counter()
+    reply = conn.send_and_read(payload, reply_bytes)
+    wall = time.perf_counter() - t0
+    cpu = server_cpu(conn) - cpu0
+    assert b"-" not in reply, reply[:200]
+    return wall, cpu, reply
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("module")
+    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    o = parser.parse_args()
+    keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
+    directory = tempfile.mkdtemp(prefix="bloomkit-module-bench-")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--dir", directory, "--save", "", "--appendonly", "no",
+                             "--loadmodule", os.path.abspath(o.module)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                conn = Connection(port)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        version = conn.command("INFO", "SERVER").decode().split("redis_version:")[1].split()[0]
+        print(f"redis-server {version}; {platform.processor() or platform.machine()}; "
+              f"{os.cpu_count()} CPUs; load average {os.getloadavg()}")
+        print(f"{o.keys} keys, p = 0.01, {o.batch} keys per command")
+        print("| round | command | keys/s | server CPU s per 1e6 keys |")
+        print("|---:|---|---:|---:|")
+        for round in range(o.rounds):
+            key = f"bench{round}"
+            conn.command("BF.RESERVE", key, "0.01", o.keys)
+            for command in ("BF.MADD", "BF.MEXISTS"):
+                wall, cpu, reply = phase(conn, command, key, keys, o.batch)
+                if command == "BF.MEXISTS":
+                    assert reply.count(b":1\r\n") == o.keys, "a false negative"
+                print(f"| {round + 1} | {command} | {o.keys / wall:,.0f} | "
+                      f"{cpu * 1e6 / o.keys:.3f} |", flush=True)
+            conn.command("DEL", key)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
