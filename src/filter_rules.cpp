@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <limits>
+#include <string>
+
+#include "exact_double.hpp"
 
 namespace bloomkit::detail {
 
@@ -92,6 +95,12 @@ double blocked_fpp_of(std::span<const std::uint64_t> words) noexcept {
     sum += block;
   }
   return sum / static_cast<double>(words.size() / 4);
+}
+
+std::string capacity_and_fpp_problem(const char* capacity_name, std::uint64_t n, double p) {
+  if (n < 1) return std::string(capacity_name) + " must be at least 1 (got 0)";
+  if (!in_open_unit_interval(p)) return "target fpp must be in (0, 1), got " + exact_double(p);
+  return {};
 }
 
 }  // namespace bloomkit::detail

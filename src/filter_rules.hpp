@@ -43,6 +43,14 @@ double policy_fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill)
 // Throws errc::read_only (one message for every kind and every write) when `read_only`.
 void require_writable(bool read_only);
 
+// Whether x is finite and in (0, 1): a target FPP, a ratio.
+inline bool in_open_unit_interval(double x) noexcept {
+  return std::isfinite(x) && x > 0 && x < 1;
+}
+// What is wrong with a composite's capacity n (named `capacity_name` in the message) and target
+// FPP p, if anything: n must be at least 1, p in (0, 1).
+std::string capacity_and_fpp_problem(const char* capacity_name, std::uint64_t n, double p);
+
 // The count the estimate gives: a filter whose every cell is set (estimate infinite or past m)
 // says nothing about its count, so it reports m.
 std::uint64_t count_from_estimate(double estimate, std::uint64_t cells) noexcept;

@@ -44,15 +44,14 @@ Total sum_over(const Subs& subs, Get get) noexcept {
 
 template <class Sub>
 void basic_scalable_filter<Sub>::validate(const scalable_config& p) {
-  if (p.initial_capacity < 1) invalid("initial capacity must be at least 1 (got 0)");
-  if (!std::isfinite(p.target_fpp) || !(p.target_fpp > 0) || !(p.target_fpp < 1)) {
-    invalid("target fpp must be in (0, 1), got " + detail::exact_double(p.target_fpp));
-  }
+  const std::string problem =
+      detail::capacity_and_fpp_problem("initial capacity", p.initial_capacity, p.target_fpp);
+  if (!problem.empty()) invalid(problem);
   if (p.growth < 1 || p.growth > max_growth) {
     invalid("growth factor must be in 1.." + std::to_string(max_growth) + ", got " +
             std::to_string(p.growth));
   }
-  if (!std::isfinite(p.tightening) || !(p.tightening > 0) || !(p.tightening < 1)) {
+  if (!detail::in_open_unit_interval(p.tightening)) {
     invalid("tightening ratio must be in (0, 1), got " + detail::exact_double(p.tightening));
   }
 }
@@ -249,29 +248,52 @@ void basic_scalable_filter<Sub>::check_sources() const {
   }
 }
 
-using detail::digests_of;
 using detail::drop_present;
 
 template <class Sub>
 std::size_t basic_scalable_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
-  auto candidates = digests_of<Sub>(keys);
-  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
-  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend(); ++it) {
+  return insert_candidates(detail::digests_of<Sub>(keys), {});
+}
+
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::insert_many(std::span<const digest_type> digests,
+                                                    std::span<bool> added) {
+  detail::require_writable(read_only());
+  detail::require_result_slots(digests.size(), added.size());
+  Sub& newest = sub_filters_.back();
+  if (sub_filters_.size() == 1 && newest.inserted() <= newest.capacity() &&
+      newest.capacity() - newest.inserted() >= digests.size()) {
+    return newest.insert_many(digests, added);  // no older sub-filter, and room for every key
+  }
+  std::fill(added.begin(), added.end(), false);
+  return insert_candidates({digests.begin(), digests.end()}, added);
+}
+
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::insert_candidates(std::vector<digest_type> candidates,
+                                                          std::span<bool> added) {
+  std::vector<std::size_t> origin = detail::identity_origin(candidates.size());
+  // Keys an older sub-filter holds are not new. The newest is not asked: its insert tells
+  // whether a key was new to it, so with one sub-filter a key is hashed and touched once.
+  for (auto it = sub_filters_.rbegin() + 1; it != sub_filters_.rend(); ++it) {
     drop_present(*it, candidates, origin, {});
   }
-  // The candidates are new to every sub-filter. The newest takes at most its free room at a
-  // time (its insert_many skips keys an earlier candidate already covered, exactly as a loop of
-  // insert() would); when it fills up, the rest are checked against it before the next is made.
-  std::size_t added = 0;
+  // The newest takes at most its free room at a time (its insert_many skips keys an earlier
+  // candidate already covered, exactly as a loop of insert() would); when it fills up, the rest
+  // are checked against it before the next is made.
+  const auto fresh = std::make_unique<bool[]>(added.empty() ? 0 : candidates.size());
+  std::size_t count = 0;
   std::size_t next = 0;
   while (next < candidates.size()) {
     if (newest_is_full()) {
       std::vector<digest_type> rest(candidates.begin() + static_cast<std::ptrdiff_t>(next),
                                     candidates.end());
-      std::vector<std::size_t> rest_origin(rest.size());
+      std::vector<std::size_t> rest_origin(origin.begin() + static_cast<std::ptrdiff_t>(next),
+                                           origin.end());
       drop_present(sub_filters_.back(), rest, rest_origin, {});
       candidates = std::move(rest);
+      origin = std::move(rest_origin);
       next = 0;
       if (candidates.empty()) break;
       grow();
@@ -280,23 +302,47 @@ std::size_t basic_scalable_filter<Sub>::insert_many(std::span<const std::string_
     const std::uint64_t room = newest.capacity() - newest.inserted();
     const std::size_t take =
         static_cast<std::size_t>(std::min<std::uint64_t>(room, candidates.size() - next));
-    added += newest.insert_many({candidates.data() + next, take});
+    const std::span<const digest_type> batch{candidates.data() + next, take};
+    if (added.empty()) {
+      count += newest.insert_many(batch);
+    } else {
+      count += newest.insert_many(batch, {fresh.get(), take});
+      for (std::size_t i = 0; i < take; ++i) added[origin[next + i]] = fresh[i];
+    }
     next += take;
   }
-  return added;
+  return count;
 }
 
 template <class Sub>
 std::size_t basic_scalable_filter<Sub>::contains_many(std::span<const std::string_view> keys,
                                                       std::span<bool> results) const {
   detail::require_result_slots(keys.size(), results.size());
-  std::fill(results.begin(), results.end(), false);
-  auto pending = digests_of<Sub>(keys);
-  std::vector<std::size_t> origin = detail::identity_origin(keys.size());
-  for (auto it = sub_filters_.rbegin(); it != sub_filters_.rend() && !pending.empty(); ++it) {
+  return contains_many(detail::digests_of<Sub>(keys), results);
+}
+
+template <class Sub>
+std::size_t basic_scalable_filter<Sub>::contains_many(std::span<const digest_type> digests,
+                                                      std::span<bool> results) const {
+  detail::require_result_slots(digests.size(), results.size());
+  // The newest answers every key; the older ones only those it lacks.
+  std::size_t present = sub_filters_.back().contains_many(digests, results);
+  if (sub_filters_.size() == 1 || present == digests.size()) return present;
+  std::vector<digest_type> pending;
+  std::vector<std::size_t> origin;
+  pending.reserve(digests.size() - present);
+  origin.reserve(digests.size() - present);
+  for (std::size_t i = 0; i < digests.size(); ++i) {
+    if (!results[i]) {
+      pending.push_back(digests[i]);
+      origin.push_back(i);
+    }
+  }
+  const std::size_t missing = pending.size();
+  for (auto it = sub_filters_.rbegin() + 1; it != sub_filters_.rend() && !pending.empty(); ++it) {
     drop_present(*it, pending, origin, results);
   }
-  return keys.size() - pending.size();
+  return present + (missing - pending.size());
 }
 
 template <class Sub>

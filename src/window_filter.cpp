@@ -36,10 +36,9 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 
 template <class Sub>
 void basic_window_filter<Sub>::validate(const window_config& c) {
-  if (c.capacity < 1) invalid("capacity must be at least 1 (got 0)");
-  if (!std::isfinite(c.target_fpp) || !(c.target_fpp > 0) || !(c.target_fpp < 1)) {
-    invalid("target fpp must be in (0, 1), got " + detail::exact_double(c.target_fpp));
-  }
+  const std::string problem =
+      detail::capacity_and_fpp_problem("capacity", c.capacity, c.target_fpp);
+  if (!problem.empty()) invalid(problem);
   if (c.unit != window_unit::seconds && c.unit != window_unit::inserts) {
     invalid("unknown window unit " + std::to_string(static_cast<std::uint32_t>(c.unit)));
   }
