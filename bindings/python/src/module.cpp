@@ -1,5 +1,6 @@
 // The extension module bloomkit._bloomkit, re-exported by the package bloomkit (__init__.py).
-// One binder per concern: errors, filter classes, files, the peers' formats, Redis.
+// One binder per concern: errors, filter classes, files, the peers' formats, Redis (native,
+// window and peer filters).
 
 #include <pybind11/pybind11.h>
 
@@ -14,6 +15,8 @@ void bind_files(py::module_& m);
 void bind_compat(py::module_& m);
 #ifdef BLOOMKIT_PYTHON_REDIS
 void bind_redis(py::module_& m);
+void bind_redis_window(py::module_& m);
+void bind_redis_peers(py::module_& m);
 #endif
 }  // namespace bloomkit::python
 
@@ -26,6 +29,8 @@ PYBIND11_MODULE(_bloomkit, m) {
   bloomkit::python::bind_compat(m);
 #ifdef BLOOMKIT_PYTHON_REDIS
   bloomkit::python::bind_redis(m);
+  bloomkit::python::bind_redis_window(m);
+  bloomkit::python::bind_redis_peers(m);
   m.attr("has_redis") = true;
 #else
   m.attr("has_redis") = false;

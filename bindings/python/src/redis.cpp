@@ -1,29 +1,22 @@
 // bloomkit.RedisFilter: one Bloom filter in Redis (a server, a Cluster or Sentinel's master),
 // shared by every client that opens it by name (bloomkit::redis::redis_filter, docs/REDIS.md).
-// URLs and credentials as the CLI takes them (tools/bloomkit/redis_context.hpp): the url
-// argument, else BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; a URL without a password takes
-// REDISCLI_AUTH's.
-//
-// Every call releases the GIL while it waits for the server. One handle is one client
-// connection, used by one thread at a time (its mutex); give each thread or process its own.
+// URLs, the GIL and threads: redis_handle.hpp, shared with the window and peer filters.
 
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
-#include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "bloomkit/redis/url.hpp"
 #include "dict_report.hpp"
-#include "fast_methods.hpp"
 #include "key_batch.hpp"
-#include "keys.hpp"
+#include "redis_handle.hpp"
 
 namespace py = pybind11;
 
@@ -31,55 +24,9 @@ namespace bloomkit::python {
 
 namespace {
 
-struct py_redis_filter {
-  std::unique_ptr<redis::client> client;
-  std::unique_ptr<redis::redis_filter> filter;  // refers to *client
-  std::mutex lock;
+using H = redis_handle<redis::redis_filter>;
 
-  redis::redis_filter& get() {
-    if (!filter) raise_error(errc::invalid_argument, "the Redis filter handle is closed");
-    return *filter;
-  }
-};
-
-using handle_ptr = std::unique_ptr<py_redis_filter>;
-
-std::unique_ptr<redis::client> connect(const std::optional<std::string>& url) {
-  const std::optional<std::string_view> given =
-      url ? std::optional<std::string_view>(*url) : std::nullopt;
-  return std::make_unique<redis::client>(
-      redis::client::connect(redis::settings_from_environment(given).url));
-}
-
-// Runs op(filter) with the GIL released and the handle's mutex held.
-template <class Op>
-auto locked(py_redis_filter& h, Op op) {
-  redis::redis_filter& f = h.get();
-  py::gil_scoped_release unlocked;
-  std::lock_guard<std::mutex> guard(h.lock);
-  return op(f);
-}
-
-template <class Make>
-handle_ptr make_handle(const std::optional<std::string>& url, Make make) {
-  auto h = std::make_unique<py_redis_filter>();
-  py::gil_scoped_release unlocked;
-  h->client = connect(url);
-  h->filter = std::make_unique<redis::redis_filter>(make(*h->client));
-  return h;
-}
-
-// `in`: the type's sq_contains slot, as the local filters have it (fast_methods.hpp).
-int contains_slot(PyObject* self, PyObject* key) {
-  auto* h = cpp_object<py_redis_filter>(self);
-  if (h == nullptr) return -1;
-  return call_guarded(-1, [&] {
-    const key_view k(key);
-    return locked(*h, [&](redis::redis_filter& f) { return f.contains(k.view()); }) ? 1 : 0;
-  });
-}
-
-py::dict info_of(py_redis_filter& h) {
+py::dict info_of(H& h) {
   const auto [i, url] = locked(
       h, [&](redis::redis_filter& f) { return std::make_pair(f.info(), h.client->describe()); });
   dict_report r;
@@ -112,13 +59,12 @@ fork).)";
 }  // namespace
 
 void bind_redis(py::module_& m) {
-  using H = py_redis_filter;
   py::class_<H> cls(m, "RedisFilter", class_doc);
   cls.def_static(
          "create",
          [](std::optional<std::string> url, std::string name, std::uint64_t capacity, double fpp,
             unsigned shard_bits) {
-           return make_handle(url, [&](redis::client& c) {
+           return make_redis_handle<redis::redis_filter>(url, [&](redis::client& c) {
              return redis::redis_filter::create(c, name, capacity, fpp, shard_bits);
            });
          },
@@ -131,7 +77,7 @@ void bind_redis(py::module_& m) {
       .def_static(
           "open",
           [](std::optional<std::string> url, std::string name) {
-            return make_handle(
+            return make_redis_handle<redis::redis_filter>(
                 url, [&](redis::client& c) { return redis::redis_filter::open(c, name); });
           },
           py::arg("url"), py::arg("name"),
@@ -139,7 +85,7 @@ void bind_redis(py::module_& m) {
       .def_static(
           "push",
           [](std::optional<std::string> url, const std::filesystem::path& file, std::string name) {
-            return make_handle(
+            return make_redis_handle<redis::redis_filter>(
                 url, [&](redis::client& c) { return redis::redis_filter::push(c, file, name); });
           },
           py::arg("url"), py::arg("file"), py::arg("name"),
@@ -149,88 +95,20 @@ void bind_redis(py::module_& m) {
           "delete",
           [](std::optional<std::string> url, const std::string& name) {
             py::gil_scoped_release unlocked;
-            auto c = connect(url);
+            auto c = connect_redis(url);
             return redis::redis_filter::drop(*c, name);
           },
           py::arg("url"), py::arg("name"),
           "Deletes every key of filter `name` (orphans of an interrupted create or rebuild "
           "included) without opening it; returns the number of keys deleted.");
+  bind_redis_key_methods(
+      cls,
+      "Adds a key with one BITFIELD SET command; returns whether it was new. Keys as the local "
+      "filters take them (str, bytes-like, int).");
   cls.def(
-      "__contains__",
-      [](H& h, py::handle key) {
-        const key_view k(key.ptr());
-        return locked(h, [&](redis::redis_filter& f) { return f.contains(k.view()); });
-      },
-      py::arg("key"), "key in f: one round trip.");
-  set_contains_slot(cls, &contains_slot);
-  cls.def(
-         "add",
-         [](H& h, py::handle key) {
-           const key_view k(key.ptr());
-           return locked(h, [&](redis::redis_filter& f) { return f.insert(k.view()); });
-         },
-         py::arg("key"),
-         "Adds a key with one BITFIELD SET command; returns whether it was new. Keys as the local "
-         "filters take them (str, bytes-like, int).")
-      .def(
-          "contains",
-          [](H& h, py::handle key) {
-            const key_view k(key.ptr());
-            return locked(h, [&](redis::redis_filter& f) { return f.contains(k.view()); });
-          },
-          py::arg("key"), "False: never added. True: probably added.")
-      .def(
-          "test_and_add",
-          [](H& h, py::handle key) {
-            const key_view k(key.ptr());
-            return !locked(h, [&](redis::redis_filter& f) { return f.insert(k.view()); });
-          },
-          py::arg("key"), "Adds a key; returns whether it was (probably) present before.")
-      .def(
-          "add_many",
-          [](H& h, py::handle keys) {
-            redis::redis_filter& f = h.get();
-            key_batch batch(keys);
-            std::size_t added = 0;
-            batch.run([&](std::span<const std::string_view> chunk, std::size_t) {
-              std::lock_guard<std::mutex> guard(h.lock);
-              added += f.insert_many(chunk);
-            });
-            return added;
-          },
-          py::arg("keys"),
-          "Adds a batch (as the local filters' add_many takes it): keys grouped by shard, "
-          "pipelined; returns how many were new.")
-      .def(
-          "contains_many",
-          [](H& h, py::handle keys, py::handle out) {
-            redis::redis_filter& f = h.get();
-            key_batch batch(keys);
-            bool_out results(out);
-            if (batch.size()) results.require_size(*batch.size());
-            std::unique_ptr<bool[]> scratch;
-            if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
-            std::size_t present = 0;
-            const std::size_t total =
-                batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
-                  const std::span<bool> answers =
-                      results.given() ? results.slice(first, chunk.size())
-                                      : std::span<bool>(scratch.get(), chunk.size());
-                  std::lock_guard<std::mutex> guard(h.lock);
-                  present += f.contains_many(chunk, answers);
-                });
-            if (!batch.size()) results.require_size(total);
-            return present;
-          },
-          py::arg("keys"), py::arg("out") = py::none(),
-          "Looks up a batch; returns how many are (probably) present; out (one 1-byte item per "
-          "key) receives each answer.")
-      .def(
-          "estimated_count",
-          [](H& h) {
-            return locked(h, [](redis::redis_filter& f) { return f.estimated_count(); });
-          },
-          "-m/k ln(1 - X/m) from the set bits of every shard (BITCOUNT).")
+         "estimated_count",
+         [](H& h) { return locked(h, [](redis::redis_filter& f) { return f.estimated_count(); }); },
+         "-m/k ln(1 - X/m) from the set bits of every shard (BITCOUNT).")
       .def(
           "inserted",
           [](H& h) { return locked(h, [](redis::redis_filter& f) { return f.inserted(); }); },
@@ -276,26 +154,6 @@ void bind_redis(py::module_& m) {
       .def(
           "flush", [](H& h) { locked(h, [](redis::redis_filter& f) { f.flush(); }); },
           "Sends the pending count of new keys to the meta now (the next call would carry it).")
-      .def(
-          "close",
-          [](H& h) {
-            if (!h.filter) return;
-            locked(h, [](redis::redis_filter& f) { f.flush(); });
-            py::gil_scoped_release unlocked;
-            std::lock_guard<std::mutex> guard(h.lock);
-            h.filter.reset();
-            h.client.reset();
-          },
-          "Flushes the count and closes the connection; the handle answers no more.")
-      .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__",
-           [](H& h, py::handle, py::handle, py::handle) {
-             if (!h.filter) return;
-             py::gil_scoped_release unlocked;
-             std::lock_guard<std::mutex> guard(h.lock);
-             h.filter.reset();
-             h.client.reset();
-           })
       .def_property_readonly(
           "name", [](H& h) { return h.get().name(); }, "The filter's name.")
       .def_property_readonly(

@@ -66,10 +66,35 @@ class RedisServer:
                 time.sleep(0.05)
         return False
 
+    def command(self, *args):
+        """One command over RESP, its reply as bytes / int / list (an error raises): enough for
+        the tests to read a filter's raw keys without a Redis client library."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+            parts = [a if isinstance(a, bytes) else str(a).encode() for a in args]
+            s.sendall(b"*%d\r\n" % len(parts) +
+                      b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts))
+            return _read_reply(s.makefile("rb"))
+
     def stop(self):
         if self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
+
+
+def _read_reply(f):
+    line = f.readline()[:-2]
+    kind, rest = line[:1], line[1:]
+    if kind == b"+":
+        return rest
+    if kind == b"-":
+        raise RuntimeError(rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        return None if int(rest) < 0 else f.read(int(rest) + 2)[:-2]
+    if kind == b"*":
+        return [_read_reply(f) for _ in range(int(rest))]
+    raise RuntimeError(f"unexpected RESP reply {line!r}")
 
 
 @pytest.fixture(scope="module")

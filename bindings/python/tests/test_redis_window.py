@@ -1,0 +1,138 @@
+"""RedisWindowFilter against a real redis-server, checked against the CLI's `bloomkit redis`
+on the same keys and clock (--now)."""
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+import bloomkit
+
+pytestmark = pytest.mark.skipif(not bloomkit.has_redis, reason="built without bloomkit::redis")
+KEYS = [f"https://example.com/{i}" for i in range(5000)]
+OTHERS = [f"https://other.example/{i}" for i in range(5000)]
+WINDOW, SLICES = 3600, 4
+CAPACITY = 4 * len(KEYS)  # keys per window: a slice is sized for CAPACITY / SLICES
+# Slices expire by EXPIREAT from their own times: a clock far from the server's would have them
+# expire at once, so the tests' clock is now, fixed.
+NOW = int(time.time())
+
+
+def create(url, name, **kw):
+    f = bloomkit.RedisWindowFilter.create(url, name, CAPACITY, 0.01, window=WINDOW, slices=SLICES,
+                                          **kw)
+    f.set_now(NOW)
+    return f
+
+
+def stdin(keys):
+    return "".join(k + "\n" for k in keys).encode()
+
+
+def test_add_query_and_forget(redis_server):
+    f = create(redis_server.url, "w")
+    assert f.add(KEYS[0]) and not f.add(KEYS[0])
+    assert KEYS[0] in f and f.test_and_add(KEYS[0])
+    assert len(KEYS) - 50 <= f.add_many(KEYS) <= len(KEYS) - 1  # "new" may be a false positive
+    assert f.contains_many(KEYS) == len(KEYS)
+    out = np.zeros(len(KEYS), dtype=bool)
+    assert f.contains_many(iter(KEYS), out=out) == len(KEYS) and out.all()
+    assert f.contains_many(OTHERS) < 200  # p = 0.01 over the live slices
+    ints = np.arange(1, 2001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    assert f.add_many(ints) >= len(ints) - 50
+    assert f.contains_many(ints) == len(ints)
+    assert f.contains_many([int(i) for i in ints[:100]]) == 100
+
+    g = bloomkit.RedisWindowFilter.open(redis_server.url, "w")
+    assert (g.window, g.slices, g.skew, g.capacity) == (WINDOW, SLICES, 10, CAPACITY)
+    g.set_now(NOW + WINDOW - 1)  # still within the window
+    assert g.now == NOW + WINDOW - 1 and g.contains_many(KEYS) == len(KEYS)
+    g.set_now(NOW + WINDOW + WINDOW // SLICES + 10 + 1)  # past W + W/S + skew: forgotten
+    assert g.contains_many(KEYS) == 0
+    assert g.current_slice == (NOW + WINDOW + WINDOW // SLICES + 11) * SLICES // WINDOW
+    assert g.current_slice in g.live_slices()
+    assert bloomkit.RedisWindowFilter.is_window(redis_server.url, "w")
+    assert f.drop() >= 2
+    with pytest.raises(bloomkit.NotFoundError):
+        g.contains(KEYS[0])
+    assert redis_server.command("KEYS", "w:*") == []
+
+
+def test_same_bits_and_answers_as_cli(redis_server, cli):
+    url = redis_server.url
+    f = create(url, "wpy")
+    cli("redis", "--url", url, "create", "wcli", "--window", f"{WINDOW}s", "--slices", SLICES,
+        "--capacity", CAPACITY, "--fpp", 0.01)
+    assert f.add_many(KEYS) == len(KEYS)
+    cli("redis", "--url", url, "add", "wcli", "--now", NOW, stdin=stdin(KEYS))
+    shards = sorted(k.decode().split(":", 1)[1] for k in redis_server.command("KEYS", "wpy:*:*"))
+    assert shards == sorted(k.decode().split(":", 1)[1]
+                            for k in redis_server.command("KEYS", "wcli:*:*"))
+    assert shards  # the current slice
+    for s in shards:
+        assert redis_server.command("GET", f"wpy:{s}") == redis_server.command("GET", f"wcli:{s}")
+
+    # Answers: the CLI's on the Python-filled filter and Python's on the CLI-filled one.
+    q = cli("redis", "--url", url, "query", "wpy", "--now", NOW, stdin=stdin(KEYS + OTHERS))
+    cli_answers = [line.split(b"\t")[0] == b"1" for line in q.stdout.splitlines()]
+    out = np.zeros(len(KEYS) + len(OTHERS), dtype=bool)
+    g = bloomkit.RedisWindowFilter.open(url, "wcli")
+    g.set_now(NOW)
+    g.contains_many(KEYS + OTHERS, out=out)
+    assert cli_answers == out.tolist() and all(cli_answers[:len(KEYS)])
+
+    info = f.info()
+    cli_info = json.loads(cli("redis", "--url", url, "info", "wpy", "--json", "--now", NOW).stdout)
+    slice_list = info.pop("slice_list")
+    info.pop("slice_ttl"), cli_info.pop("slice_ttl")  # a second may pass between the two
+    assert info == cli_info
+    assert len(slice_list) == info["live_slices"]
+    assert slice_list[0]["exists"] and slice_list[0]["slice"] == info["current_slice"]
+    f.drop(), g.drop()
+
+
+def test_url_from_environment(redis_server, monkeypatch):
+    monkeypatch.setenv("BLOOMKIT_REDIS_URL", redis_server.url)
+    f = create(None, "env")
+    assert f.add("x") and "x" in bloomkit.RedisWindowFilter.open(None, "env")
+    f.drop()
+
+
+def test_errors(redis_server, cli):
+    url = redis_server.url
+    with pytest.raises(bloomkit.NotFoundError):
+        bloomkit.RedisWindowFilter.open(url, "nope")
+    for bad in ({"window": 0}, {"window": WINDOW, "slices": 0}, {"window": WINDOW, "slices": 256},
+                {"window": WINDOW, "skew": 3601}):
+        with pytest.raises(bloomkit.InvalidArgumentError):
+            bloomkit.RedisWindowFilter.create(url, "bad", 5000, 0.01, **bad)
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        bloomkit.RedisWindowFilter.create(url, "bad", 5000, 1.5, window=WINDOW)
+    with pytest.raises(TypeError):  # the window is a keyword argument
+        bloomkit.RedisWindowFilter.create(url, "bad", 5000, 0.01, WINDOW)
+
+    create(url, "e")
+    with pytest.raises(bloomkit.AlreadyExistsError) as e:
+        bloomkit.RedisWindowFilter.create(url, "e", CAPACITY, 0.01, window=2 * WINDOW,
+                                          slices=SLICES)
+    p = cli("redis", "--url", url, "create", "e", "--window", f"{2 * WINDOW}s", "--slices",
+            SLICES, "--capacity", CAPACITY, "--fpp", 0.01, check=False)
+    assert p.returncode != 0 and str(e.value) in p.stderr.decode()
+
+    bloomkit.RedisFilter.create(url, "native", 100, 0.01)
+    with pytest.raises(bloomkit.IncompatibleError):
+        bloomkit.RedisWindowFilter.open(url, "native")
+    assert not bloomkit.RedisWindowFilter.is_window(url, "native")
+    with pytest.raises(bloomkit.UnsupportedError):
+        bloomkit.RedisFilter.open(url, "e")
+    redis_server.command("SET", "str:meta", "x")  # a meta that is not a hash
+    with pytest.raises(bloomkit.WrongTypeError):
+        bloomkit.RedisWindowFilter.open(url, "str")
+
+    f = bloomkit.RedisWindowFilter.open(url, "e")
+    with pytest.raises(TypeError):
+        f.add(1.5)
+    f.close()
+    with pytest.raises(bloomkit.InvalidArgumentError):
+        f.add("x")
