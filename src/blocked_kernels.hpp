@@ -41,8 +41,9 @@ struct blocked_kernels {
   bool (*insert)(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
                  bool atomic) noexcept;
   bool (*contains)(const std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest) noexcept;
+  // added (nullptr: not wanted): per key, whether it was new (insert_pipeline).
   std::size_t (*insert_many)(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
-                             bool atomic) noexcept;
+                             bool atomic, bool* added) noexcept;
   std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
                                blocked_batch batch, bool* results) noexcept;
   // Window slots (filters of `blocks` blocks each, slots[0] first; filter_pipeline.hpp):
@@ -154,11 +155,11 @@ struct blocked_paths {
     return run([digests](std::size_t i) noexcept { return digests[i]; });
   }
   static std::size_t insert_many(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
-                                 bool atomic) noexcept {
+                                 bool atomic, bool* added) noexcept {
     const ops o{words, blocks};
     return over(batch, [&](auto digest_at) {
-      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag)
-                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag);
+      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag, added)
+                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag, added);
     });
   }
   static std::size_t contains_many(const std::uint64_t* words, std::uint64_t blocks,

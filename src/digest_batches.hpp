@@ -13,7 +13,7 @@ namespace bloomkit::detail {
 template <class Sub>
 std::vector<typename Sub::digest_type> digests_of(std::span<const std::string_view> keys) {
   std::vector<typename Sub::digest_type> digests(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) digests[i] = Sub::digest_of(keys[i]);
+  Sub::digests_of(keys, digests);
   return digests;
 }
 

@@ -122,11 +122,12 @@ bool basic_filter<Probe, Storage>::add_atomic(const digest_type& d) {
 
 template <class Probe, storage_policy Storage>
 template <bool Atomic, class DigestAt>
-std::size_t basic_filter<Probe, Storage>::insert_batch(std::size_t n, DigestAt digest_at) {
+std::size_t basic_filter<Probe, Storage>::insert_batch(std::size_t n, DigestAt digest_at,
+                                                       bool* added) {
   std::uint64_t* words = writable_words();
   const detail::positional_ops_for<Probe, Storage> ops{words, config_.cells, config_.hashes};
   const std::size_t lag = byte_size() >= detail::dram_filter_bytes ? detail::pipeline_lag : 0;
-  const std::size_t fresh = detail::insert_pipeline<Atomic>(ops, n, digest_at, lag);
+  const std::size_t fresh = detail::insert_pipeline<Atomic>(ops, n, digest_at, lag, added);
   add_inserted<Atomic>(counting ? n : fresh);
   return fresh;
 }
@@ -135,13 +136,26 @@ template <class Probe, storage_policy Storage>
 template <bool Atomic>
 std::size_t basic_filter<Probe, Storage>::insert_keys(std::span<const std::string_view> keys) {
   if constexpr (blocked) {
-    const std::size_t fresh = kernels_->insert_many(writable_words(), blocks(),
-                                                    {keys.data(), nullptr, keys.size()}, Atomic);
+    const std::size_t fresh = kernels_->insert_many(
+        writable_words(), blocks(), {keys.data(), nullptr, keys.size()}, Atomic, nullptr);
     add_inserted<Atomic>(fresh);
     return fresh;
   } else {
     return insert_batch<Atomic>(keys.size(),
                                 [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); });
+  }
+}
+
+template <class Probe, storage_policy Storage>
+void basic_filter<Probe, Storage>::digests_of(std::span<const std::string_view> keys,
+                                              std::span<digest_type> digests) {
+  detail::require_result_slots(keys.size(), digests.size(), "digests_of");
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if constexpr (blocked) {
+      digests[i] = XXH3_64bits(keys[i].data(), keys[i].size());  // xxh3_split_block_policy
+    } else {
+      digests[i] = Probe::hash(keys[i]);
+    }
   }
 }
 
@@ -152,15 +166,28 @@ std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const std::strin
 
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const digest_type> digests) {
+  return insert_digests(digests, nullptr);
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const digest_type> digests,
+                                                      std::span<bool> added) {
+  detail::require_result_slots(digests.size(), added.size());
+  return insert_digests(digests, added.data());
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_digests(std::span<const digest_type> digests,
+                                                         bool* added) {
   if constexpr (blocked) {
     const std::size_t fresh = kernels_->insert_many(
-        writable_words(), blocks(), {nullptr, digests.data(), digests.size()}, false);
+        writable_words(), blocks(), {nullptr, digests.data(), digests.size()}, false, added);
     add_inserted<false>(fresh);
     return fresh;
   } else {
     return insert_batch<false>(
         digests.size(),
-        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; });
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, added);
   }
 }
 

@@ -36,9 +36,12 @@ inline constexpr std::size_t pipeline_lag = 16;
 inline constexpr std::size_t pipeline_second_lag = 8;
 inline constexpr std::size_t pipeline_ring = 32;  // a power of two > both lags together
 
-// lag 0 is the plain loop (a filter in cache has no latency to hide).
+// lag 0 is the plain loop (a filter in cache has no latency to hide). Keys are inserted in order,
+// so with `added` (nullptr: not wanted) added[i] says whether key i changed a cell, and a key
+// repeated later in the batch sees its earlier insert (not new), as a loop of inserts would.
 template <bool Atomic, class Ops, class DigestAt>
-std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, std::size_t lag) {
+std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, std::size_t lag,
+                            bool* added = nullptr) {
   typename Ops::location slots[pipeline_ring];
   std::size_t fresh = 0;
   for (std::size_t i = 0; i < n + lag; ++i) {
@@ -47,7 +50,11 @@ std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, s
       ops.locate(digest_at(i), at);
       if (lag != 0) ops.prefetch_write(at);
     }
-    if (i >= lag) fresh += ops.template insert<Atomic>(slots[(i - lag) % pipeline_ring]);
+    if (i >= lag) {
+      const bool changed = ops.template insert<Atomic>(slots[(i - lag) % pipeline_ring]);
+      if (added != nullptr) added[i - lag] = changed;
+      fresh += changed;
+    }
   }
   return fresh;
 }

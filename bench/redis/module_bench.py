@@ -5,7 +5,10 @@ Starts a redis-server with bloomkit_redis_module.so on a free port in a temporar
 reserves a filter for N keys at p = 0.01, then sends N keys in commands of BATCH keys: all
 commands RESP-encoded before the clock starts and pipelined over one socket, replies read as bytes
 (their length is known: an array of BATCH one-digit integers), so the client adds as little as
-it can. Server CPU is the delta of INFO's used_cpu_user + used_cpu_sys over the phase.
+it can. Server CPU is the delta of INFO's used_cpu_user + used_cpu_sys over the phase. Each
+round also sends the same keys as SMISMEMBER on a missing set: Redis's own cost for a command of
+BATCH arguments answering BATCH integers, the floor under any module command, measured
+interleaved with the module's so that the load of a shared machine hits both alike.
 
   bench/redis/module_bench.py build/release/src/redis_module/bloomkit_redis_module.so \
       [--keys 1000000] [--batch 1000] [--rounds 3]
@@ -17,6 +20,7 @@ import platform
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -108,18 +112,24 @@ def main():
         print(f"redis-server {version}; {platform.processor() or platform.machine()}; "
               f"{os.cpu_count()} CPUs; load average {os.getloadavg()}")
         print(f"{o.keys} keys, p = 0.01, {o.batch} keys per command")
+        rows = {}
         print("| round | command | keys/s | server CPU s per 1e6 keys |")
         print("|---:|---|---:|---:|")
         for round in range(o.rounds):
             key = f"bench{round}"
             conn.command("BF.RESERVE", key, "0.01", o.keys)
-            for command in ("BF.MADD", "BF.MEXISTS"):
-                wall, cpu, reply = phase(conn, command, key, keys, o.batch)
+            for command in ("BF.MADD", "BF.MEXISTS", "SMISMEMBER"):
+                target = "bench-missing-set" if command == "SMISMEMBER" else key
+                wall, cpu, reply = phase(conn, command, target, keys, o.batch)
                 if command == "BF.MEXISTS":
                     assert reply.count(b":1\r\n") == o.keys, "a false negative"
+                rows.setdefault(command, []).append((o.keys / wall, cpu * 1e6 / o.keys))
                 print(f"| {round + 1} | {command} | {o.keys / wall:,.0f} | "
                       f"{cpu * 1e6 / o.keys:.3f} |", flush=True)
             conn.command("DEL", key)
+        for command, figures in rows.items():
+            print(f"| median | {command} | {statistics.median(f[0] for f in figures):,.0f} | "
+                  f"{statistics.median(f[1] for f in figures):.3f} |")
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

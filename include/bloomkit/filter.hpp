@@ -107,6 +107,9 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // filters of this scheme (of any sizes) without hashing it again, e.g. the sub-filters of a
   // scalable filter. insert_digest(digest_of(key)) is insert(key), and so on.
   static digest_type digest_of(std::string_view key) noexcept { return Probe::hash(key); }
+  // digests[i] = digest_of(keys[i]), the hash inlined in the loop (blocked: XXH3 without a call
+  // per key). digests.size() must equal keys.size().
+  static void digests_of(std::span<const std::string_view> keys, std::span<digest_type> digests);
   bool insert_digest(const digest_type& d) { return add_plain(d); }
   bool contains_digest(const digest_type& d) const {
     const bool present = contains_digest_unchecked(d);
@@ -121,6 +124,10 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // contains(keys[i]) and results.size() must equal keys.size().
   std::size_t insert_many(std::span<const std::string_view> keys);
   std::size_t insert_many(std::span<const digest_type> digests);
+  // insert_many that also sets added[i] to whether digest i was new (insert_digest's result):
+  // the keys go in in order, so a repeat later in the batch is not new. added.size() must equal
+  // digests.size().
+  std::size_t insert_many(std::span<const digest_type> digests, std::span<bool> added);
   std::size_t insert_many_concurrent(
       std::span<const std::string_view> keys) requires Storage::concurrent_inserts;
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
@@ -209,7 +216,8 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   template <bool Atomic>
   bool add(const digest_type& d);
   template <bool Atomic, class DigestAt>
-  std::size_t insert_batch(std::size_t n, DigestAt digest_at);
+  std::size_t insert_batch(std::size_t n, DigestAt digest_at, bool* added = nullptr);
+  std::size_t insert_digests(std::span<const digest_type> digests, bool* added);
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys);
   template <class DigestAt>

@@ -127,6 +127,17 @@ class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter
   std::size_t insert_many(std::span<const std::string_view> keys);
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
 
+  // By digest (digest_of: the sub-filters' hash), for callers that hash a key once and need
+  // per-key answers: added[i] says whether key i was added, as a loop of insert() would say (a
+  // repeat later in the batch is not). added.size() and results.size() must equal
+  // digests.size().
+  static digest_type digest_of(std::string_view key) noexcept { return SubFilter::digest_of(key); }
+  static void digests_of(std::span<const std::string_view> keys, std::span<digest_type> digests) {
+    SubFilter::digests_of(keys, digests);
+  }
+  std::size_t insert_many(std::span<const digest_type> digests, std::span<bool> added);
+  std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const;
+
   // Not defined: a union of the sub-filters would hold more keys than their capacities and
   // break the FPP bound (and an intersection of chains of different lengths has no meaning).
   // Always throw errc::unsupported; insert the other filter's keys instead.
@@ -179,6 +190,8 @@ class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter
   basic_scalable_filter(const scalable_config& params, std::vector<SubFilter> sub_filters);
 
   bool contains_digest(const digest_type& digest) const;
+  // The batched insert: candidates are the keys' digests; added (empty: not wanted) as above.
+  std::size_t insert_candidates(std::vector<digest_type> candidates, std::span<bool> added);
   bool newest_is_full() const noexcept {
     return sub_filters_.back().inserted() >= sub_filters_.back().capacity();
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 namespace bloomkit::redis_module {
 
@@ -16,23 +17,36 @@ constexpr bool is_window = std::is_same_v<Filter, window_filter>;
 template <class Filter>
 constexpr bool is_counting = std::is_same_v<Filter, counting_bloom_filter>;
 
-// Sets filters and chains: a key they probably hold is not inserted again, so the batched
-// lookup answers most repeated keys and warms the cache lines of the new ones, whose inserts then
-// run in key order (so a key repeated within one command is new once, as in RedisBloom).
+// A set filter or chain hashes each key once: one batched insert reports per key whether it
+// was new, in order, so a key repeated within one command is new once, as in RedisBloom.
+template <class Filter>
+std::vector<typename Filter::digest_type> digests_of(std::span<const std::string_view> keys) {
+  std::vector<typename Filter::digest_type> digests(keys.size());
+  Filter::digests_of(keys, digests);
+  return digests;
+}
+
+// A NONSCALING filter without room for every key of the command goes one key at a time, to stop
+// before the first new key it has no room for.
+template <class Filter>
+std::size_t add_until_full(Filter& f, std::span<const std::string_view> keys,
+                           std::span<bool> added) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (f.inserted() >= f.capacity() && !f.contains(keys[i])) return i;
+    added[i] = f.insert(keys[i]);
+  }
+  return keys.size();
+}
+
 template <class Filter>
 std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string_view> keys,
                          std::span<bool> added) {
-  f.contains_many(keys, added);
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (added[i]) {
-      added[i] = false;
-      continue;
+  if constexpr (!is_scalable<Filter>) {
+    if (nonscaling && f.capacity() - std::min(f.inserted(), f.capacity()) < keys.size()) {
+      return add_until_full(f, keys, added);
     }
-    if constexpr (!is_scalable<Filter>) {
-      if (nonscaling && f.inserted() >= f.capacity() && !f.contains(keys[i])) return i;
-    }
-    added[i] = f.insert(keys[i]);
   }
+  f.insert_many(digests_of<Filter>(keys), added);
   return keys.size();
 }
 
@@ -68,7 +82,16 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
 
 void find_keys(const module_filter& f, std::span<const std::string_view> keys,
                std::span<bool> present) {
-  std::visit([&](const auto& filter) { filter.contains_many(keys, present); }, f.filter);
+  std::visit(
+      [&]<class Filter>(const Filter& filter) {
+        if constexpr (is_scalable<Filter>) {
+          // Its digests serve every sub-filter: a key is hashed once however long the chain.
+          filter.contains_many(digests_of<Filter>(keys), present);
+        } else {
+          filter.contains_many(keys, present);
+        }
+      },
+      f.filter);
 }
 
 std::uint64_t capacity_of(const module_filter& f) {
