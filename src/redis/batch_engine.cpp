@@ -49,6 +49,7 @@ batch_plan batch_plan::make(const batch_layout& layout, std::span<const std::str
 
 batch_commands append_commands(const batch_layout& layout, const batch_plan& plan,
                                std::vector<command>& cs) {
+  if (plan.op == cell_op::remove) return append_remove_commands(layout, plan, cs);
   batch_commands where;
   where.check = layout.check();
   const bool write = plan.op == cell_op::write;
@@ -114,6 +115,7 @@ std::size_t batch_answers::count() const noexcept {
 batch_answers decode(const batch_layout& layout, const batch_plan& plan,
                      const batch_commands& where, std::span<const command> cs,
                      std::span<const reply> replies) {
+  if (plan.op == cell_op::remove) return decode_removes(plan, where, cs, replies);
   batch_answers out;
   out.answers.assign(plan.keys, 0);
   auto& broken = out.broken;

@@ -26,8 +26,9 @@ namespace bloomkit::redis::detail {
 // never builds (and Redis never buffers) hundreds of MiB of commands at once.
 inline constexpr std::size_t max_keys_per_round_trip = 8192;
 
-// (A counting layout's remove adds an op here: INCRBY <type> <offset> -1 under OVERFLOW SAT.)
-enum class cell_op { read, write };
+// remove: counting cells only; one script per key (counter_removal.cpp), since refusing a
+// definitely-absent key and sparing saturated counters both need a read before the write.
+enum class cell_op { read, write, remove };
 
 // How a layout's cells are read and written in BITFIELD.
 struct cell_codec {
@@ -132,6 +133,13 @@ struct batch_answers {
   std::vector<std::string> broken;  // strings found missing or short; their keys answer false
   std::size_t count() const noexcept;
 };
+
+// A remove's commands and answers (counter_removal.cpp; append_commands and decode call them):
+// one EVAL per placement; a key answers true when its counters were decremented.
+batch_commands append_remove_commands(const batch_layout& layout, const batch_plan& plan,
+                                      std::vector<command>& cs);
+batch_answers decode_removes(const batch_plan& plan, const batch_commands& where,
+                             std::span<const command> cs, std::span<const reply> replies);
 
 // Decodes the replies of append_commands' commands (replies[i] answers cs[i]).
 batch_answers decode(const batch_layout& layout, const batch_plan& plan,

@@ -23,7 +23,7 @@ bool is_guarded(const filter_state& f, std::uint64_t generation) {
 }
 
 native_layout layout_of(const filter_state& f, std::uint64_t generation) {
-  return native_layout(f.name, f.layout, generation, is_guarded(f, generation));
+  return native_layout(f.name, f.layout, generation, is_guarded(f, generation), f.cell_bits);
 }
 
 struct meta_view {
@@ -39,9 +39,9 @@ struct meta_view {
 std::vector<reply> run_checked(filter_state& f, std::vector<command>& cs, meta_view& view) {
   client& c = *f.c;
   const std::string key = meta_key(f.name);
-  const std::uint64_t count = f.pending_count;
+  const std::int64_t count = f.pending_count;
   std::vector<command> tail;
-  if (count > 0) tail.push_back(command{{"HINCRBY", key, "inserted", std::to_string(count)}, 1});
+  if (count != 0) tail.push_back(command{{"HINCRBY", key, "inserted", std::to_string(count)}, 1});
   tail.push_back(command{{"HMGET", key, "generation", "next_generation", "shard_guard"}, 1});
   std::vector<reply> replies;
   std::vector<reply> tail_replies;
@@ -63,13 +63,13 @@ std::vector<reply> run_checked(filter_state& f, std::vector<command>& cs, meta_v
     tail_replies = c.execute_many(tail);
   }
   bool counted = false;
-  if (count > 0) {
+  if (count != 0) {
     f.pending_count -= count;
     const reply& r = tail_replies.front();
     counted = !r.is_error();
-    if (!counted) {
+    if (!counted && count > 0) {
       // Not an error of the call: its keys are in. inserted is now too low; say so.
-      f.uncounted += count;
+      f.uncounted += static_cast<std::uint64_t>(count);
       f.count_refusal = "HINCRBY " + key + ": " + r.str();
     }
   }
@@ -111,12 +111,13 @@ error broken_write(const std::string& name, const shard_layout& layout, const st
 
 // A shard that the write found missing is removed again (the write created it) and, in the
 // current generation, is errc::not_found; in a rebuild's generation it fails the rebuild, not
-// this write.
-std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
-                       std::vector<char>& out) {
+// this write. A remove goes through the same steps (it creates nothing to remove).
+static std::size_t change_keys(filter_state& f, std::span<const std::string_view> keys, cell_op op,
+                               std::vector<char>& out) {
   if (keys.empty()) return 0;
-  const batch_plan plan = batch_plan::make(layout_of(f, f.generation), keys, cell_op::write,
-                                           f.options.keys_per_command);
+  const batch_plan plan =
+      batch_plan::make(layout_of(f, f.generation), keys, op, f.options.keys_per_command);
+  const shard_layout stored = stored_layout(f.layout, f.cell_bits);
   std::map<std::uint64_t, std::vector<char>> written;  // generation -> its answers
   for (int attempt = 0;; ++attempt) {
     std::vector<std::uint64_t> generations;
@@ -137,14 +138,14 @@ std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
       batch_answers a = decode(targets[t], plan, where[t], cs, replies);
       written[generations[t]] = std::move(a.answers);
       broken[t] = std::move(a.broken);
-      orphans.insert(orphans.end(), broken[t].begin(), broken[t].end());
+      if (op == cell_op::write) orphans.insert(orphans.end(), broken[t].begin(), broken[t].end());
     }
     const bool guarded = !where.empty() && where.front().check.how == string_check::kind::guard_bit;
-    const std::string cleanup = remove_orphan_shards(*f.c, orphans, f.layout, guarded);
+    const std::string cleanup = remove_orphan_shards(*f.c, orphans, stored, guarded);
     if (!view.exists) throw gone(f);
     for (std::size_t t = 0; t < targets.size(); ++t) {
       if (generations[t] == f.generation && !broken[t].empty()) {
-        throw broken_write(f.name, f.layout, broken[t].front(), guarded, cleanup);
+        throw broken_write(f.name, stored, broken[t].front(), guarded, cleanup);
       }
     }
     const bool complete =
@@ -156,11 +157,24 @@ std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
     }
   }
   out = std::move(written[f.generation]);
-  std::size_t fresh = 0;
-  for (char x : out) fresh += x;
-  f.pending_count += fresh;  // sent with the next call (run_checked) or flush_count()
+  std::size_t changed = 0;
+  for (char x : out) changed += x;
+  // `inserted` counts new keys less removed ones, like the in-process counting filter; the
+  // count is sent with the next call or flush_count().
+  const auto delta = static_cast<std::int64_t>(changed);
+  f.pending_count += op == cell_op::write ? delta : -delta;
   wait_for_replicas(f);
-  return fresh;
+  return changed;
+}
+
+std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
+                       std::vector<char>& out) {
+  return change_keys(f, keys, cell_op::write, out);
+}
+
+std::size_t remove_keys(filter_state& f, std::span<const std::string_view> keys,
+                        std::vector<char>& out) {
+  return change_keys(f, keys, cell_op::remove, out);
 }
 
 std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
@@ -181,7 +195,8 @@ std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
     if (generation == f.generation) {
       batch_answers a = decode(layout, plan, where, cs, replies);
       if (!a.broken.empty()) {
-        throw broken_shard_error(f.name, a.broken.front(), f.c, f.layout,
+        throw broken_shard_error(f.name, a.broken.front(), f.c,
+                                 stored_layout(f.layout, f.cell_bits),
                                  where.check.how == string_check::kind::guard_bit);
       }
       out = std::move(a.answers);
@@ -198,7 +213,7 @@ std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
 }
 
 void flush_count(filter_state& f) {
-  if (f.pending_count == 0) return;
+  if (f.pending_count == 0) return;  // (negative after removes)
   std::vector<command> none;
   meta_view view;
   run_checked(f, none, view);

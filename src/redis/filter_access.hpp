@@ -20,6 +20,11 @@ namespace bloomkit::redis::detail {
 // keys; their count travels with the handle's next call.
 std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
                        std::vector<char>& out);
+// Removes keys from a counting filter's generations like write_keys writes them (a script per
+// key: counter_removal.cpp); out[key] = removed from the current generation (false: definitely
+// absent). Returns the number removed.
+std::size_t remove_keys(filter_state& f, std::span<const std::string_view> keys,
+                        std::vector<char>& out);
 // Looks keys up in the current generation; out[key] = present. Returns the number present.
 std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
                       std::vector<char>& out);

@@ -10,6 +10,7 @@
 #include "bloomkit/redis/eviction.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
+#include "counter_cells.hpp"
 #include "filter_access.hpp"
 #include "filter_keys.hpp"
 #include "filter_meta.hpp"
@@ -34,11 +35,12 @@ filter_info redis_filter::info() {
   out.generation = m.generation;
   out.created = m.created;
   out.inserted = m.inserted;
+  out.cell_bits = m.cell_bits;
   // Every shard: its length (and guard bit), its set bits, its time to live.
   const auto keys = detail::shard_keys(name, m.generation, m.layout.shard_count);
-  const auto broken = detail::broken_shards(c, keys, m.layout, m.guarded());
+  const auto broken = detail::broken_shards(c, keys, m.stored(), m.guarded());
   if (!broken.empty()) {
-    const error e = detail::broken_shard_error(name, broken.front(), &c, m.layout, m.guarded());
+    const error e = detail::broken_shard_error(name, broken.front(), &c, m.stored(), m.guarded());
     throw error(e.code(), std::string(e.what()) + (broken.size() > 1
                                                        ? " (" + std::to_string(broken.size() - 1) +
                                                              " more shards are missing or short)"
@@ -59,10 +61,13 @@ filter_info redis_filter::info() {
   // mean of the shards' figures for their fill ratios (sizing.hpp, fpp_at_fill).
   double fpp_sum = 0;
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    // BITCOUNT counts the guard bit of a guarded shard too.
-    const auto set =
-        static_cast<std::uint64_t>(detail::as_integer(replies[2 * j], "BITCOUNT " + keys[j])) -
-        (m.guarded() ? 1 : 0);
+    // BITCOUNT counts the guard bit of a guarded shard too; a counting filter's cells are its
+    // non-zero counters, read from the string.
+    const auto bit_count =
+        static_cast<std::uint64_t>(detail::as_integer(replies[2 * j], "BITCOUNT " + keys[j]));
+    const std::uint64_t set = m.cell_bits == 1
+                                  ? bit_count - (m.guarded() ? 1 : 0)
+                                  : detail::nonzero_counters(c, keys[j], m.layout.shard_bits);
     out.bits_set += set;
     fpp_sum += fpp_at_fill(m.layout.shard_bits, m.layout.hashes,
                            static_cast<double>(set) / static_cast<double>(m.layout.shard_bits));

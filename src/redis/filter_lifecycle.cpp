@@ -79,11 +79,11 @@ filter_meta create_with(client& c, const std::string& name, const filter_meta& w
   require_absent(c, name, keys);
   std::vector<std::string> created;
   try {
-    preallocate(c, keys, want.layout, want.guarded(), created);
+    preallocate(c, keys, want.stored(), want.guarded(), created);
     if (fill) fill(keys);
     // A shard evicted or deleted meanwhile (and maybe recreated short by a push's SETRANGE):
     // fail now rather than make a filter that cannot answer.
-    require_whole(c, name, keys, want.layout, want.guarded());
+    require_whole(c, name, keys, want.stored(), want.guarded());
     const reply r = c.execute(eval_command(create_meta_script, meta_key(name), want.fields()));
     if (as_integer(r, "writing " + meta_key(name)) == 1) return want;
   } catch (...) {

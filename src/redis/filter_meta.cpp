@@ -13,17 +13,22 @@
 namespace bloomkit::redis::detail {
 
 std::vector<std::string> filter_meta::fields() const {
-  return {"format_version", std::to_string(format_version),
-          "hash_scheme",    std::to_string(static_cast<std::uint32_t>(scheme)),
-          "bits_per_shard", std::to_string(layout.shard_bits),
-          "shard_count",    std::to_string(layout.shard_count),
-          "hashes",         std::to_string(layout.hashes),
-          "capacity",       std::to_string(capacity),
-          "target_fpp",     bloomkit::detail::exact_double(target_fpp),
-          "generation",     std::to_string(generation),
-          "created",        std::to_string(created),
-          "inserted",       std::to_string(inserted),
-          "shard_guard",    std::to_string(guard_generation)};
+  std::vector<std::string> out = {
+      "format_version", std::to_string(format_version),
+      "hash_scheme",    std::to_string(static_cast<std::uint32_t>(scheme)),
+      "bits_per_shard", std::to_string(layout.shard_bits),
+      "shard_count",    std::to_string(layout.shard_count),
+      "hashes",         std::to_string(layout.hashes),
+      "capacity",       std::to_string(capacity),
+      "target_fpp",     bloomkit::detail::exact_double(target_fpp),
+      "generation",     std::to_string(generation),
+      "created",        std::to_string(created),
+      "inserted",       std::to_string(inserted),
+      "shard_guard",    std::to_string(guard_generation)};
+  // Only counting metas name a kind: a bit filter's meta stays what older builds read, and an
+  // older build refuses a counting one instead of reading its counters as bits.
+  if (cell_bits != 1) out.insert(out.end(), {"kind", counting_kind});
+  return out;
 }
 
 void adopt(filter_state& f, const filter_meta& m) {
@@ -33,12 +38,22 @@ void adopt(filter_state& f, const filter_meta& m) {
   f.generation = m.generation;
   f.next_generation = m.next_generation;
   f.guard_generation = m.guard_generation;
+  f.cell_bits = m.cell_bits;
 }
 
-filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits) {
+filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits,
+                     std::uint32_t cell_bits) {
   filter_meta m;
-  m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits);
-  m.guard_generation = m.layout.has_guard_room() ? m.generation : 0;
+  m.cell_bits = cell_bits;
+  const unsigned cell_log2 = cell_bits == 1 ? 0 : 2;
+  if (cell_log2 > 0 && shard_bits < min_shard_bits_log2 + cell_log2) {
+    throw error(errc::invalid_argument, "shard bits of a counting filter must be at least " +
+                                            std::to_string(min_shard_bits_log2 + cell_log2) +
+                                            " (2^" + std::to_string(min_shard_bits_log2) +
+                                            " 4-bit counters), got " + std::to_string(shard_bits));
+  }
+  m.layout = shard_layout::for_capacity(capacity, fpp, shard_bits - cell_log2);
+  m.guard_generation = m.stored().has_guard_room() ? m.generation : 0;
   m.capacity = capacity;
   m.target_fpp = fpp;
   return m;
@@ -117,14 +132,21 @@ filter_meta decode_meta(const std::string& name, const std::map<std::string, std
   const auto number = [&](const char* field) { return fields.number(field); };
   const auto corrupt = [&](const std::string& problem) { return fields.corrupt(problem); };
   // Other kinds of filter keep their own fields (window_meta.hpp).
-  if (const auto kind = f.find("kind"); kind != f.end()) {
+  std::uint32_t cell_bits = 1;
+  if (const auto kind = f.find("kind"); kind != f.end() && kind->second == counting_kind) {
+    cell_bits = counter_bits;
+  } else if (kind != f.end()) {
     throw error(errc::unsupported, fields.source() + ": a " + kind->second +
                                        " filter, not a native one (docs/REDIS.md, \"Window "
                                        "filters\")");
   }
   fields.check_version_and_scheme();
   filter_meta m;
+  m.cell_bits = cell_bits;
   m.layout = fields.layout();
+  if (const std::string problem = m.stored().inconsistency(); !problem.empty()) {
+    throw corrupt("counters: " + problem);
+  }
   m.capacity = number("capacity");
   if (m.capacity < 1) throw corrupt("capacity is 0");
   const auto fpp = fields.real("target_fpp");
@@ -135,10 +157,12 @@ filter_meta decode_meta(const std::string& name, const std::map<std::string, std
   m.generation = number("generation");
   if (m.generation < 1) throw corrupt("generation is 0");
   m.created = static_cast<std::int64_t>(number("created"));
-  m.inserted = number("inserted");
+  // Removes from a counting filter decrement it; more removes than counted inserts (a pushed
+  // file's count, a lost count) take it below 0, which reads as 0.
+  m.inserted = fields.text("inserted").starts_with('-') ? 0 : number("inserted");
   if (fields.has("next_generation")) m.next_generation = number("next_generation");
   if (fields.has("shard_guard")) m.guard_generation = number("shard_guard");
-  if (m.guard_generation != 0 && !m.layout.has_guard_room()) {
+  if (m.guard_generation != 0 && !m.stored().has_guard_room()) {
     throw corrupt("shards of 2^32 bits have no room for a guard bit");
   }
   return m;
@@ -178,6 +202,8 @@ void difference_list::add_layout(const shard_layout& have, const shard_layout& w
 
 std::string differences(const filter_meta& have, const filter_meta& want) {
   difference_list d;
+  const auto kind = [](const filter_meta& m) { return m.cell_bits == 1 ? "bit" : counting_kind; };
+  d.add("kind", kind(have), kind(want));
   d.add("capacity", have.capacity, want.capacity);
   d.add("target_fpp", have.target_fpp, want.target_fpp);
   d.add_layout(have.layout, want.layout);

@@ -18,6 +18,15 @@
 
 namespace bloomkit::redis::detail {
 
+// The layout of the Redis strings that hold `cells` of `cell_bits` bits each.
+inline shard_layout stored_layout(const shard_layout& cells, std::uint32_t cell_bits) noexcept {
+  return {cells.shard_bits * cell_bits, cells.shard_count, cells.hashes};
+}
+
+// The kind field of a counting filter's meta (a bit filter's meta has none).
+inline constexpr const char* counting_kind = "counting";
+inline constexpr std::uint32_t counter_bits = 4;
+
 struct filter_meta {
   std::uint32_t format_version = meta_format_version;
   hash_scheme scheme = sharded_scheme;
@@ -32,8 +41,13 @@ struct filter_meta {
   // Filters made before guards, shards of 2^32 bits, and a generation an older bloomkit rebuilt
   // have none: their shards are checked by length instead.
   std::uint64_t guard_generation = 0;
+  // Bits per cell: 1, or 4 for a counting filter (field kind = counting; `layout` counts its
+  // counters, and its strings hold 4 bits per counter: stored()).
+  std::uint32_t cell_bits = 1;
 
   bool guarded() const noexcept { return guard_generation != 0 && guard_generation == generation; }
+  // The layout of the shard strings in bits (guard bit, lengths, transfers).
+  shard_layout stored() const noexcept { return stored_layout(layout, cell_bits); }
   // The hash fields, as HSET arguments.
   std::vector<std::string> fields() const;
 };
@@ -41,8 +55,10 @@ struct filter_meta {
 // A handle takes the meta's parameters and generations (open, info, rebuild).
 void adopt(filter_state& f, const filter_meta& m);
 
-// The meta a filter of these parameters has (created left 0).
-filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits);
+// The meta a filter of these parameters has (created left 0): shards of at most 2^shard_bits
+// bits of Redis string, so a counting filter's shards hold at most 2^(shard_bits - 2) counters.
+filter_meta meta_for(std::uint64_t capacity, double fpp, unsigned shard_bits,
+                     std::uint32_t cell_bits = 1);
 // Decodes the fields of filter `name`'s meta (HGETALL).
 filter_meta decode_meta(const std::string& name, const std::map<std::string, std::string>& fields);
 // Reads N:meta: nullopt when it does not exist; errc::wrong_type when it is not a hash.

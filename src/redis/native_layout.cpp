@@ -4,16 +4,21 @@
 
 #include "bloomkit/hashing.hpp"
 #include "filter_keys.hpp"
+#include "filter_meta.hpp"
 
 namespace bloomkit::redis::detail {
 
 native_layout::native_layout(std::string name, const shard_layout& shards, std::uint64_t generation,
-                             bool guarded)
+                             bool guarded, std::uint32_t cell_bits)
     : name_(std::move(name)), shards_(shards), generation_(generation) {
+  if (cell_bits != 1) {  // counting: 4-bit counters, the only other cell
+    codec_ = {"u4", true, cell_codec::write_kind::saturating_increment};
+  }
+  const shard_layout stored = stored_layout(shards, cell_bits);
   if (guarded) {
-    check_ = {string_check::kind::guard_bit, shards.guard_bit(), 0};
+    check_ = {string_check::kind::guard_bit, stored.guard_bit(), 0};
   } else {
-    check_ = {string_check::kind::length, 0, shards.shard_bytes()};
+    check_ = {string_check::kind::length, 0, stored.shard_bytes()};
   }
 }
 

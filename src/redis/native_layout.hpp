@@ -1,8 +1,9 @@
 #pragma once
 // The batch layout of a native sharded filter's generation (internal; docs/REDIS.md, "Shards
-// and probes"): a key's k bits are in one shard N:<generation>:<shard>, u1 cells at the native
-// probes' offsets; every command reads the shard's guard bit first (or, for a generation
-// without guards, a STRLEN checks each shard touched).
+// and probes"): a key's k cells are in one shard N:<generation>:<shard>, at the native probes'
+// offsets: u1 bits, or for a counting filter u4 counters ("#i", saturating increments); every
+// command reads the shard's guard bit first (or, for a generation without guards, a STRLEN
+// checks each shard touched).
 
 #include <cstdint>
 #include <string>
@@ -15,8 +16,9 @@ namespace bloomkit::redis::detail {
 
 class native_layout final : public batch_layout {
  public:
+  // `shards` counts cells of `cell_bits` bits (1 or 4).
   native_layout(std::string name, const shard_layout& shards, std::uint64_t generation,
-                bool guarded);
+                bool guarded, std::uint32_t cell_bits = 1);
 
   const cell_codec& codec() const noexcept override { return codec_; }
   string_check check() const noexcept override { return check_; }

@@ -43,7 +43,8 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
   }
   detail::adopt(state_, m);  // next_generation is 0
   // The new generation gets guard bits whenever they fit, also when the old one had none.
-  const bool guarded = m.layout.has_guard_room();
+  const shard_layout stored = m.stored();  // the strings (counting: 4 bits per counter)
+  const bool guarded = stored.has_guard_room();
   const std::uint64_t target = m.generation + 1;
   const auto keys = detail::shard_keys(name, target, m.layout.shard_count);
   // Shards of `target` are not referenced by the meta: leftovers of an interrupted rebuild.
@@ -51,7 +52,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
   std::vector<std::string> created;
   bool marked = false;
   try {
-    detail::preallocate(c, keys, m.layout, guarded, created);
+    detail::preallocate(c, keys, stored, guarded, created);
     // From here on every writer also writes into `target` (it reads next_generation with each
     // batch), so nothing inserted during the rebuild is lost at the flip.
     const reply r =
@@ -61,7 +62,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
     }
     marked = true;
     // The fill writes into `target` only.
-    const detail::native_layout fill(name, m.layout, target, guarded);
+    const detail::native_layout fill(name, m.layout, target, guarded, m.cell_bits);
     std::uint64_t fresh = 0;
     std::uint64_t given = 0;
     source([&](std::span<const std::string_view> batch) {
@@ -71,8 +72,8 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
         const detail::batch_answers a = detail::run_batch(c, fill, part, detail::cell_op::write,
                                                           state_.options.keys_per_command);
         if (!a.broken.empty()) {
-          const std::string cleanup = detail::remove_orphan_shards(c, a.broken, m.layout, guarded);
-          throw detail::broken_write(name, m.layout, a.broken.front(), guarded, cleanup);
+          const std::string cleanup = detail::remove_orphan_shards(c, a.broken, stored, guarded);
+          throw detail::broken_write(name, stored, a.broken.front(), guarded, cleanup);
         }
         fresh += a.count();
       }
@@ -86,7 +87,7 @@ void redis_filter::rebuild(const key_source& source, rebuild_options options) {
     detail::wait_for_replicas(state_);
     // A shard of the new generation evicted or deleted during the fill: fail before the flip
     // rather than switch to a filter that cannot answer.
-    detail::require_whole(c, name, keys, m.layout, guarded);
+    detail::require_whole(c, name, keys, stored, guarded);
     const reply flipped = c.execute(detail::eval_command(
         detail::flip_script, meta_key,
         {std::to_string(target), std::to_string(fresh), std::to_string(guarded ? target : 0)}));

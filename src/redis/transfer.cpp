@@ -10,11 +10,11 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "filter_access.hpp"
+#include "filter_image.hpp"
 #include "filter_keys.hpp"
 #include "filter_lifecycle.hpp"
 #include "filter_meta.hpp"
 #include "reply_errors.hpp"
-#include "shard_file.hpp"
 #include "shard_guard.hpp"
 
 namespace bloomkit::redis {
@@ -41,18 +41,12 @@ void set_guard_bits(unsigned char* bytes, const shard_layout& layout) {
 redis_filter redis_filter::push(client& c, const std::filesystem::path& file, std::string name,
                                 filter_options options) {
   detail::validate_name(name);
-  raw_filter raw = load_raw(file);
-  const file_header& h = raw.header;
-  detail::filter_meta want;
-  want.layout = detail::layout_of_file(h, file.string());
-  want.capacity = h.capacity;
-  want.target_fpp = h.target_fpp;
-  want.inserted = h.inserted;
+  detail::filter_image image = detail::load_image(file);
+  detail::filter_meta want = image.meta;
   want.created = static_cast<std::int64_t>(std::time(nullptr));
-  want.guard_generation = want.layout.has_guard_room() ? want.generation : 0;
-  auto* bytes = reinterpret_cast<unsigned char*>(raw.bits.mutable_words().data());
-  reverse_bits_in_bytes({bytes, raw.bits.byte_size()});
-  const shard_layout layout = want.layout;
+  const shard_layout layout = want.stored();  // the strings, in bits
+  want.guard_generation = layout.has_guard_room() ? want.generation : 0;
+  auto* bytes = reinterpret_cast<unsigned char*>(image.bits.mutable_words().data());
   if (want.guarded()) set_guard_bits(bytes, layout);
   const auto fill = [&](const std::vector<std::string>& keys) {
     const std::uint64_t shard_bytes = layout.shard_bytes();
@@ -82,8 +76,8 @@ void redis_filter::pull(const std::filesystem::path& file) {
   const std::string& name = state_.name;
   for (int attempt = 0;; ++attempt) {
     const detail::filter_meta m = detail::require_meta(c, name);
-    const shard_layout& layout = m.layout;
-    file_header h = detail::header_for(layout);
+    detail::require_saveable(name, m);
+    const shard_layout layout = m.stored();  // the strings, in bits
     detail::require_whole(c, name, detail::shard_keys(name, m.generation, layout.shard_count),
                           layout, m.guarded());
     bit_array bits(layout.total_bits());
@@ -109,11 +103,6 @@ void redis_filter::pull(const std::filesystem::path& file) {
         std::memcpy(shard + at, chunk.data(), n);
       }
     }
-    reverse_bits_in_bytes({bytes, bits.byte_size()});
-    // A shard string is whole bytes; bits past m in the last byte must stay 0 in a file.
-    if (layout.shard_bits % 8 != 0 && layout.shard_count == 1) {
-      bytes[shard_bytes - 1] &= static_cast<unsigned char>((1u << (layout.shard_bits % 8)) - 1);
-    }
     // A rebuild that flipped meanwhile: the bits may mix two generations; read again.
     const detail::filter_meta after = detail::require_meta(c, name);
     if (after.generation != m.generation) {
@@ -121,10 +110,7 @@ void redis_filter::pull(const std::filesystem::path& file) {
       throw error(errc::server_error,
                   "filter '" + name + "' was rebuilt repeatedly while being pulled");
     }
-    h.capacity = m.capacity;
-    h.target_fpp = m.target_fpp;
-    h.inserted = m.inserted;
-    save_raw(h, bits, file);
+    detail::save_image(name, m, std::move(bits), file);
     return;
   }
 }

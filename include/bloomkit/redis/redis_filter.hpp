@@ -69,6 +69,8 @@ struct filter_info {
   std::uint64_t generation = 0;
   std::int64_t created = 0;    // unix seconds
   std::uint64_t inserted = 0;  // new keys counted by inserts (approximate: see docs/REDIS.md)
+  // 1: a bit filter; 4: a counting filter (layout counts counters, bits_set non-zero counters).
+  std::uint32_t cell_bits = 1;
   // True when this handle knows `inserted` is too low: the server refused to count some of its
   // new keys (redis_filter::uncounted_inserts()).
   bool inserted_stale = false;
@@ -94,7 +96,7 @@ void report_info(const filter_info& i, const std::string& url, Report& r) {
       .add("format_version", i.format_version)
       .add("hash_scheme", to_string(i.scheme))
       .add("bits", i.layout.total_bits())
-      .add("bytes", i.layout.shard_bytes() * i.layout.shard_count)
+      .add("bytes", (i.layout.shard_bits * i.cell_bits + 7) / 8 * i.layout.shard_count)
       .add("shards", i.layout.shard_count)
       .add("bits_per_shard", i.layout.shard_bits)
       .add("hashes", i.layout.hashes)
@@ -107,6 +109,7 @@ void report_info(const filter_info& i, const std::string& url, Report& r) {
       .add("estimated_count", i.estimated_count)
       .add("fill_ratio", i.fill_ratio)
       .add("estimated_fpp", i.estimated_fpp);
+  if (i.cell_bits != 1) r.add("kind", std::string("counting"));
 }
 
 struct rebuild_options {
@@ -134,10 +137,12 @@ struct filter_state {
   std::uint64_t generation = 0;
   std::uint64_t next_generation = 0;   // 0: no rebuild running
   std::uint64_t guard_generation = 0;  // its shards carry a guard bit (others: STRLEN checks)
-  std::uint64_t pending_count = 0;     // new keys not yet counted in N:meta
+  std::int64_t pending_count = 0;      // new keys less removed ones not yet counted in N:meta
   std::uint64_t uncounted = 0;         // new keys whose count the server refused
   std::string count_refusal;
   filter_options options;
+  // Bits per cell: 1 (a bit filter) or 4 (a counting filter's counters, counting_filter.hpp).
+  std::uint32_t cell_bits = 1;
 };
 
 }  // namespace detail
@@ -152,7 +157,8 @@ class redis_filter {
   static redis_filter create(client& c, std::string name, std::uint64_t capacity, double fpp,
                              unsigned shard_bits = default_shard_bits_log2,
                              filter_options options = {});
-  // Opens an existing filter after validating its meta: errc::not_found (no such filter),
+  // Opens an existing filter, bit or counting (counting()), after validating its meta:
+  // errc::not_found (no such filter),
   // errc::wrong_type (N:meta is not a hash), errc::unsupported (a meta version or hash scheme
   // this build does not know), errc::corrupt_file (fields missing or inconsistent). Writes
   // nothing.
@@ -173,6 +179,10 @@ class redis_filter {
   // query works on it), more shards as a redis-sharded-xxh3 file. push then pull gives back
   // the identical file.
   void pull(const std::filesystem::path& file);
+
+  // Whether this is a counting filter (redis_counting_filter; open() opens either kind, and
+  // inserts and lookups work the same on both).
+  bool counting() const noexcept { return state_.cell_bits != 1; }
 
   // Adds a key with one BITFIELD SET command; returns whether it was new.
   bool insert(std::string_view key);
@@ -224,7 +234,7 @@ class redis_filter {
   std::uint64_t generation() const noexcept { return state_.generation; }
   const filter_options& options() const noexcept { return state_.options; }
 
- private:
+ protected:
   redis_filter(client& c, std::string name, const detail::filter_meta& m, filter_options options);
 
   detail::filter_state state_;
