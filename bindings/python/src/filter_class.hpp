@@ -62,22 +62,11 @@ std::size_t add_many(py_filter<F>& w, py::handle keys) {
 
 template <class F>
 std::size_t contains_many(const py_filter<F>& w, py::handle keys, py::handle out) {
-  key_batch batch(keys);
-  bool_out results(out);
-  if (batch.size()) results.require_size(*batch.size());
-  std::unique_ptr<bool[]> scratch;
-  if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
-  std::size_t present = 0;
-  const std::size_t total =
-      batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
-        const std::span<bool> answers = results.given()
-                                            ? results.slice(first, chunk.size())
-                                            : std::span<bool>(scratch.get(), chunk.size());
-        read_lock lock(w.gate, gil::released);
-        present += w.filter.contains_many(chunk, answers);
-      });
-  if (!batch.size()) results.require_size(total);
-  return present;
+  return lookup_batch(keys, out,
+                      [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
+                        read_lock lock(w.gate, gil::released);
+                        return w.filter.contains_many(chunk, answers);
+                      });
 }
 
 // f.merge(g) / f.intersect(g): g is read while f is written; the gates are taken in address

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -88,5 +89,27 @@ class bool_out {
   Py_buffer buffer_{};
   bool held_ = false;
 };
+
+// contains_many of every class: runs lookup(chunk, answers) -> present over the batch's chunks
+// (without the GIL), the answers going to `out` when given (one 1-byte item per key) or to
+// scratch; returns how many keys are present.
+template <class Lookup>
+std::size_t lookup_batch(pybind11::handle keys, pybind11::handle out, Lookup lookup) {
+  key_batch batch(keys);
+  bool_out results(out);
+  if (batch.size()) results.require_size(*batch.size());
+  std::unique_ptr<bool[]> scratch;
+  if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
+  std::size_t present = 0;
+  const std::size_t total =
+      batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
+        const std::span<bool> answers = results.given()
+                                            ? results.slice(first, chunk.size())
+                                            : std::span<bool>(scratch.get(), chunk.size());
+        present += lookup(chunk, answers);
+      });
+  if (!batch.size()) results.require_size(total);
+  return present;
+}
 
 }  // namespace bloomkit::python

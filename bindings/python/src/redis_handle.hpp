@@ -150,22 +150,11 @@ void bind_redis_key_methods(pybind11::class_<H, Extra...>& cls, const char* add_
           "contains_many",
           [](H& h, py::handle keys, py::handle out) {
             F& f = h.get();
-            key_batch batch(keys);
-            bool_out results(out);
-            if (batch.size()) results.require_size(*batch.size());
-            std::unique_ptr<bool[]> scratch;
-            if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
-            std::size_t present = 0;
-            const std::size_t total =
-                batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
-                  const std::span<bool> answers =
-                      results.given() ? results.slice(first, chunk.size())
-                                      : std::span<bool>(scratch.get(), chunk.size());
+            return lookup_batch(
+                keys, out, [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
                   std::lock_guard<std::mutex> guard(h.lock);
-                  present += f.contains_many(chunk, answers);
+                  return f.contains_many(chunk, answers);
                 });
-            if (!batch.size()) results.require_size(total);
-            return present;
           },
           py::arg("keys"), py::arg("out") = py::none(),
           "Looks up a batch, pipelined; returns how many are (probably) present; out (one 1-byte "
