@@ -8,6 +8,7 @@
 #include <string>
 
 #include "arguments.hpp"
+#include "chunk_loading.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::redis_module {
@@ -94,16 +95,9 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (key.value() == nullptr) return reply_not_usable(ctx, key);
   module_value& value = *key.value();
   if (!value.loading) return RedisModule_ReplyWithError(ctx, "ERR filter is already loaded");
-  image_loader& loader = *value.loading;
-  const auto end = static_cast<std::uint64_t>(*iterator - 1);
-  if (data.empty() || end < data.size() || end - data.size() != loader.loaded_bytes()) {
-    return RedisModule_ReplyWithError(ctx, "ERR invalid offset - chunk out of order");
-  }
   try {
-    loader.append(data);
-    if (loader.complete()) {
-      value.filter = loader.finish();
-      value.loading.reset();
+    if (!load_chunk(value, static_cast<std::uint64_t>(*iterator), data)) {
+      return RedisModule_ReplyWithError(ctx, "ERR invalid offset - chunk out of order");
     }
   } catch (const image_error& e) {
     // A payload that fails its checksum never becomes a filter: the key goes.

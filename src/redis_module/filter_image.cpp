@@ -191,6 +191,7 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     throw image_error("filter image has " + std::to_string(parts) + " sub-filters");
   }
   std::uint64_t expected_bytes = 0;
+  std::vector<std::uint64_t> part_bits;
   for (std::uint32_t i = 0; i < parts; ++i) {
     filter_config c;
     c.cells = r.get<std::uint64_t>();
@@ -205,17 +206,22 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     }
     if (kind_ == kind_window) slot_slices_.push_back(r.get<std::uint64_t>());
     expected_bytes += bit_array::word_count_for(bits) * sizeof(std::uint64_t);
-    try {
-      words_.emplace_back(bits);
-    } catch (const error& e) {
-      throw image_error(std::string("filter image cannot be allocated: ") + e.what());
-    }
+    part_bits.push_back(bits);
   }
   payload_bytes_ = r.get<std::uint64_t>();
   payload_hash_ = r.get<std::uint64_t>();
   if (r.left() != 0) throw image_error("filter image header has trailing bytes");
   if (payload_bytes_ != expected_bytes) {
     throw image_error("filter image payload length does not match its sub-filters");
+  }
+  // Allocated once the whole header holds together: a header never gets more memory than the
+  // payload it declares.
+  for (const std::uint64_t bits : part_bits) {
+    try {
+      words_.emplace_back(bits);
+    } catch (const error& e) {
+      throw image_error(std::string("filter image cannot be allocated: ") + e.what());
+    }
   }
 }
 

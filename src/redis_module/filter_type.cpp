@@ -1,10 +1,8 @@
 // The module data type (filter_type.hpp).
 //
-// RDB value (encoding version 1): a state (0: a filter; 1: a BF.LOADCHUNK still receiving), the
-// image header (filter_image.hpp), the number of payload bytes that follow, then those bytes in
-// strings of at most rdb_piece_bytes (Redis strings stop at 512 MB; filters need not). The loader
-// checks every read, the header's checksum and, for a filter, the payload's; a bad value is
-// logged and refused (Redis then fails the load) instead of crashing the server.
+// The RDB value's encoding is value_codec.hpp's; here it meets RedisModuleIO. The loader
+// checks every read; a bad value is logged and refused (Redis then fails the load) instead of
+// crashing the server.
 
 #include "filter_type.hpp"
 
@@ -17,8 +15,6 @@ namespace bloomkit::redis_module {
 namespace {
 
 constexpr int encoding_version = 1;
-constexpr std::uint64_t state_filter = 0;
-constexpr std::uint64_t state_loading = 1;
 constexpr std::size_t rdb_piece_bytes = std::size_t{64} << 20;
 // LOADCHUNK commands of an AOF rewrite carry at most this much payload each.
 constexpr std::size_t aof_piece_bytes = std::size_t{16} << 20;
@@ -37,74 +33,51 @@ void for_each_slice(const std::vector<std::string_view>& pieces, std::size_t lim
   }
 }
 
+struct rdb_sink final : value_sink {
+  RedisModuleIO* io;
+  explicit rdb_sink(RedisModuleIO* to) : io(to) {}
+  void write_unsigned(std::uint64_t value) override { RedisModule_SaveUnsigned(io, value); }
+  void write_string(std::string_view bytes) override {
+    RedisModule_SaveStringBuffer(io, bytes.data(), bytes.size());
+  }
+};
+
+// Reads through RedisModuleIO; each string is freed with RedisModule_Free at the next read.
+class rdb_source final : public value_source {
+ public:
+  explicit rdb_source(RedisModuleIO* from) : io_(from) {}
+  ~rdb_source() override { release(); }
+  rdb_source(const rdb_source&) = delete;
+  rdb_source& operator=(const rdb_source&) = delete;
+
+  std::uint64_t read_unsigned() override {
+    const std::uint64_t value = RedisModule_LoadUnsigned(io_);
+    check();
+    return value;
+  }
+  std::string_view read_string() override {
+    release();
+    data_ = RedisModule_LoadStringBuffer(io_, &size_);
+    check();
+    return {data_, data_ == nullptr ? 0 : size_};
+  }
+
+ private:
+  void check() const {
+    if (RedisModule_IsIOError(io_)) throw image_error("short or failed read");
+  }
+  void release() {
+    if (data_ != nullptr) RedisModule_Free(data_);
+    data_ = nullptr;
+  }
+  RedisModuleIO* io_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 void save_value(RedisModuleIO* io, void* value) {
-  const auto& v = *static_cast<const module_value*>(value);
-  const std::string header = header_of(v);
-  const std::vector<std::string_view> payload = payload_of(v);
-  std::uint64_t bytes = 0;
-  for (std::string_view piece : payload) bytes += piece.size();
-  RedisModule_SaveUnsigned(io, v.filter ? state_filter : state_loading);
-  RedisModule_SaveStringBuffer(io, header.data(), header.size());
-  RedisModule_SaveUnsigned(io, bytes);
-  for_each_slice(payload, rdb_piece_bytes, [&](std::string_view slice) {
-    RedisModule_SaveStringBuffer(io, slice.data(), slice.size());
-  });
-}
-
-// A string read from the RDB, freed with RedisModule_Free.
-struct rdb_string {
-  char* data = nullptr;
-  std::size_t size = 0;
-  explicit rdb_string(RedisModuleIO* io) { data = RedisModule_LoadStringBuffer(io, &size); }
-  ~rdb_string() {
-    if (data != nullptr) RedisModule_Free(data);
-  }
-  rdb_string(const rdb_string&) = delete;
-  rdb_string& operator=(const rdb_string&) = delete;
-  std::string_view view() const { return {data, data == nullptr ? 0 : size}; }
-};
-
-struct rdb_read_error : image_error {
-  rdb_read_error() : image_error("short or failed read") {}
-};
-
-void check_io(RedisModuleIO* io) {
-  if (RedisModule_IsIOError(io)) throw rdb_read_error();
-}
-
-std::unique_ptr<module_value> read_value(RedisModuleIO* io) {
-  const std::uint64_t state = RedisModule_LoadUnsigned(io);
-  check_io(io);
-  if (state != state_filter && state != state_loading) {
-    throw image_error("unknown value state " + std::to_string(state));
-  }
-  std::unique_ptr<image_loader> loader;
-  {
-    const rdb_string header(io);
-    check_io(io);
-    loader = std::make_unique<image_loader>(header.view());
-  }
-  const std::uint64_t bytes = RedisModule_LoadUnsigned(io);
-  check_io(io);
-  if (bytes > loader->payload_bytes() ||
-      (state == state_filter && bytes != loader->payload_bytes())) {
-    throw image_error("payload length " + std::to_string(bytes) + " does not match the header");
-  }
-  while (loader->loaded_bytes() < bytes) {
-    const rdb_string piece(io);
-    check_io(io);
-    if (piece.size == 0 || piece.size > bytes - loader->loaded_bytes()) {
-      throw image_error("payload piece of a wrong length");
-    }
-    loader->append(piece.view());
-  }
-  auto value = std::make_unique<module_value>();
-  if (state == state_filter) {
-    value->filter = loader->finish();
-  } else {
-    value->loading = std::move(loader);
-  }
-  return value;
+  rdb_sink out(io);
+  encode_value(*static_cast<const module_value*>(value), out, rdb_piece_bytes);
 }
 
 void* load_value(RedisModuleIO* io, int encver) {
@@ -116,7 +89,8 @@ void* load_value(RedisModuleIO* io, int encver) {
     return nullptr;
   }
   try {
-    return read_value(io).release();
+    rdb_source in(io);
+    return decode_value(in).release();
   } catch (const std::exception& e) {
     RedisModule_LogIOError(io, "warning", "bloomkit: refusing a corrupt filter value: %s",
                            e.what());
@@ -157,14 +131,6 @@ void free_value(void* value) {
 }
 
 }  // namespace
-
-std::string header_of(const module_value& v) {
-  return v.filter ? image_header(*v.filter) : v.loading->header();
-}
-
-std::vector<std::string_view> payload_of(const module_value& v) {
-  return v.filter ? image_payload(*v.filter) : v.loading->loaded_payload();
-}
 
 int register_filter_type(RedisModuleCtx* ctx) {
   RedisModuleTypeMethods methods{};

@@ -4,20 +4,12 @@
 // that hold it.
 
 #include <memory>
-#include <optional>
 
-#include "filter_image.hpp"
 #include "module_api.hpp"
-#include "module_filter.hpp"
+#include "module_value.hpp"
+#include "value_codec.hpp"
 
 namespace bloomkit::redis_module {
-
-// A key's value: a filter, or the image BF.LOADCHUNK is still receiving (commands other than
-// BF.LOADCHUNK, BF.SCANDUMP and DEL refuse such a key until its last chunk has arrived).
-struct module_value {
-  std::optional<module_filter> filter;
-  std::unique_ptr<image_loader> loading;
-};
 
 // Registers the type; returns module_err when Redis refuses it.
 int register_filter_type(RedisModuleCtx* ctx);
@@ -45,10 +37,5 @@ class filter_key {
   int type_ = keytype_empty;
   module_value* value_ = nullptr;
 };
-
-// The pieces of payload a value has (all of a filter's, or what a load has received so far) and
-// its header.
-std::string header_of(const module_value& v);
-std::vector<std::string_view> payload_of(const module_value& v);
 
 }  // namespace bloomkit::redis_module

@@ -1,0 +1,160 @@
+// Runs the module fuzz target (module_fuzz.cpp) without libFuzzer (any compiler, any sanitizer
+// preset): on real RDB values and BF.LOADCHUNK chunk streams of every kind of module filter, on
+// deterministic mutations of them, and on the files given as arguments. `--write-seeds DIR`
+// writes the real inputs, as a seed corpus for libFuzzer.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chunk_loading.hpp"
+#include "module_bytes.hpp"
+#include "mutate.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace {
+
+using namespace bloomkit;
+using namespace bloomkit::redis_module;
+
+std::vector<module_filter> filters() {
+  std::vector<module_filter> out;
+  out.push_back(make_bf_filter(0.01, 50, 2, false));  // grows to a chain of several
+  out.push_back(make_bf_filter(0.01, 500, 2, true));
+  out.push_back({bloom_filter::for_capacity(300, 0.01), false});
+  out.push_back({counting_bloom_filter::for_capacity(300, 0.01), false});
+  out.push_back({window_filter(window_config{300, 0.01, 1000, window_unit::inserts, 4}), false});
+  for (module_filter& f : out) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < 200; ++i) keys.push_back("seed-" + std::to_string(i));
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    const auto added = std::make_unique<bool[]>(keys.size());
+    add_keys(f, views, {added.get(), keys.size()});
+  }
+  return out;
+}
+
+// An input of the target: its mode byte, then the bytes.
+std::vector<std::uint8_t> input(std::uint8_t mode, const std::string& bytes) {
+  std::vector<std::uint8_t> out(bytes.size() + 1, mode);
+  std::copy(bytes.begin(), bytes.end(), out.begin() + 1);
+  return out;
+}
+
+// The RDB values of `f`: whole, and still receiving BF.LOADCHUNK's chunks (half its payload).
+std::vector<std::string> rdb_values(const module_filter& f) {
+  module_value whole;
+  whole.filter = f;
+  test::byte_sink a;
+  encode_value(whole, a, 100);
+  module_value partial;
+  partial.loading = std::make_unique<image_loader>(image_header(f));
+  const std::string payload = [&] {
+    std::string all;
+    for (std::string_view piece : image_payload(f)) all.append(piece);
+    return all;
+  }();
+  partial.loading->append(std::string_view(payload).substr(0, payload.size() / 2));
+  test::byte_sink b;
+  encode_value(partial, b, 100);
+  return {a.out, b.out};
+}
+
+// BF.SCANDUMP's chunks of `f`, as BF.LOADCHUNK receives them: (1, header), then the payload in
+// chunks of `chunk` bytes, each with 1 + the offset after it.
+std::string chunk_stream(const module_filter& f, std::size_t chunk) {
+  test::byte_sink out;
+  out.write_unsigned(1);
+  out.write_string(image_header(f));
+  std::string payload;
+  for (std::string_view piece : image_payload(f)) payload.append(piece);
+  for (std::size_t at = 0; at < payload.size(); at += chunk) {
+    const std::string_view data = std::string_view(payload).substr(at, chunk);
+    out.write_unsigned(at + data.size() + 1);
+    out.write_string(data);
+  }
+  return out.out;
+}
+
+// The unmutated inputs must load: a filter from a whole value and from its chunks, so that the
+// mutations start from inputs that reach the decoders' depths.
+bool loads(const std::string& value, const std::string& chunks) {
+  test::byte_source rdb(value);
+  if (!decode_value(rdb)->filter) return false;
+  test::byte_source in(chunks);
+  in.read_unsigned();
+  module_value v;
+  v.loading = std::make_unique<image_loader>(in.read_string());
+  while (!in.empty()) {
+    const std::uint64_t iterator = in.read_unsigned();
+    if (!load_chunk(v, iterator, in.read_string())) return false;
+  }
+  return v.filter.has_value();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::filesystem::path seed_dir;
+  std::vector<std::string> inputs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--write-seeds" && i + 1 < argc) {
+      seed_dir = argv[++i];
+      std::filesystem::create_directories(seed_dir);
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  std::vector<std::vector<std::uint8_t>> seeds;
+  for (const module_filter& f : filters()) {
+    for (const std::string& value : rdb_values(f)) {
+      seeds.push_back(input(0, value));
+      seeds.push_back(input(2, value));
+    }
+    if (!loads(rdb_values(f)[0], chunk_stream(f, 256))) {
+      std::fprintf(stderr, "a real value or chunk stream does not load\n");
+      return 1;
+    }
+    seeds.push_back(input(1, chunk_stream(f, 256)));
+    seeds.push_back(input(3, chunk_stream(f, 97)));
+  }
+  if (!seed_dir.empty()) {
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+      std::ofstream out(seed_dir / ("seed-" + std::to_string(i)), std::ios::binary);
+      out.write(reinterpret_cast<const char*>(seeds[i].data()),
+                static_cast<std::streamsize>(seeds[i].size()));
+    }
+  }
+  std::size_t runs = 0;
+  for (const auto& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
+    LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
+    ++runs;
+  }
+  std::mt19937_64 rng(20261127);
+  for (const auto& seed : seeds) {
+    LLVMFuzzerTestOneInput(seed.data(), seed.size());
+    ++runs;
+    for (int round = 0; round < 400; ++round) {
+      auto bytes = seed;
+      test::mutate(bytes, rng, 160);
+      // Keep the mode: mutate the value, not what it is.
+      if (bytes.empty()) bytes.push_back(seed[0]);
+      bytes[0] = seed[0];
+      LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
+      ++runs;
+    }
+  }
+  std::printf("module fuzz replay: %zu inputs, no crash\n", runs);
+  return 0;
+}
