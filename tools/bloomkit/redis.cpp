@@ -150,7 +150,7 @@ std::vector<command> add_redis_commands(CLI::App& app) {
       add_redis_query_command(*group, context),   add_redis_info_command(*group, context),
       add_redis_push_command(*group, context),    add_redis_pull_command(*group, context),
       add_redis_rebuild_command(*group, context), add_redis_expire_command(*group, context),
-      add_redis_drop_command(*group, context),
+      add_redis_drop_command(*group, context),    add_redis_remove_command(*group, context),
   };
   for (command& c : commands) c.path = "redis " + c.path;
   return commands;
