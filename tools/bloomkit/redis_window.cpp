@@ -53,38 +53,8 @@ void create_redis_window(const redis_context& context, const std::string& name,
 
 void print_redis_window_info(redis::redis_window_filter& filter, const std::string& url,
                              bool json) {
-  const redis::window_info i = filter.info();
-  std::string fills;
-  std::string ttls;
-  for (const redis::window_slice_info& s : i.slices) {
-    if (!fills.empty()) fills += ' ', ttls += ' ';
-    fills += fmt::format("{:.6f}", s.fill_ratio);
-    // Like Redis's TTL: whole seconds (rounded up); -2 for a slice that does not exist.
-    ttls += std::to_string(s.ttl_ms < 0 ? s.ttl_ms : (s.ttl_ms + 999) / 1000);
-  }
   report r;
-  r.add("name", i.name)
-      .add("url", url)
-      .add("kind", "window")
-      .add("hash_scheme", to_string(redis::sharded_scheme))
-      .add("window", i.config.window)
-      .add("slices", i.config.slices)
-      .add("skew", i.config.skew)
-      .add("bits_per_slice", i.layout.total_bits())
-      .add("shards_per_slice", i.layout.shard_count)
-      .add("bits_per_shard", i.layout.shard_bits)
-      .add("hashes", i.layout.hashes)
-      .add("capacity", i.config.capacity)
-      .add("target_fpp", i.config.target_fpp)
-      .add("created", static_cast<std::uint64_t>(i.created))
-      .add("now", i.now)
-      .add("current_slice", i.current_slice)
-      .add("live_slices", static_cast<std::uint64_t>(i.slices.size()))
-      .add("estimated_count", i.estimated_count)
-      .add("fill_ratio", i.fill_ratio)
-      .add("estimated_fpp", i.estimated_fpp)
-      .add("slice_fill", fills)
-      .add("slice_ttl", ttls);
+  redis::report_info(filter.info(), url, r);
   fmt::print("{}", json ? r.json() : r.text());
 }
 

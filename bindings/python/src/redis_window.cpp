@@ -26,26 +26,14 @@ namespace {
 
 using W = redis_handle<redis::redis_window_filter>;
 
-// Like Redis's TTL: whole seconds (rounded up), -2 for a slice that does not exist.
-std::int64_t ttl_seconds(std::int64_t ttl_ms) {
-  return ttl_ms < 0 ? ttl_ms : (ttl_ms + 999) / 1000;
-}
-
-// `bloomkit redis info NAME --json` of a window filter (tools/bloomkit/redis_window.cpp), with
-// the same strings for slice_fill and slice_ttl, plus 'slices': one dict per live slice.
+// `bloomkit redis info NAME --json` of a window filter (redis::report_info), plus 'slice_list':
+// one dict per live slice.
 py::dict info_of(W& h) {
   const auto [i, url] = locked(h, [&](redis::redis_window_filter& f) {
     return std::make_pair(f.info(), h.client->describe());
   });
-  std::string fills;
-  std::string ttls;
   py::list slices;
   for (const redis::window_slice_info& s : i.slices) {
-    if (!fills.empty()) fills += ' ', ttls += ' ';
-    char fill[32];
-    std::snprintf(fill, sizeof fill, "%.6f", s.fill_ratio);  // the CLI's {:.6f}
-    fills += fill;
-    ttls += std::to_string(ttl_seconds(s.ttl_ms));
     py::dict d;
     d["slice"] = s.slice;
     d["exists"] = s.exists;
@@ -55,28 +43,7 @@ py::dict info_of(W& h) {
     slices.append(d);
   }
   dict_report r;
-  r.add("name", i.name)
-      .add("url", url)
-      .add("kind", "window")
-      .add("hash_scheme", to_string(redis::sharded_scheme))
-      .add("window", i.config.window)
-      .add("slices", i.config.slices)
-      .add("skew", i.config.skew)
-      .add("bits_per_slice", i.layout.total_bits())
-      .add("shards_per_slice", i.layout.shard_count)
-      .add("bits_per_shard", i.layout.shard_bits)
-      .add("hashes", i.layout.hashes)
-      .add("capacity", i.config.capacity)
-      .add("target_fpp", i.config.target_fpp)
-      .add("created", static_cast<std::uint64_t>(i.created))
-      .add("now", i.now)
-      .add("current_slice", i.current_slice)
-      .add("live_slices", static_cast<std::uint64_t>(i.slices.size()))
-      .add("estimated_count", i.estimated_count)
-      .add("fill_ratio", i.fill_ratio)
-      .add("estimated_fpp", i.estimated_fpp)
-      .add("slice_fill", fills)
-      .add("slice_ttl", ttls);
+  redis::report_info(i, url, r);
   py::dict d = r.dict();
   d["slice_list"] = slices;
   return d;

@@ -32,6 +32,7 @@
 // A handle refers to its client; both are used by one thread at a time.
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,6 +78,45 @@ struct window_info {
   double fill_ratio = 0;
   double estimated_fpp = 0;  // 1 - prod(1 - fill_i^k)
 };
+
+// The fields of `bloomkit redis info` on a window filter reached at `url` (docs/CLI.md), under
+// the names of its JSON: slice_fill and slice_ttl list the live slices' fill ratios ("%.6f") and
+// times to live (whole seconds rounded up, -2 for a slice that does not exist), newest first.
+// Report has add(name, value) returning itself (the CLI's report, the Python binding's dict).
+template <class Report>
+void report_info(const window_info& i, const std::string& url, Report& r) {
+  std::string fills;
+  std::string ttls;
+  for (const window_slice_info& s : i.slices) {
+    if (!fills.empty()) fills += ' ', ttls += ' ';
+    char fill[32];
+    std::snprintf(fill, sizeof fill, "%.6f", s.fill_ratio);
+    fills += fill;
+    ttls += std::to_string(s.ttl_ms < 0 ? s.ttl_ms : (s.ttl_ms + 999) / 1000);
+  }
+  r.add("name", i.name)
+      .add("url", url)
+      .add("kind", "window")
+      .add("hash_scheme", to_string(sharded_scheme))
+      .add("window", i.config.window)
+      .add("slices", i.config.slices)
+      .add("skew", i.config.skew)
+      .add("bits_per_slice", i.layout.total_bits())
+      .add("shards_per_slice", i.layout.shard_count)
+      .add("bits_per_shard", i.layout.shard_bits)
+      .add("hashes", i.layout.hashes)
+      .add("capacity", i.config.capacity)
+      .add("target_fpp", i.config.target_fpp)
+      .add("created", static_cast<std::uint64_t>(i.created))
+      .add("now", i.now)
+      .add("current_slice", i.current_slice)
+      .add("live_slices", static_cast<std::uint64_t>(i.slices.size()))
+      .add("estimated_count", i.estimated_count)
+      .add("fill_ratio", i.fill_ratio)
+      .add("estimated_fpp", i.estimated_fpp)
+      .add("slice_fill", fills)
+      .add("slice_ttl", ttls);
+}
 
 class redis_window_filter {
  public:
