@@ -9,6 +9,7 @@ namespace {
 
 constexpr const char* find_sql = "SELECT value FROM items WHERE id = $1";
 constexpr const char* insert_sql = "INSERT INTO items (value) VALUES ($1) RETURNING id";
+constexpr const char* delete_sql = "DELETE FROM items WHERE id = $1 RETURNING id";
 constexpr const char* count_sql = "SELECT count(*) FROM items WHERE id > $1";
 constexpr const char* max_id_sql = "SELECT coalesce(max(id), 0) FROM items";
 constexpr const char* ids_after_sql = "SELECT id FROM items WHERE id > $1 ORDER BY id LIMIT $2";
@@ -93,6 +94,13 @@ std::optional<std::string> item_store::find(std::int64_t id) {
   const sql_param p[] = {id};
   c_->query(find_sql, p, [&](std::span<const std::string_view> row) { value.emplace(row[0]); });
   return value;
+}
+
+bool item_store::remove(std::int64_t id) {
+  bool deleted = false;
+  const sql_param p[] = {id};
+  c_->query(delete_sql, p, [&](std::span<const std::string_view>) { deleted = true; });
+  return deleted;
 }
 
 std::int64_t item_store::insert(std::string_view value) {

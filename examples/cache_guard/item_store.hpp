@@ -73,6 +73,7 @@ class item_store {
   void require_table();
   std::optional<std::string> find(std::int64_t id);
   std::int64_t insert(std::string_view value);  // returns the new id
+  bool remove(std::int64_t id);                 // whether a row was deleted
   std::uint64_t count(std::int64_t above = 0);  // rows with id > above
   std::int64_t max_id();
   // Up to `limit` ids greater than `after`, ascending, as decimal text (the filter's keys).

@@ -1,12 +1,16 @@
 // cache_guard_load: floods a running cache_guard with a mix of existing and random non-existent
 // ids, once with the guard off and once with it on (switched through /admin/guard), and prints
 // requests/s, database queries/s and the share of non-existent ids that reached the database
-// (from /stats deltas). Exit 1 on any 5xx, connection failure or wrong answer.
+// (from /stats deltas). With --repeat-absent N, two more runs (guard on) repeat N absent ids,
+// without and with negative caching (/admin/negative-cache); with --delete-share S, it then
+// DELETEs that share of the rows and floods their ids, without and with negative caching.
+// Exit 1 on any 5xx, connection failure or wrong answer.
 
 #include <httplib.h>
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -25,8 +29,20 @@ struct options {
   double duration = 10;        // seconds per run
   std::uint64_t requests = 0;  // per run; 0: run for `duration`
   double existing_share = 0.5;
-  std::uint64_t items = 0;  // existing ids are 1..items
-  std::uint64_t seed = 0;   // 0: a random one (each run asks for other ids)
+  std::uint64_t items = 0;          // existing ids are 1..items
+  std::uint64_t seed = 0;           // 0: a random one (each run asks for other ids)
+  std::uint64_t repeat_absent = 0;  // absent ids repeated in the negative-cache runs (0: none)
+  double delete_share = 0;          // rows deleted before the last runs (0: none)
+};
+
+// One run: the guard and negative caching on or off; absent ids new random ones, or drawn from
+// `absent_pool`; existing ids not in `deleted_every` (every n-th id deleted; 0: none).
+struct run_spec {
+  std::string label;
+  bool guard = true;
+  bool negative_cache = false;
+  const std::vector<std::uint64_t>* absent_pool = nullptr;
+  std::uint64_t deleted_every = 0;
 };
 
 // Non-existent ids: far above any seeded or inserted id, random so every one is new.
@@ -71,9 +87,9 @@ stats read_stats(httplib::Client& c) {
   return s;
 }
 
-void set_guard(httplib::Client& c, bool on) {
-  const auto res = c.Post(on ? "/admin/guard?enabled=1" : "/admin/guard?enabled=0");
-  if (!res || res->status != 200) throw std::runtime_error("POST /admin/guard failed");
+void set_switch(httplib::Client& c, const char* path, bool on) {
+  const auto res = c.Post(std::string(path) + (on ? "?enabled=1" : "?enabled=0"));
+  if (!res || res->status != 200) throw std::runtime_error(std::string("POST ") + path + " failed");
 }
 
 struct run_result {
@@ -82,8 +98,11 @@ struct run_result {
   stats before, after;
 };
 
-run_result flood(const options& o, httplib::Client& admin, bool guard, failure_log& failures) {
-  set_guard(admin, guard);
+run_result flood(const options& o, httplib::Client& admin, const run_spec& spec,
+                 failure_log& failures) {
+  const bool guard = spec.guard;
+  set_switch(admin, "/admin/guard", guard);
+  set_switch(admin, "/admin/negative-cache", spec.negative_cache);
   run_result r;
   r.before = read_stats(admin);
   std::atomic<std::uint64_t> issued{0}, absent{0};
@@ -105,7 +124,16 @@ run_result flood(const options& o, httplib::Client& admin, bool guard, failure_l
         }
         if (o.requests == 0) issued.fetch_add(1);
         const bool real = existing(rng);
-        const std::uint64_t id = real ? 1 + rng() % o.items : absent_base + rng() % absent_base;
+        std::uint64_t id = 0;
+        if (real) {
+          id = 1 + rng() % o.items;
+          if (spec.deleted_every != 0 && id % spec.deleted_every == 0) --id;  // ids that stay
+          if (id == 0) id = 1;
+        } else if (spec.absent_pool != nullptr) {
+          id = (*spec.absent_pool)[rng() % spec.absent_pool->size()];
+        } else {
+          id = absent_base + rng() % absent_base;
+        }
         if (!real) absent.fetch_add(1);
         const std::string path = "/item/" + std::to_string(id);
         const auto res = c.Get(path);
@@ -126,6 +154,33 @@ run_result flood(const options& o, httplib::Client& admin, bool guard, failure_l
   r.absent_sent = absent.load();
   r.after = read_stats(admin);
   return r;
+}
+
+// DELETEs every `every`-th row (o.threads connections); returns their ids. A row already gone
+// (an earlier flood) answers 404 and is still listed.
+std::vector<std::uint64_t> delete_rows(const options& o, std::uint64_t every,
+                                       failure_log& failures) {
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t id = every; id <= o.items; id += every) ids.push_back(id);
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < o.threads; ++t) {
+    threads.emplace_back([&] {
+      httplib::Client c(o.url);
+      c.set_keep_alive(true);
+      c.set_read_timeout(30, 0);
+      for (std::size_t i = next.fetch_add(1); i < ids.size(); i = next.fetch_add(1)) {
+        const std::string path = "/item/" + std::to_string(ids[i]);
+        const auto res = c.Delete(path);
+        if (!res || (res->status != 200 && res->status != 404)) {
+          failures.add("DELETE " + path + ": " +
+                       (res ? std::to_string(res->status) : httplib::to_string(res.error())));
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return ids;
 }
 
 }  // namespace
@@ -153,6 +208,13 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::Range(std::uint64_t{1}, absent_base - 1));
   app.add_option("--seed", o.seed, "random seed (default: a random one)");
+  app.add_option("--repeat-absent", o.repeat_absent,
+                 "two more runs (guard on) whose absent ids repeat N ids, without and with "
+                 "negative caching");
+  app.add_option("--delete-share", o.delete_share,
+                 "then DELETE this share of the rows (0.1: every 10th id) and flood their ids, "
+                 "without and with negative caching")
+      ->check(CLI::Range(0.0, 0.5));
   CLI11_PARSE(app, argc, argv);
 
   if (o.seed == 0) o.seed = std::random_device{}() | 1u;
@@ -163,9 +225,37 @@ int main(int argc, char** argv) {
     // (cpp-httplib's client initializes a static on its first response).
     const stats initial = read_stats(admin);
     failure_log failures;
-    const run_result off = flood(o, admin, false, failures);
-    const run_result on = flood(o, admin, true, failures);
-    set_guard(admin, initial.guard_enabled);
+    // The first two runs compare the guard alone (negative caching off: every absent id is new).
+    std::vector<run_spec> specs = {{"off", false}, {"on", true}};
+    std::vector<std::uint64_t> repeated, gone;  // the absent ids of the later runs
+    std::mt19937_64 rng(o.seed);
+    for (std::uint64_t i = 0; i < o.repeat_absent; ++i) {
+      repeated.push_back(absent_base + rng() % absent_base);
+    }
+    if (!repeated.empty()) {
+      specs.push_back(
+          {"on, " + std::to_string(repeated.size()) + " repeated", true, false, &repeated});
+      specs.push_back({"  + negative cache", true, true, &repeated});
+    }
+    std::vector<run_result> results;
+    for (const auto& spec : specs) results.push_back(flood(o, admin, spec, failures));
+    if (o.delete_share > 0) {
+      const auto every = static_cast<std::uint64_t>(std::llround(1 / o.delete_share));
+      const auto started = std::chrono::steady_clock::now();
+      const auto deleted = delete_rows(o, every, failures);
+      std::printf(
+          "deleted %zu rows (every %llu-th id) in %.1f s\n", deleted.size(),
+          static_cast<unsigned long long>(every),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      gone = deleted;
+      specs.push_back({"on, deleted ids", true, false, &gone, every});
+      specs.push_back({"  + negative cache", true, true, &gone, every});
+      for (std::size_t i = specs.size() - 2; i < specs.size(); ++i) {
+        results.push_back(flood(o, admin, specs[i], failures));
+      }
+    }
+    set_switch(admin, "/admin/guard", initial.guard_enabled);
+    set_switch(admin, "/admin/negative-cache", true);
 
     char run_length[64];
     if (o.requests != 0) {
@@ -179,12 +269,13 @@ int main(int argc, char** argv) {
         "target p %g\n",
         o.url.c_str(), o.threads, run_length, o.existing_share * 100,
         static_cast<unsigned long long>(o.items), initial.target_fpp);
-    std::printf("%-5s %10s %11s %13s %18s %11s %8s\n", "guard", "requests", "requests/s",
+    std::printf("%-20s %10s %11s %13s %18s %11s %8s\n", "guard", "requests", "requests/s",
                 "DB queries/s", "non-existent sent", "reached DB", "share");
-    for (const auto* r : {&off, &on}) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const run_result* r = &results[i];
       const std::uint64_t queries = r->after.db_queries - r->before.db_queries;
       const std::uint64_t reached = r->after.db_not_found - r->before.db_not_found;
-      std::printf("%-5s %10llu %11.1f %13.1f %18llu %11llu %7.2f%%\n", r == &off ? "off" : "on",
+      std::printf("%-20s %10llu %11.1f %13.1f %18llu %11llu %7.2f%%\n", specs[i].label.c_str(),
                   static_cast<unsigned long long>(r->requests), r->requests / r->seconds,
                   queries / r->seconds, static_cast<unsigned long long>(r->absent_sent),
                   static_cast<unsigned long long>(reached),

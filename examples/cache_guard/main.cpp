@@ -44,6 +44,27 @@ std::pair<std::string, int> parse_listen(const std::string& text) {
   return {text.substr(0, colon), port};
 }
 
+// "90s", "30m", "6h", "1d" or plain seconds; at least one second.
+std::chrono::seconds parse_duration(const std::string& text, const char* option) {
+  std::size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+  }
+  const std::string unit = text.substr(std::min(used, text.size()));
+  const long long scale = unit.empty() || unit == "s" ? 1
+                          : unit == "m"               ? 60
+                          : unit == "h"               ? 3600
+                          : unit == "d"               ? 86400
+                                                      : 0;
+  if (n < 1 || scale == 0 || text[0] == '+' || n > 100'000'000'000LL / scale) {
+    throw std::runtime_error(std::string(option) + " \"" + text +
+                             "\": expected a duration of at least 1 s such as 90s, 30m, 6h or 1d");
+  }
+  return std::chrono::seconds(n * scale);
+}
+
 int serve(service_options options, const std::string& listen) {
   const auto [host, port] = parse_listen(listen);
   // SIGINT / SIGTERM go to one thread that stops the server, so the process exits cleanly.
@@ -119,7 +140,22 @@ int main(int argc, char** argv) {
                  "With rediss...: the name the server's certificate must carry");
   app.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)")
       ->capture_default_str();
-  app.add_option("--filter", o.filter_name, "name of the Redis filter")->capture_default_str();
+  app.add_option("--filter-name", o.filter_name, "name of the Redis filter")->capture_default_str();
+  app.add_option("--filter", o.filter_kind,
+                 "counting (DELETE removes ids from the filter) or bloom (deleted ids stay in it "
+                 "until a rebuild: --rebuild-every)")
+      ->check(CLI::IsMember({"counting", "bloom"}))
+      ->capture_default_str();
+  std::uint64_t negative_ttl = 30;
+  app.add_option("--negative-ttl", negative_ttl,
+                 "seconds an id that passes the filter but is not in the database is cached as "
+                 "absent (0: not cached)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100'000'000));
+  std::string rebuild_every;
+  app.add_option("--rebuild-every", rebuild_every,
+                 "rebuild the filter from the database this often (e.g. 30m, 6h, 90s; with "
+                 "--filter bloom it drops deleted ids)");
   app.add_option("--capacity", o.capacity,
                  "filter capacity when creating it (default: 2 x the database's rows)");
   app.add_option("--p", o.fpp, "target false-positive probability when creating the filter")
@@ -168,6 +204,8 @@ int main(int argc, char** argv) {
     o.redis_options.tls = tls;
     o.db = parse_db_location(db);
     o.cache_ttl = std::chrono::seconds(ttl);
+    o.negative_ttl = std::chrono::seconds(negative_ttl);
+    if (!rebuild_every.empty()) o.rebuild_every = parse_duration(rebuild_every, "--rebuild-every");
     const auto to_ms = [](double s) { return std::chrono::milliseconds(std::llround(s * 1000)); };
     o.read_timeout = to_ms(read_timeout);
     o.keep_alive_timeout = to_ms(keep_alive_timeout);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/redis/counting_filter.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
 #include "http_server.hpp"
 #include "service_support.hpp"
@@ -121,6 +122,7 @@ service::service(service_options options)
     : options_(std::move(options)), pool_(options_), started_(std::chrono::steady_clock::now()) {
   load_filter();
   install_routes();
+  if (options_.rebuild_every.count() > 0) scheduler_ = std::thread([this] { schedule_rebuilds(); });
 }
 
 service::~service() {
@@ -129,6 +131,7 @@ service::~service() {
     stopping_.store(true);
   }
   stop_signal_.notify_all();
+  if (scheduler_.joinable()) scheduler_.join();
   std::lock_guard lock(reloader_mutex_);
   if (reloader_.joinable()) reloader_.join();
 }
@@ -175,9 +178,7 @@ void service::load_filter() {
   };
   std::optional<redis_filter> existing;
   try {
-    existing.emplace(options_.capacity != 0 ? redis_filter::open(redis, options_.filter_name,
-                                                                 options_.capacity, options_.fpp)
-                                            : redis_filter::open(redis, options_.filter_name));
+    existing.emplace(open_filter(redis));
   } catch (const bloomkit::error& e) {
     if (e.code() == errc::not_found) {
       recreate_filter(redis, db, "loading filter");
@@ -191,6 +192,25 @@ void service::load_filter() {
   } catch (const bloomkit::error& e) {
     recreate_because(e);
   }
+}
+
+redis_filter service::open_filter(client& redis) {
+  redis_filter f = redis_filter::open(redis, options_.filter_name);
+  std::string problem;
+  if (f.counting() != counting()) {
+    problem = std::string("a ") + (f.counting() ? "counting" : "bloom") + " filter, asked " +
+              options_.filter_kind;
+  } else if (options_.capacity != 0 &&
+             (f.capacity() != options_.capacity || f.target_fpp() != options_.fpp)) {
+    problem = "capacity " + std::to_string(f.capacity()) + " and p " +
+              std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.capacity) +
+              " and " + std::to_string(options_.fpp);
+  }
+  if (!problem.empty()) {
+    throw bloomkit::error(errc::incompatible,
+                          "filter '" + options_.filter_name + "' has other parameters: " + problem);
+  }
+  return f;
 }
 
 void service::load_existing(client& redis, item_store& db, redis_filter& f) {
@@ -246,7 +266,10 @@ service::scan service::recreate_filter(client& redis, item_store& db, const char
   const std::uint64_t capacity =
       options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
   discard_filter(redis, options_);
-  auto f = redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
+  redis_filter f = counting()
+                       ? bloomkit::redis::redis_counting_filter::create(redis, options_.filter_name,
+                                                                        capacity, options_.fpp)
+                       : redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
   std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n",
                options_.filter_name.c_str(), static_cast<unsigned long long>(capacity),
                options_.fpp, static_cast<unsigned long long>(f.layout().total_bits()),

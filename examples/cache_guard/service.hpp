@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/url.hpp"
+#include "http_server.hpp"
 #include "item_store.hpp"
 
 namespace cache_guard {
@@ -29,7 +32,13 @@ struct service_options {
   bloomkit::redis::url redis_url = bloomkit::redis::parse_url(bloomkit::redis::default_url);
   bloomkit::redis::client_options redis_options;  // TLS files (--tls-ca, ...)
   std::string filter_name = "cache_guard:items";
-  std::uint64_t capacity = 0;  // 0: twice the database's row count (at least 1000)
+  // --filter: "counting" (DELETE removes the id from the filter) or "bloom" (a deleted id stays
+  // in the filter until a rebuild: --rebuild-every).
+  std::string filter_kind = "bloom";
+  // Ids that pass the filter but miss the database are cached as absent this long (0: never).
+  std::chrono::seconds negative_ttl{30};
+  std::chrono::seconds rebuild_every{0};  // 0: no scheduled rebuild
+  std::uint64_t capacity = 0;             // 0: twice the database's row count (at least 1000)
   double fpp = 0.01;
   std::chrono::seconds cache_ttl{300};
   unsigned threads = 8;            // HTTP worker threads
@@ -78,6 +87,9 @@ class worker_pool {
 struct counters {
   std::atomic<std::uint64_t> requests{0}, filter_rejections{0}, cache_hits{0}, db_queries{0},
       db_found{0}, db_not_found{0}, inserts{0}, rebuilds{0};
+  // Lookups answered 404 by the negative cache; DELETEs that deleted a row; ids removed from a
+  // counting filter by them.
+  std::atomic<std::uint64_t> negative_cache_hits{0}, deletes{0}, filter_removes{0};
   // Lookups that skipped the filter because it could not be trusted (guard on); Redis calls that
   // failed (filter or cache); reloads of a missing or broken filter that completed.
   std::atomic<std::uint64_t> bypassed_lookups{0}, redis_errors{0}, filter_reloads{0};
@@ -118,6 +130,24 @@ class service {
   void write_stamp(bloomkit::redis::client& c, bloomkit::redis::redis_filter& f,
                    const item_store& db, std::int64_t max_id);
   void install_routes();
+  void install_delete_route();
+  // GET /item/{id} with a worker (service_items.cpp).
+  void serve_item(worker& w, std::int64_t id, const std::string& key, httplib::Response& res);
+  // Rebuilds the filter from a database scan (POST /admin/rebuild, --rebuild-every): its JSON.
+  // The caller holds busy_ (claim_busy).
+  std::string rebuild_filter(worker& w);
+  // Takes busy_ (a rebuild or reload runs) unless it is taken; waits for DELETEs removing ids
+  // from the filter to finish first, so none removes while a new filter is filled.
+  bool claim_busy();
+  void schedule_rebuilds();  // the --rebuild-every thread
+  bool counting() const { return options_.filter_kind == "counting"; }
+  // Opens the filter the options ask for; errc::incompatible when it is of another kind or
+  // sizing.
+  bloomkit::redis::redis_filter open_filter(bloomkit::redis::client& redis);
+  // A cache entry is "item:{id}", its negative entry (absent, or deleted) "item:{id}:absent":
+  // one hash slot, so the cache fill's script may test both in a cluster.
+  static std::string cache_key(const std::string& id) { return "item:{" + id + "}"; }
+  static std::string absent_key(const std::string& id) { return cache_key(id) + ":absent"; }
   std::string stats_json() const;
 
   // Whether lookups may take the filter's "absent" for an answer now.
@@ -125,7 +155,11 @@ class service {
   bool redis_usable() const;
   // Asks the filter about `key` when the guard is on and the filter trusted; on a failure the
   // lookup goes to the database instead (counted, and a reload requested if the filter is gone).
-  verdict ask_filter(worker& w, const std::string& key);
+  // `also` runs in the same round trip as the lookup; its replies land in also_replies (left
+  // empty when the filter was not asked).
+  verdict ask_filter(worker& w, const std::string& key,
+                     std::span<const bloomkit::redis::command> also,
+                     std::vector<bloomkit::redis::reply>& also_replies);
   // A failed Redis call: counted; unreachable or timed out: Redis is skipped for a moment;
   // a filter missing or broken (errc::not_found, wrong_type, incompatible, corrupt_file): reload
   // it.
@@ -140,6 +174,7 @@ class service {
   worker_pool pool_;
   counters counters_;
   std::atomic<bool> guard_enabled_{true};
+  std::atomic<bool> negative_cache_enabled_{true};  // POST /admin/negative-cache (measuring)
   // Filter inserts that failed after their row was committed: until a rebuild or reload covers
   // them, the filter may lack an existing id, so lookups bypass it (never a false negative).
   std::atomic<std::uint64_t> insert_failures_{0};
@@ -155,6 +190,8 @@ class service {
   std::atomic<bool> filter_missing_{false};
   std::atomic<bool> reload_wanted_{false};
   std::atomic<bool> busy_{false};
+  std::shared_mutex removes_mutex_;  // DELETEs (shared) against claim_busy (exclusive)
+  std::thread scheduler_;            // --rebuild-every
   std::atomic<std::uint64_t> epoch_{1};
   std::mutex reloader_mutex_;  // reloader_ (started from HTTP threads, joined at the end)
   std::thread reloader_;

@@ -31,18 +31,23 @@ bool service::filter_trusted() const {
          redis_usable();
 }
 
-service::verdict service::ask_filter(worker& w, const std::string& key) {
+service::verdict service::ask_filter(worker& w, const std::string& key,
+                                     std::span<const bloomkit::redis::command> also,
+                                     std::vector<bloomkit::redis::reply>& also_replies) {
+  also_replies.clear();
   if (!guard_enabled_.load(std::memory_order_relaxed)) return verdict::not_asked;
   const std::uint64_t epoch = epoch_.load();
   if (filter_trusted()) {
     try {
-      if (w.filter(epoch).contains(key)) return verdict::maybe;
+      if (w.filter(epoch).contains_with(key, also, also_replies)) return verdict::maybe;
       // "Absent" counts only if no reload began replacing the filter meanwhile.
       if (epoch_.load() == epoch && filter_trusted()) return verdict::absent;
     } catch (const bloomkit::error& e) {
+      also_replies.clear();
       w.forget_filter();
       redis_failed(e);
     } catch (const std::exception& e) {
+      also_replies.clear();
       w.forget_filter();
       std::fprintf(stderr, "cache_guard: looking up %s in the filter: %s\n", key.c_str(), e.what());
     }
@@ -83,7 +88,7 @@ void service::request_reload(const std::string& why) {
 }
 
 void service::start_reloader() {
-  if (stopping_.load() || busy_.exchange(true)) return;
+  if (stopping_.load() || !claim_busy()) return;
   std::lock_guard lock(reloader_mutex_);
   if (reloader_.joinable()) reloader_.join();  // a reloader that has just ended
   reloader_ = std::thread([this] { reload_loop(); });
@@ -122,7 +127,12 @@ void service::reload_loop() {
     }
     busy_.store(false);
     // A request that came while busy_ was still set found it taken: pick it up.
-  } while (reload_wanted_.load() && !stopping_.load() && !busy_.exchange(true));
+  } while (reload_wanted_.load() && !stopping_.load() && claim_busy());
+}
+
+bool service::claim_busy() {
+  std::unique_lock lock(removes_mutex_);
+  return !busy_.exchange(true);
 }
 
 void service::wait_for_stop(std::chrono::milliseconds pause) {

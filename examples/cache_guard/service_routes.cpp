@@ -1,5 +1,6 @@
 // The service's HTTP handlers: GET /item/{id}, POST /item, POST /admin/rebuild,
-// POST /admin/guard and GET /stats (README.md, "The service").
+// POST /admin/guard and GET /stats (README.md, "The service"); serving an item and DELETE are
+// service_items.cpp.
 #include "service.hpp"
 
 #include <algorithm>
@@ -17,19 +18,6 @@ namespace cache_guard {
 namespace {
 
 using bloomkit::errc;
-using bloomkit::redis::key_sink;
-using bloomkit::redis::redis_filter;
-
-// The id of /item/{id}: a positive decimal integer that fits int64.
-std::optional<std::int64_t> parse_id(const std::string& text) {
-  std::int64_t id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || end != text.data() + text.size() || id <= 0 || text[0] == '+') {
-    return std::nullopt;
-  }
-  return id;
-}
-
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
@@ -37,11 +25,6 @@ std::string json_string(std::string_view s) {
     out += c;
   }
   return out + "\"";
-}
-
-void reply_text(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_content(body, "text/plain");
 }
 
 }  // namespace
@@ -69,58 +52,15 @@ void service::install_routes() {
     }
   };
 
-  server_->Get(
-      R"(/item/([^/]+))", [this, with_worker](const httplib::Request& req, httplib::Response& res) {
-        counters_.requests.fetch_add(1, std::memory_order_relaxed);
-        const std::string text = req.matches[1];
-        const auto id = parse_id(text);
-        if (!id) {
-          reply_text(res, 400, "bad id \"" + text + "\": expected a positive integer\n");
-          return;
-        }
-        // The filter and cache key is the canonical form: /item/007 is item 7.
-        const std::string key = std::to_string(*id);
-        with_worker(req, res, [&](worker& w) {
-          if (ask_filter(w, key) == verdict::absent) {
-            // Definitely absent: neither the cache nor the database is asked.
-            counters_.filter_rejections.fetch_add(1, std::memory_order_relaxed);
-            reply_text(res, 404, "item " + key + " not found\n");
-            return;
-          }
-          // The cache is an optimization: when Redis fails, the database answers.
-          const std::string cache_key = "item:" + key;
-          if (redis_usable()) {
-            try {
-              const auto cached = w.redis().execute({{"GET", cache_key}});
-              if (cached.type() == bloomkit::redis::reply::kind::string) {
-                counters_.cache_hits.fetch_add(1, std::memory_order_relaxed);
-                reply_text(res, 200, cached.str());
-                return;
-              }
-            } catch (const bloomkit::error& e) {
-              redis_failed(e);
-            }
-          }
-          counters_.db_queries.fetch_add(1, std::memory_order_relaxed);
-          const auto value = w.db().find(*id);
-          if (!value) {
-            // Not cached: a flood of absent ids is what the filter stops, not the cache.
-            counters_.db_not_found.fetch_add(1, std::memory_order_relaxed);
-            reply_text(res, 404, "item " + key + " not found\n");
-            return;
-          }
-          counters_.db_found.fetch_add(1, std::memory_order_relaxed);
-          if (redis_usable()) {
-            try {
-              w.redis().execute(
-                  {{"SET", cache_key, *value, "EX", std::to_string(options_.cache_ttl.count())}});
-            } catch (const bloomkit::error& e) {
-              redis_failed(e);
-            }
-          }
-          reply_text(res, 200, *value);
-        });
-      });
+  server_->Get(R"(/item/([^/]+))",
+               [this, with_worker](const httplib::Request& req, httplib::Response& res) {
+                 counters_.requests.fetch_add(1, std::memory_order_relaxed);
+                 const auto id = item_id(req, res);
+                 if (!id) return;
+                 // The filter and cache key is the canonical form: /item/007 is item 7.
+                 const std::string key = std::to_string(*id);
+                 with_worker(req, res, [&](worker& w) { serve_item(w, *id, key, res); });
+               });
 
   server_->Post("/item", [this, with_worker](const httplib::Request& req, httplib::Response& res) {
     counters_.requests.fetch_add(1, std::memory_order_relaxed);
@@ -148,46 +88,33 @@ void service::install_routes() {
         }
       }
       counters_.inserts.fetch_add(1, std::memory_order_relaxed);
+      // The id may have been cached as absent (asked before it existed, or deleted before: SQLite
+      // reuses the largest id): that entry goes before the POST answers.
+      try {
+        w.redis().execute({{"DEL", absent_key(key)}});
+      } catch (const bloomkit::error& e) {
+        redis_failed(e);
+        throw std::runtime_error("item " + key + " is stored, but its negative cache entry " +
+                                 absent_key(key) + " could not be removed (" + e.what() +
+                                 "): it may answer 404 until it expires");
+      }
       reply_text(res, 201, key + "\n");
     });
   });
 
   server_->Post(
       "/admin/rebuild", [this, with_worker](const httplib::Request& req, httplib::Response& res) {
-        if (busy_.exchange(true)) {
+        if (!claim_busy()) {
           reply_text(res, 409, "a rebuild or a reload of the filter is running\n");
           return;
         }
-        const std::uint64_t failures_before = insert_failures_.load();
-        const auto started = clock::now();
-        with_worker(req, res, [&](worker& w) {
-          scan s;
-          redis_filter* f = nullptr;
-          try {
-            f = &w.filter(epoch_.load());
-            f->rebuild(
-                [&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); },
-                {.allow_empty = true});  // an empty table is an empty filter
-          } catch (const bloomkit::error& e) {
-            w.forget_filter();
-            redis_failed(e);
-            throw;
-          }
-          write_stamp(w.redis(), *f, w.db(), s.max_id);
-          failures_covered_.store(failures_before);
-          counters_.rebuilds.fetch_add(1, std::memory_order_relaxed);
-          const double seconds = seconds_since(started);
-          std::fprintf(stderr, "rebuilt filter %s: %llu ids, generation %llu, %.3f s\n",
-                       options_.filter_name.c_str(), static_cast<unsigned long long>(s.ids),
-                       static_cast<unsigned long long>(f->generation()), seconds);
-          res.set_content("{\"ids\": " + std::to_string(s.ids) +
-                              ", \"generation\": " + std::to_string(f->generation()) +
-                              ", \"seconds\": " + std::to_string(seconds) + "}\n",
-                          "application/json");
-        });
+        with_worker(req, res,
+                    [&](worker& w) { res.set_content(rebuild_filter(w), "application/json"); });
         busy_.store(false);
         if (reload_wanted_.load()) start_reloader();  // requested while this rebuild ran
       });
+
+  install_delete_route();
 
   server_->Post("/admin/guard", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string value = req.get_param_value("enabled");
@@ -199,6 +126,19 @@ void service::install_routes() {
     res.set_content(std::string("{\"guard_enabled\": ") + (value == "1" ? "true" : "false") + "}\n",
                     "application/json");
   });
+
+  server_->Post("/admin/negative-cache",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  const std::string value = req.get_param_value("enabled");
+                  if (value != "0" && value != "1") {
+                    reply_text(res, 400, "enabled must be 0 or 1\n");
+                    return;
+                  }
+                  negative_cache_enabled_.store(value == "1");
+                  res.set_content(std::string("{\"negative_cache_enabled\": ") +
+                                      (value == "1" ? "true" : "false") + "}\n",
+                                  "application/json");
+                });
 
   server_->Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(stats_json(), "application/json");
@@ -223,6 +163,9 @@ std::string service::stats_json() const {
   return "{\"requests\": " + n(counters_.requests) +
          ", \"filter_rejections\": " + n(counters_.filter_rejections) +
          ", \"cache_hits\": " + n(counters_.cache_hits) +
+         ", \"negative_cache_hits\": " + n(counters_.negative_cache_hits) +
+         ", \"deletes\": " + n(counters_.deletes) +
+         ", \"filter_removes\": " + n(counters_.filter_removes) +
          ", \"db_queries\": " + n(counters_.db_queries) +
          ", \"db_found\": " + n(counters_.db_found) +
          ", \"db_not_found\": " + n(counters_.db_not_found) +

@@ -178,7 +178,8 @@ std::size_t remove_keys(filter_state& f, std::span<const std::string_view> keys,
 }
 
 std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
-                      std::vector<char>& out) {
+                      std::vector<char>& out, std::span<const command> also,
+                      std::vector<reply>* also_replies) {
   if (keys.empty()) return 0;
   const batch_plan plan =
       batch_plan::make(layout_of(f, f.generation), keys, cell_op::read, f.options.keys_per_command);
@@ -187,8 +188,15 @@ std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
     const native_layout layout = layout_of(f, generation);
     std::vector<command> cs;
     const batch_commands where = append_commands(layout, plan, cs);
+    const std::size_t own = cs.size();
+    cs.insert(cs.end(), also.begin(), also.end());
     meta_view view;
-    const auto replies = run_checked(f, cs, view);
+    auto replies = run_checked(f, cs, view);
+    if (also_replies != nullptr) {
+      also_replies->assign(
+          std::make_move_iterator(replies.begin() + static_cast<std::ptrdiff_t>(own)),
+          std::make_move_iterator(replies.end()));
+    }
     if (!view.exists) throw gone(f);
     // Answers from the generation current when the meta was read are good; after a flip the
     // old one may already be expired, so read again from the new one.

@@ -26,8 +26,11 @@ std::size_t write_keys(filter_state& f, std::span<const std::string_view> keys,
 std::size_t remove_keys(filter_state& f, std::span<const std::string_view> keys,
                         std::vector<char>& out);
 // Looks keys up in the current generation; out[key] = present. Returns the number present.
+// `also`, when given, runs in the same pipeline (one round trip on a single server) and its
+// replies land in *also_replies.
 std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
-                      std::vector<char>& out);
+                      std::vector<char>& out, std::span<const command> also = {},
+                      std::vector<reply>* also_replies = nullptr);
 // Sends the pending count now (a round trip with only the count and the meta check).
 void flush_count(filter_state& f);
 // WAIT for options.wait_replicas replicas; fewer is errc::timeout.

@@ -25,6 +25,12 @@ bool redis_filter::contains(std::string_view key) {
   return detail::read_keys(state_, {&key, 1}, out) == 1;
 }
 
+bool redis_filter::contains_with(std::string_view key, std::span<const command> also,
+                                 std::vector<reply>& also_replies) {
+  std::vector<char> out;
+  return detail::read_keys(state_, {&key, 1}, out, also, &also_replies) == 1;
+}
+
 std::size_t redis_filter::insert_many(std::span<const std::string_view> keys,
                                       std::span<bool> fresh) {
   if (!fresh.empty())

@@ -228,5 +228,25 @@ TEST_F(RedisCountingFilter, RemoveFromAMissingShardIsNotFoundAndCreatesNothing) 
   EXPECT_EQ(server_->raw({"EXISTS", "c:1:0"}).integer(), 0);
 }
 
+TEST_F(RedisCountingFilter, ContainsWithRunsCommandsInTheLookupsPipeline) {
+  for (const bool counting : {false, true}) {
+    server_->raw({"FLUSHALL"});
+    redis_filter f = counting ? redis_counting_filter::create(*client_, "c", 1000, 0.01)
+                              : redis_filter::create(*client_, "c", 1000, 0.01);
+    f.insert("a");
+    server_->raw({"SET", "cache:a", "value"});
+    const std::vector<bloomkit::redis::command> also = {
+        {{"GET", "cache:a"}}, {{"GET", "cache:b"}}, {{"HGET", "cache:a", "x"}}};
+    std::vector<bloomkit::redis::reply> replies;
+    EXPECT_TRUE(f.contains_with("a", also, replies));
+    ASSERT_EQ(replies.size(), 3u);
+    EXPECT_EQ(replies[0].str(), "value");
+    EXPECT_TRUE(replies[1].is_nil());
+    EXPECT_TRUE(replies[2].is_error());  // WRONGTYPE: handed back, not thrown
+    EXPECT_FALSE(f.contains_with("b", also, replies));
+    EXPECT_EQ(replies.size(), 3u);
+  }
+}
+
 }  // namespace
 }  // namespace bloomkit::redis_filter_test

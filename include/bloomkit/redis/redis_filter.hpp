@@ -187,6 +187,11 @@ class redis_filter {
   // Adds a key with one BITFIELD SET command; returns whether it was new.
   bool insert(std::string_view key);
   bool contains(std::string_view key);
+  // contains(key), and the commands `also` in the same pipeline: one round trip on a single
+  // server (a cache read next to the filter's lookup); their replies (errors included, not
+  // thrown) go to also_replies, one per command.
+  bool contains_with(std::string_view key, std::span<const command> also,
+                     std::vector<reply>& also_replies);
   // Batches: keys grouped by shard, keys_per_command keys per BITFIELD, pipelined (and node-
   // parallel in a cluster). fresh / results, when not empty, must have keys.size() elements.
   // Return the number of new / present keys.
