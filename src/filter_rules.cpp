@@ -103,4 +103,10 @@ std::string capacity_and_fpp_problem(const char* capacity_name, std::uint64_t n,
   return {};
 }
 
+std::string range_problem(const char* what, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+  if (v >= lo && v <= hi) return {};
+  return std::string(what) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+         ", got " + std::to_string(v);
+}
+
 }  // namespace bloomkit::detail

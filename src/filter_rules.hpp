@@ -50,6 +50,8 @@ inline bool in_open_unit_interval(double x) noexcept {
 // What is wrong with a composite's capacity n (named `capacity_name` in the message) and target
 // FPP p, if anything: n must be at least 1, p in (0, 1).
 std::string capacity_and_fpp_problem(const char* capacity_name, std::uint64_t n, double p);
+// "<what> must be in lo..hi, got v" when v is outside [lo, hi], else empty.
+std::string range_problem(const char* what, std::uint64_t v, std::uint64_t lo, std::uint64_t hi);
 
 // The count the estimate gives: a filter whose every cell is set (estimate infinite or past m)
 // says nothing about its count, so it reports m.

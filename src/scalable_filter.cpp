@@ -44,13 +44,10 @@ Total sum_over(const Subs& subs, Get get) noexcept {
 
 template <class Sub>
 void basic_scalable_filter<Sub>::validate(const scalable_config& p) {
-  const std::string problem =
+  std::string problem =
       detail::capacity_and_fpp_problem("initial capacity", p.initial_capacity, p.target_fpp);
+  if (problem.empty()) problem = detail::range_problem("growth factor", p.growth, 1, max_growth);
   if (!problem.empty()) invalid(problem);
-  if (p.growth < 1 || p.growth > max_growth) {
-    invalid("growth factor must be in 1.." + std::to_string(max_growth) + ", got " +
-            std::to_string(p.growth));
-  }
   if (!detail::in_open_unit_interval(p.tightening)) {
     invalid("tightening ratio must be in (0, 1), got " + detail::exact_double(p.tightening));
   }

@@ -42,9 +42,9 @@ void basic_window_filter<Sub>::validate(const window_config& c) {
   if (c.unit != window_unit::seconds && c.unit != window_unit::inserts) {
     invalid("unknown window unit " + std::to_string(static_cast<std::uint32_t>(c.unit)));
   }
-  if (c.slices < 1 || c.slices > max_slices) {
-    invalid("slices must be in 1.." + std::to_string(max_slices) + ", got " +
-            std::to_string(c.slices));
+  if (const std::string slices = detail::range_problem("slices", c.slices, 1, max_slices);
+      !slices.empty()) {
+    invalid(slices);
   }
   const char* unit = c.unit == window_unit::seconds ? " seconds" : " inserts";
   if (c.length < c.slices || c.length > max_length) {
