@@ -11,6 +11,10 @@
 //             lookups stop at the first 0).
 //   single    redis_filter::insert / contains, one key per call (one round trip each): what a
 //             service pays per request. Not in the default --methods.
+//   counting  bloomkit's counting filter (redis_counting_filter: 4-bit counters, OVERFLOW SAT
+//             INCRBY u4 / GET u4) through the same batches as `bloomkit`, on the same keys (the
+//             bloomkit key count), and its remove_many (one EVAL per key). Not in the default
+//             --methods.
 //
 // Every method gets a filter of the same m bits (sized for --capacity keys at --fpp), fully
 // preallocated before timing. Server CPU is used_cpu_sys + used_cpu_user (INFO CPU) summed over
@@ -20,7 +24,7 @@
 //   bloomkit_redis_bench --url redis[s]://127.0.0.1:6379 [--tls-ca FILE] [--rounds 3]
 //   [--keys-bloomkit 200000]
 //                        [--keys-gozero 20000] [--keys-perbit 2000] [--capacity 1e8] [--fpp 0.01]
-//                        [--methods bloomkit,gozero,perbit,single] [--label single]
+//                        [--methods bloomkit,gozero,perbit,single,counting] [--label single]
 //                        [--keys-single 20000]
 //                        [--keys-per-command 64]
 
@@ -39,6 +43,7 @@
 
 #include "bench_keys.hpp"
 #include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/counting_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
 
@@ -139,12 +144,17 @@ void report(const options& o, const char* method, const char* op, int round, std
   std::fflush(stdout);
 }
 
-void run_bloomkit(redis::client& c, const options& o, int round, const bench::key_set& keys) {
-  const std::string name = "bench:bloomkit:" + std::to_string(round);
+// `bloomkit` (bit filter) or `counting` (counting filter): the same batches.
+void run_bloomkit(redis::client& c, const options& o, int round, const bench::key_set& keys,
+                  const char* method = "bloomkit") {
+  const std::string name = std::string("bench:") + method + ":" + std::to_string(round);
   redis::filter_options fo;
   fo.keys_per_command = o.keys_per_command;
-  auto f =
-      redis::redis_filter::create(c, name, o.capacity, o.fpp, redis::default_shard_bits_log2, fo);
+  const auto shard_bits = redis::default_shard_bits_log2;
+  redis::redis_filter f =
+      std::string_view(method) == "counting"
+          ? redis::redis_counting_filter::create(c, name, o.capacity, o.fpp, shard_bits, fo)
+          : redis::redis_filter::create(c, name, o.capacity, o.fpp, shard_bits, fo);
   const auto all = keys.keys();
   const auto ins = measure(c, [&] {
     std::size_t fresh = 0;
@@ -153,7 +163,7 @@ void run_bloomkit(redis::client& c, const options& o, int round, const bench::ke
     }
     return fresh;
   });
-  report(o, "bloomkit", "insert", round, all.size(), ins);
+  report(o, method, "insert", round, all.size(), ins);
   const auto look = measure(c, [&] {
     std::size_t present = 0;
     bool results[batch];
@@ -163,7 +173,19 @@ void run_bloomkit(redis::client& c, const options& o, int round, const bench::ke
     }
     return present;
   });
-  report(o, "bloomkit", "contains", round, all.size(), look);
+  report(o, method, "contains", round, all.size(), look);
+  if (std::string_view(method) == "counting") {
+    // Removes: one EVAL of the remove script per key, pipelined in the same batches.
+    redis::redis_counting_filter counting = redis::redis_counting_filter::open(c, name, fo);
+    const auto rm = measure(c, [&] {
+      std::size_t removed = 0;
+      for (std::size_t i = 0; i < all.size(); i += batch) {
+        removed += counting.remove_many(all.subspan(i, std::min(batch, all.size() - i)));
+      }
+      return removed;
+    });
+    report(o, method, "remove", round, all.size(), rm);
+  }
   f.drop();
 }
 
@@ -315,10 +337,10 @@ int main(int argc, char** argv) {
     std::mt19937 rng(12345);
     for (int round = 0; round < o.rounds; ++round) {
       // Interleave: the order of the methods changes from round to round.
-      std::vector<int> order = {0, 1, 2, 3};
+      std::vector<int> order = {0, 1, 2, 3, 4};
       std::shuffle(order.begin(), order.end(), rng);
       for (int method : order) {
-        static const char* const names[] = {"bloomkit", "gozero", "perbit", "single"};
+        static const char* const names[] = {"bloomkit", "gozero", "perbit", "single", "counting"};
         if (("," + o.methods + ",").find(std::string(",") + names[method] + ",") ==
             std::string::npos) {
           continue;
@@ -327,6 +349,7 @@ int main(int argc, char** argv) {
         if (method == 1) run_gozero(c, o, round, keys_gozero, bits);
         if (method == 2) run_perbit(c, o, round, keys_perbit, bits);
         if (method == 3) run_single(c, o, round, keys_single);
+        if (method == 4) run_bloomkit(c, o, round, keys_bloomkit, "counting");
       }
     }
   } catch (const std::exception& e) {
