@@ -139,18 +139,10 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (options.nonscaling && expansion_given) {
     return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
   }
-  filter_key key(ctx, argv[1], open_read | open_write);
-  if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
-  if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
-  try {
-    key.create(make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                              static_cast<std::uint32_t>(options.expansion), options.nonscaling));
-  } catch (const error& e) {
-    return reply_error(ctx, std::string("ERR ") + e.what());
-  }
-  RedisModule_ReplyWithSimpleString(ctx, "OK");
-  announce_write(ctx, "bf.reserve", argv[1]);
-  return module_ok;
+  return reserve_key(ctx, argv[1], "bf.reserve", [&] {
+    return make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
+                          static_cast<std::uint32_t>(options.expansion), options.nonscaling);
+  });
 }
 
 // BF.ADD key item
@@ -218,6 +210,15 @@ int bf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
   return check_items(ctx, argv[1], {argv + 2, static_cast<std::size_t>(argc - 2)}, false);
+}
+
+std::span<const command_entry> bf_commands() {
+  static constexpr command_entry table[] = {
+      {"BF.RESERVE", bf_reserve, "write deny-oom"}, {"BF.ADD", bf_add, "write deny-oom"},
+      {"BF.MADD", bf_madd, "write deny-oom"},       {"BF.INSERT", bf_insert, "write deny-oom"},
+      {"BF.EXISTS", bf_exists, "readonly fast"},    {"BF.MEXISTS", bf_mexists, "readonly fast"},
+  };
+  return table;
 }
 
 }  // namespace bloomkit::redis_module

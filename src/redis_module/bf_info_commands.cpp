@@ -1,6 +1,8 @@
 // BF.INFO and BF.CARD, with RedisBloom's field names and replies.
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "arguments.hpp"
@@ -13,38 +15,27 @@ namespace {
 struct info_field {
   std::string_view keyword;  // BF.INFO key <keyword>
   const char* title;         // its name in the full reply
+  // Its value; none for a filter that does not have it (the expansion of one that does not
+  // grow: nil, as RedisBloom's NONSCALING).
+  std::optional<std::uint64_t> (*value)(const module_filter&);
 };
 
 constexpr std::array<info_field, 5> info_fields{{
-    {"CAPACITY", "Capacity"},
-    {"SIZE", "Size"},
-    {"FILTERS", "Number of filters"},
-    {"ITEMS", "Number of items inserted"},
-    {"EXPANSION", "Expansion rate"},
+    {"CAPACITY", "Capacity", [](const module_filter& f) { return std::optional(capacity_of(f)); }},
+    {"SIZE", "Size",
+     [](const module_filter& f) { return std::optional<std::uint64_t>(memory_of(f)); }},
+    {"FILTERS", "Number of filters",
+     [](const module_filter& f) { return std::optional(filter_count_of(f)); }},
+    {"ITEMS", "Number of items inserted",
+     [](const module_filter& f) { return std::optional(items_of(f)); }},
+    {"EXPANSION", "Expansion rate", expansion_of},
 }};
 
 void reply_field(RedisModuleCtx* ctx, const module_filter& f, std::size_t field) {
-  switch (field) {
-    case 0:
-      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(capacity_of(f)));
-      break;
-    case 1:
-      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(memory_of(f)));
-      break;
-    case 2:
-      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(filter_count_of(f)));
-      break;
-    case 3:
-      RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(f)));
-      break;
-    default:
-      // A filter that does not grow has no expansion rate: nil, as RedisBloom's NONSCALING.
-      if (const auto expansion = expansion_of(f)) {
-        RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(*expansion));
-      } else {
-        RedisModule_ReplyWithNull(ctx);
-      }
-      break;
+  if (const auto v = info_fields[field].value(f)) {
+    RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(*v));
+  } else {
+    RedisModule_ReplyWithNull(ctx);
   }
 }
 
@@ -82,6 +73,14 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (key.empty()) return RedisModule_ReplyWithLongLong(ctx, 0);
   if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
   return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(*key.value()->filter)));
+}
+
+std::span<const command_entry> bf_info_commands() {
+  static constexpr command_entry table[] = {
+      {"BF.INFO", bf_info, "readonly fast"},
+      {"BF.CARD", bf_card, "readonly fast"},
+  };
+  return table;
 }
 
 }  // namespace bloomkit::redis_module

@@ -158,17 +158,7 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (r.kind != "window" && r.window != 0) {
     return RedisModule_ReplyWithError(ctx, "ERR WINDOW needs KIND window");
   }
-  filter_key key(ctx, argv[1], open_read | open_write);
-  if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
-  if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
-  try {
-    key.create(make_filter(r));
-  } catch (const error& e) {
-    return reply_error(ctx, std::string("ERR ") + e.what());
-  }
-  RedisModule_ReplyWithSimpleString(ctx, "OK");
-  announce_write(ctx, "bk.reserve", argv[1]);
-  return module_ok;
+  return reserve_key(ctx, argv[1], "bk.reserve", [&] { return make_filter(r); });
 }
 
 int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -204,6 +194,15 @@ int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       f.filter);
   reply.send(ctx);
   return module_ok;
+}
+
+std::span<const command_entry> bk_commands() {
+  static constexpr command_entry table[] = {
+      {"BK.RESERVE", bk_reserve, "write deny-oom"},
+      {"BK.REMOVE", bk_remove, "write"},
+      {"BK.INFO", bk_info, "readonly"},
+  };
+  return table;
 }
 
 }  // namespace bloomkit::redis_module

@@ -1,29 +1,28 @@
 #pragma once
 // The module's commands, one function each (RedisModuleCmdFunc), and what they share.
 
+#include <span>
 #include <string>
 
+#include "bloomkit/error.hpp"
 #include "filter_type.hpp"
 #include "module_api.hpp"
 
 namespace bloomkit::redis_module {
 
-// RedisBloom's commands (bf_commands.cpp, bf_info_commands.cpp, dump_commands.cpp).
-int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+// A command: its name, its function and its flags (RedisModule_CreateCommand).
+struct command_entry {
+  const char* name;
+  RedisModuleCmdFunc run;
+  const char* flags;
+};
 
-// bloomkit's own (bk_commands.cpp).
-int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
-int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+// Each file's commands, registered by RedisModule_OnLoad (module.cpp): RedisBloom's
+// (bf_commands.cpp, bf_info_commands.cpp, dump_commands.cpp) and bloomkit's own (bk_commands.cpp).
+std::span<const command_entry> bf_commands();
+std::span<const command_entry> bf_info_commands();
+std::span<const command_entry> dump_commands();
+std::span<const command_entry> bk_commands();
 
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());
@@ -36,5 +35,23 @@ int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key);
 // After a write: replicate the command as it came (every write is deterministic given the
 // filter's state) and tell keyspace listeners.
 void announce_write(RedisModuleCtx* ctx, const char* event, RedisModuleString* key);
+
+// BF.RESERVE / BK.RESERVE once their arguments are valid: key `name` gets make()'s filter unless
+// it holds something ("ERR item exists", WRONGTYPE); a filter that cannot be sized is "ERR
+// <why>". Replies OK and announces `event`.
+template <class Make>
+int reserve_key(RedisModuleCtx* ctx, RedisModuleString* name, const char* event, Make make) {
+  filter_key key(ctx, name, open_read | open_write);
+  if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+  if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+  try {
+    key.create(make());
+  } catch (const error& e) {
+    return reply_error(ctx, std::string("ERR ") + e.what());
+  }
+  RedisModule_ReplyWithSimpleString(ctx, "OK");
+  announce_write(ctx, event, name);
+  return module_ok;
+}
 
 }  // namespace bloomkit::redis_module

@@ -161,16 +161,17 @@ filter_key::~filter_key() {
 module_value& filter_key::create(module_filter filter) {
   auto value = std::make_unique<module_value>();
   value->filter = std::move(filter);
-  RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());
-  type_ = keytype_module;
-  value_ = value.release();
-  return *value_;
+  return set(std::move(value));
 }
 
 module_value& filter_key::create(std::unique_ptr<image_loader> loading) {
   auto value = std::make_unique<module_value>();
   value->loading = std::move(loading);
-  RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());
+  return set(std::move(value));
+}
+
+module_value& filter_key::set(std::unique_ptr<module_value> value) {
+  RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());  // Redis owns it from here
   type_ = keytype_module;
   value_ = value.release();
   return *value_;

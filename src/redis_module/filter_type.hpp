@@ -33,6 +33,8 @@ class filter_key {
   void remove();
 
  private:
+  module_value& set(std::unique_ptr<module_value> value);
+
   RedisModuleKey* key_ = nullptr;
   int type_ = keytype_empty;
   module_value* value_ = nullptr;
