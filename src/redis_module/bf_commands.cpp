@@ -214,9 +214,16 @@ int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 std::span<const command_entry> bf_commands() {
   static constexpr command_entry table[] = {
-      {"BF.RESERVE", bf_reserve, "write deny-oom"}, {"BF.ADD", bf_add, "write deny-oom"},
-      {"BF.MADD", bf_madd, "write deny-oom"},       {"BF.INSERT", bf_insert, "write deny-oom"},
-      {"BF.EXISTS", bf_exists, "readonly fast"},    {"BF.MEXISTS", bf_mexists, "readonly fast"},
+      {"BF.RESERVE", bf_reserve, "write deny-oom"},
+      {"BF.ADD", bf_add, "write deny-oom"},
+      {"BF.MADD", bf_madd, "write deny-oom"},
+      {"BF.INSERT", bf_insert, "write deny-oom"},
+      {"BF.EXISTS", bf_exists, "readonly fast"},
+      {"BF.MEXISTS", bf_mexists, "readonly fast"},
+      {"BF.INFO", bf_info, "readonly fast"},
+      {"BF.CARD", bf_card, "readonly fast"},
+      {"BF.SCANDUMP", bf_scandump, "readonly"},
+      {"BF.LOADCHUNK", bf_loadchunk, "write deny-oom"},
   };
   return table;
 }

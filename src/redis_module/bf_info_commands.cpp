@@ -75,12 +75,4 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(*key.value()->filter)));
 }
 
-std::span<const command_entry> bf_info_commands() {
-  static constexpr command_entry table[] = {
-      {"BF.INFO", bf_info, "readonly fast"},
-      {"BF.CARD", bf_card, "readonly fast"},
-  };
-  return table;
-}
-
 }  // namespace bloomkit::redis_module

@@ -17,12 +17,17 @@ struct command_entry {
   const char* flags;
 };
 
-// Each file's commands, registered by RedisModule_OnLoad (module.cpp): RedisBloom's
-// (bf_commands.cpp, bf_info_commands.cpp, dump_commands.cpp) and bloomkit's own (bk_commands.cpp).
+// The commands RedisModule_OnLoad registers (module.cpp): RedisBloom's (bf_commands.cpp) and
+// bloomkit's own (bk_commands.cpp).
 std::span<const command_entry> bf_commands();
-std::span<const command_entry> bf_info_commands();
-std::span<const command_entry> dump_commands();
 std::span<const command_entry> bk_commands();
+
+// RedisBloom's commands defined beside bf_commands.cpp: BF.INFO and BF.CARD
+// (bf_info_commands.cpp), BF.SCANDUMP and BF.LOADCHUNK (dump_commands.cpp).
+int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());

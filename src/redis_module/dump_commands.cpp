@@ -111,12 +111,4 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return module_ok;
 }
 
-std::span<const command_entry> dump_commands() {
-  static constexpr command_entry table[] = {
-      {"BF.SCANDUMP", bf_scandump, "readonly"},
-      {"BF.LOADCHUNK", bf_loadchunk, "write deny-oom"},
-  };
-  return table;
-}
-
 }  // namespace bloomkit::redis_module

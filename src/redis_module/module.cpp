@@ -14,7 +14,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
     return module_err;
   }
-  for (const auto& commands : {bf_commands(), bf_info_commands(), dump_commands(), bk_commands()}) {
+  for (const auto& commands : {bf_commands(), bk_commands()}) {
     for (const command_entry& c : commands) {
       if (RedisModule_CreateCommand(ctx, c.name, c.run, c.flags, 1, 1, 1) != module_ok) {
         RedisModule_Log(ctx, "warning", "bloomkit: cannot register %s", c.name);
