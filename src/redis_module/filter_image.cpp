@@ -191,7 +191,6 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     throw image_error("filter image has " + std::to_string(parts) + " sub-filters");
   }
   std::uint64_t expected_bytes = 0;
-  std::vector<std::uint64_t> part_bits;
   for (std::uint32_t i = 0; i < parts; ++i) {
     filter_config c;
     c.cells = r.get<std::uint64_t>();
@@ -205,8 +204,9 @@ image_loader::image_loader(std::string_view header) : header_(header) {
       throw image_error("filter image sub-filter of " + std::to_string(bits) + " bits");
     }
     if (kind_ == kind_window) slot_slices_.push_back(r.get<std::uint64_t>());
-    expected_bytes += bit_array::word_count_for(bits) * sizeof(std::uint64_t);
-    part_bits.push_back(bits);
+    part_bits_.push_back(bits);
+    part_bytes_.push_back(bit_array::word_count_for(bits) * sizeof(std::uint64_t));
+    expected_bytes += part_bytes_.back();
   }
   payload_bytes_ = r.get<std::uint64_t>();
   payload_hash_ = r.get<std::uint64_t>();
@@ -214,15 +214,8 @@ image_loader::image_loader(std::string_view header) : header_(header) {
   if (payload_bytes_ != expected_bytes) {
     throw image_error("filter image payload length does not match its sub-filters");
   }
-  // Allocated once the whole header holds together: a header never gets more memory than the
-  // payload it declares.
-  for (const std::uint64_t bits : part_bits) {
-    try {
-      words_.emplace_back(bits);
-    } catch (const error& e) {
-      throw image_error(std::string("filter image cannot be allocated: ") + e.what());
-    }
-  }
+  // No part is allocated yet: append() allocates each when its first byte arrives, so a header
+  // alone (a hostile BF.LOADCHUNK, a corrupt RDB value) never gets the memory it declares.
 }
 
 std::vector<std::string_view> image_loader::loaded_payload() const {
@@ -242,16 +235,22 @@ void image_loader::append(std::string_view bytes) {
     throw image_error("filter image payload is longer than its header says");
   }
   std::uint64_t skip = loaded_;
-  for (bit_array& words : words_) {
-    if (bytes.empty()) break;
-    const std::uint64_t size = words.byte_size();
+  for (std::size_t i = 0; i < part_bytes_.size() && !bytes.empty(); ++i) {
+    const std::uint64_t size = part_bytes_[i];
     if (skip >= size) {
       skip -= size;
       continue;
     }
+    if (i == words_.size()) {  // the part's first byte: bytes arrive in order
+      try {
+        words_.emplace_back(part_bits_[i]);
+      } catch (const error& e) {
+        throw image_error(std::string("filter image cannot be allocated: ") + e.what());
+      }
+    }
     const std::size_t n =
         static_cast<std::size_t>(std::min<std::uint64_t>(size - skip, bytes.size()));
-    std::memcpy(reinterpret_cast<char*>(words.mutable_words().data()) + skip, bytes.data(), n);
+    std::memcpy(reinterpret_cast<char*>(words_[i].mutable_words().data()) + skip, bytes.data(), n);
     bytes.remove_prefix(n);
     loaded_ += n;
     skip = 0;

@@ -38,7 +38,9 @@ class image_loader {
   // The payload received so far, as byte views.
   std::vector<std::string_view> loaded_payload() const;
 
-  // Appends bytes after loaded_bytes(); throws image_error past the payload's end.
+  // Appends bytes after loaded_bytes(), allocating each sub-filter when its first byte arrives
+  // (the header alone allocates nothing). Throws image_error past the payload's end (nothing
+  // appended) or when a sub-filter cannot be allocated (the bytes before it stay appended).
   void append(std::string_view bytes);
   // The filter, once complete(): throws image_error when the payload's checksum or the filter's
   // fields do not hold.
@@ -54,6 +56,9 @@ class image_loader {
   std::vector<filter_config> configs_;
   std::vector<std::uint64_t> inserted_;
   std::vector<std::uint64_t> slot_slices_;
+  std::vector<std::uint64_t> part_bits_;
+  std::vector<std::uint64_t> part_bytes_;
+  // The parts allocated so far: one per part whose first byte has arrived (append).
   std::vector<bit_array> words_;
   std::uint64_t payload_bytes_ = 0;
   std::uint64_t payload_hash_ = 0;

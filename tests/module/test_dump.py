@@ -70,6 +70,30 @@ def test_loadchunk_refusals(r):
         r.bf().loadchunk("h", second, payload)
 
 
+def virtual_bytes(pid):
+    """The server's virtual size (VmSize): a mapped payload counts here before it is touched."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmSize")
+
+
+def test_a_huge_header_alone_reserves_no_memory(r, shared_server):
+    # A real header of a 2.4 GB filter (nothing of it touched), then the filter is gone: a
+    # LOADCHUNK of that header alone must not reserve its payload (the bytes may never come).
+    r.execute_command("BK.RESERVE", "huge", 2_000_000_000, 0.01, "KIND", "classic")
+    _, header = r.bf().scandump("huge", 0)
+    r.delete("huge")
+    before = virtual_bytes(shared_server.proc.pid)
+    assert r.bf().loadchunk("copy", 1, header) == b"OK"
+    assert virtual_bytes(shared_server.proc.pid) - before < 256 << 20
+    assert r.ping()
+    # Its first chunk gets the memory; a chunk past the end is still refused.
+    assert r.bf().loadchunk("copy", 1 + 8, b"\0" * 8) == b"OK"
+    assert r.delete("copy") == 1
+
+
 def test_loadchunk_fuzz_never_crashes(r):
     fill_keys = ITEMS[:300]
     r.execute_command("BK.RESERVE", "w", 1000, 0.01, "KIND", "window", "WINDOW", 500)
