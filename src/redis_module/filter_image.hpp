@@ -25,6 +25,20 @@ struct image_error : std::runtime_error {
 std::string image_header(const module_filter& f);
 std::vector<std::string_view> image_payload(const module_filter& f);
 
+// Calls emit(bytes) for the payload in order, in slices of at most `limit` bytes (a slice never
+// spans two pieces): the BF.LOADCHUNK commands of an AOF rewrite and of `redis push --module`.
+template <class Emit>
+void for_each_payload_slice(const std::vector<std::string_view>& pieces, std::size_t limit,
+                            Emit emit) {
+  for (std::string_view piece : pieces) {
+    while (!piece.empty()) {
+      const std::size_t n = piece.size() < limit ? piece.size() : limit;
+      emit(piece.substr(0, n));
+      piece.remove_prefix(n);
+    }
+  }
+}
+
 // Rebuilds a filter from its header and payload bytes, in pieces of any size.
 class image_loader {
  public:

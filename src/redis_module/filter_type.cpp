@@ -21,18 +21,6 @@ constexpr std::size_t aof_piece_bytes = std::size_t{16} << 20;
 
 RedisModuleType* filter_type = nullptr;
 
-// Calls emit(bytes) for the payload in slices of at most `limit` bytes.
-template <class Emit>
-void for_each_slice(const std::vector<std::string_view>& pieces, std::size_t limit, Emit emit) {
-  for (std::string_view piece : pieces) {
-    while (!piece.empty()) {
-      const std::size_t n = std::min(piece.size(), limit);
-      emit(piece.substr(0, n));
-      piece.remove_prefix(n);
-    }
-  }
-}
-
 struct rdb_sink final : value_sink {
   RedisModuleIO* io;
   explicit rdb_sink(RedisModuleIO* to) : io(to) {}
@@ -104,7 +92,7 @@ void rewrite_value(RedisModuleIO* aof, RedisModuleString* key, void* value) {
   const std::string header = header_of(v);
   RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
   long long offset = 0;
-  for_each_slice(payload_of(v), aof_piece_bytes, [&](std::string_view slice) {
+  for_each_payload_slice(payload_of(v), aof_piece_bytes, [&](std::string_view slice) {
     offset += static_cast<long long>(slice.size());
     RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, offset + 1, slice.data(), slice.size());
   });
@@ -141,7 +129,7 @@ int register_filter_type(RedisModuleCtx* ctx) {
   methods.mem_usage = value_memory;
   methods.digest = digest_value;
   methods.free = free_value;
-  filter_type = RedisModule_CreateDataType(ctx, "bloomkit1", encoding_version, &methods);
+  filter_type = RedisModule_CreateDataType(ctx, module_type_name, encoding_version, &methods);
   return filter_type == nullptr ? module_err : module_ok;
 }
 

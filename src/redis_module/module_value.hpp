@@ -11,6 +11,9 @@
 
 namespace bloomkit::redis_module {
 
+// The module's data type (RedisModule_CreateDataType): what TYPE replies for a module key.
+inline constexpr char module_type_name[] = "bloomkit1";
+
 struct module_value {
   std::optional<module_filter> filter;
   std::unique_ptr<image_loader> loading;

@@ -95,6 +95,11 @@ key_encoder redis_context::encoder(const std::string& name) const {
   return key_encoder(key_type::string, cli::quoted(name));
 }
 
+std::string describe_module_key(const redis_module::module_key_summary& s) {
+  return fmt::format("module key, {}, {} bits, {} filters, {} bytes", s.kind, s.bits, s.filters,
+                     s.bytes);
+}
+
 CLI::App* add_redis_subcommand(CLI::App& group, const std::string& name,
                                const std::string& description) {
   CLI::App* sub = group.add_subcommand(name, description);

@@ -17,6 +17,7 @@
 #include "bloomkit/redis/url.hpp"
 #include "commands.hpp"
 #include "key_encoding.hpp"
+#include "key_transfer.hpp"
 
 namespace bloomkit::cli {
 
@@ -69,6 +70,10 @@ struct redis_context {
   }
 };
 using redis_context_ptr = std::shared_ptr<const redis_context>;
+
+// "module key, <kind>, <bits> bits, <filters> filters, <bytes> bytes": what `redis pull` and
+// `redis push --module` print of a module key after "pulled A to B: ".
+std::string describe_module_key(const redis_module::module_key_summary& s);
 
 // A subcommand of the group: accepts the group's --url after its own arguments too.
 CLI::App* add_redis_subcommand(CLI::App& group, const std::string& name,

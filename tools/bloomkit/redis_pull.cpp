@@ -4,6 +4,9 @@
 // filter as a native classic file (`bloomkit query` and `info` work on it), a sharded one in
 // the redis-sharded-xxh3 scheme (for `redis push`; docs/REDIS.md).
 // Prints: pulled NAME to FILE: <bits> bits, <hashes> hashes, <shards> shards
+// A key NAME of the Redis module's type (BF.RESERVE, BK.RESERVE) is read with BF.SCANDUMP and
+// written as a file of its kind (key_transfer.hpp). Prints:
+//   pulled NAME to FILE: module key, <kind>, <bits> bits, <filters> filters, <bytes> bytes
 
 #include <memory>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "key_transfer.hpp"
 #include "names.hpp"
 #include "output_file.hpp"
 #include "redis_context.hpp"
@@ -28,6 +32,14 @@ struct redis_pull_options {
 void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   context.require_native("pull");
   redis::client client = context.connect();
+  if (redis_module::is_module_key(client, o.name)) {
+    output_file out(o.file);
+    const redis_module::module_key_summary s =
+        redis_module::pull_module_key(client, o.name, o.file);
+    out.commit(fmt::format("pulled {} to {}: {}\n", printable(o.name), printable(o.file),
+                           describe_module_key(s)));
+    return;
+  }
   auto filter = redis::redis_filter::open(client, o.name);
   output_file out(o.file);
   filter.pull(o.file);

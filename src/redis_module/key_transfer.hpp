@@ -1,0 +1,51 @@
+#pragma once
+// Module keys to and from filter files, as a client sees them (bloomkit::redis::client): pull
+// reads a key of the module's type with BF.SCANDUMP and saves its filter as bloomkit's own file
+// of its kind; push loads a file into a new module key with BF.LOADCHUNK. What `bloomkit redis
+// pull` (for a module key) and `redis push --module` do, and the Python binding's
+// pull_module_key / push_module_key (docs/REDIS.md, "Module keys and files"). Linked by the CLI
+// and the Python binding (target bloomkit_module_transfer, transfer.cmake), never by the module.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "bloomkit/redis/client.hpp"
+
+namespace bloomkit::redis_module {
+
+// What moved: the filter's kind as the files name it (classic, blocked, counting, scalable,
+// window), its bits (bloomkit info's `bits`), its sub-filters (BF.INFO's "Number of filters")
+// and its payload bytes.
+struct module_key_summary {
+  std::string_view kind;
+  std::uint64_t bits = 0;
+  std::uint64_t filters = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Whether key `name` holds a module filter (TYPE replies the module's type).
+bool is_module_key(redis::client& c, const std::string& name);
+
+// Saves module key `name` to `file` (file.hpp's save: atomic, locked). Every kind the module
+// holds has a file kind: a BF.RESERVE filter is a scalable file of blocked filters (a
+// NONSCALING one a blocked file), BK.RESERVE's kinds their own. The key is read with BF.SCANDUMP
+// commands; when it changes between them (a write lands mid-pull) the pull starts over, up to
+// three times. Throws bloomkit::error: not_found (no key), wrong_type (not a module key),
+// server_error (a refusal, e.g. a key still being loaded), io_error from the save.
+module_key_summary pull_module_key(redis::client& c, const std::string& name,
+                                   const std::filesystem::path& file);
+
+// Creates module key `name` from filter file `file` with BF.LOADCHUNK (the header, then the
+// payload in 8 MiB chunks); BF.* and BK.* commands then answer as for the filter of the file. A
+// file of a kind the module holds: classic, blocked, counting, a scalable chain of blocked
+// filters, a window of blocked filters (not a chain or window of classic filters, nor the peers'
+// schemes). A blocked file becomes a key that is not NONSCALING (as BK.RESERVE KIND blocked).
+// Throws bloomkit::error: already_exists (the key exists), unsupported (the server has no
+// bloomkit module, or the file's kind), the file's errors from load; a failure after the header
+// deletes the half-loaded key.
+module_key_summary push_module_key(redis::client& c, const std::filesystem::path& file,
+                                   const std::string& name);
+
+}  // namespace bloomkit::redis_module

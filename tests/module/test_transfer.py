@@ -1,0 +1,152 @@
+"""`bloomkit redis pull` of a module key and `bloomkit redis push --module`: every kind the
+module holds goes to a file of its kind and back, keys answer the same on both sides, and the
+refusals (existing target, no module, a kind the module lacks, not a module key) are clear."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import raw
+
+KEYS = [f"key{i}" for i in range(3000)]
+ABSENT = [f"absent{i}" for i in range(3000)]
+
+
+@pytest.fixture(scope="module")
+def bloomkit():
+    exe = os.environ.get("BLOOMKIT_EXE")
+    if not exe or not os.path.exists(exe):
+        pytest.skip("BLOOMKIT_EXE (the bloomkit CLI) is not set: CTest sets it")
+
+    def run(*args, stdin=None, check=True):
+        p = subprocess.run([exe, *map(str, args)], input=stdin, capture_output=True, text=True,
+                           timeout=60)
+        if check:
+            assert p.returncode == 0, f"bloomkit {args}: {p.returncode} {p.stderr}"
+        return p
+
+    return run
+
+
+def url(server):
+    return f"redis://127.0.0.1:{server.port}"
+
+
+# (how to make the key, the kind of the file pull writes)
+KINDS = [
+    (("BF.RESERVE", "f", 0.01, 500), "scalable"),  # a chain that grows past 500 keys
+    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "blocked"),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic"),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked"),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting"),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "window", "WINDOW", "100000", "SLICES", 4),
+     "window"),
+]
+
+
+@pytest.mark.parametrize("reserve,kind", KINDS, ids=[k for _, k in KINDS])
+def test_pull_then_push_round_trips_every_kind(r, shared_server, bloomkit, tmp_path, reserve,
+                                               kind):
+    r.execute_command(*reserve)
+    r.bf().madd("f", *KEYS)
+    info = raw(r, "BF.INFO", "f")
+    dump = [r.bf().scandump("f", 0)]
+    path = tmp_path / "f.bloom"
+
+    out = bloomkit("redis", "--url", url(shared_server), "pull", "f", path).stdout
+    filters = raw(r, "BF.INFO", "f", "FILTERS")[0]
+    assert out.startswith(f"pulled f to {path}: module key, {kind}, ")
+    assert f" {filters} filters, " in out
+    # The file is bloomkit's own: info names the kind, query answers every key added.
+    assert bloomkit("info", "--json", path).stdout.count(f'"kind": "{kind}"') == 1
+    present = bloomkit("query", "--count", path, stdin="\n".join(KEYS) + "\n", check=False)
+    assert present.stdout.startswith(f"present={len(KEYS)} absent=0"), present.stdout
+
+    out = bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "g").stdout
+    assert out.startswith(f"pushed {path} to g: module key, {kind}, ")
+    assert r.type("g") == b"bloomkit1"
+    assert r.bf().mexists("g", *KEYS) == [1] * len(KEYS)
+    assert r.bf().mexists("g", *ABSENT) == r.bf().mexists("f", *ABSENT)
+    assert raw(r, "BF.INFO", "g") == info
+    # The same image as the key it was pulled from, but for NONSCALING, which files do not
+    # record (byte 9 of the header; its checksum is the last 8 bytes).
+    pushed = r.bf().scandump("g", 0)[1]
+    assert pushed[9] == 0
+    assert pushed[:9] + pushed[10:-8] == dump[0][1][:9] + dump[0][1][10:-8]
+    for iterator in range(1, 2):
+        assert r.bf().scandump("g", iterator) == r.bf().scandump("f", iterator)
+
+
+def test_pull_of_a_large_filter_in_several_chunks(r, shared_server, bloomkit, tmp_path):
+    r.execute_command("BK.RESERVE", "big", 20_000_000, 0.01, "KIND", "blocked")
+    r.bf().madd("big", *KEYS)
+    path = tmp_path / "big.bloom"
+    bloomkit("redis", "--url", url(shared_server), "pull", "big", path)
+    assert os.path.getsize(path) > 16 << 20  # more than two 8 MiB chunks
+    bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "copy")
+    assert r.bf().mexists("copy", *KEYS) == [1] * len(KEYS)
+    assert raw(r, "BF.INFO", "copy") == raw(r, "BF.INFO", "big")
+
+
+def test_push_refusals(r, shared_server, bloomkit, tmp_path):
+    r.bf().madd("f", *KEYS[:10])
+    path = tmp_path / "f.bloom"
+    bloomkit("redis", "--url", url(shared_server), "pull", "f", path)
+
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "f", check=False)
+    assert p.returncode == 1
+    assert p.stderr == "bloomkit: error: module key 'f' exists\n"
+    r.set("s", "x")
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "s", check=False)
+    assert p.returncode == 1 and "module key 's' exists" in p.stderr
+    assert r.get("s") == b"x"
+
+    # A chain of classic filters is not a kind the module holds.
+    classic_chain = tmp_path / "chain.bloom"
+    bloomkit("create", "--kind", "scalable", "--capacity", 100, "--fpp", 0.01, classic_chain)
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", classic_chain, "c",
+                 check=False)
+    assert p.returncode == 1
+    assert "which the module cannot hold" in p.stderr
+    assert r.exists("c") == 0
+
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", tmp_path / "none",
+                 "n", check=False)
+    assert p.returncode == 1 and r.exists("n") == 0
+
+
+def test_pull_refusals(r, shared_server, bloomkit, tmp_path):
+    path = tmp_path / "x.bloom"
+    # Not a module key: the native layout answers as before (no such filter).
+    p = bloomkit("redis", "--url", url(shared_server), "pull", "nothing", path, check=False)
+    assert p.returncode == 1 and not path.exists()
+    # A key still being loaded is refused, and no file is written.
+    r.bf().madd("f", *KEYS[:10])
+    _, header = r.bf().scandump("f", 0)
+    r.bf().loadchunk("loading", 1, header)
+    p = bloomkit("redis", "--url", url(shared_server), "pull", "loading", path, check=False)
+    assert p.returncode == 1 and "being loaded" in p.stderr, p.stderr
+    assert not path.exists()
+
+
+def test_push_without_the_module_is_refused(bloomkit, tmp_path):
+    from conftest import ModuleServer
+    directory = tmp_path / "plain"
+    directory.mkdir()
+
+    class PlainServer(ModuleServer):
+        def command_line(self):
+            return [a for a in super().command_line()
+                    if a not in ("--loadmodule", os.environ.get("BLOOMKIT_REDIS_MODULE"))]
+
+    server = PlainServer(directory)
+    try:
+        path = tmp_path / "f.bloom"
+        bloomkit("create", "--kind", "blocked", "--capacity", 100, "--fpp", 0.01, path)
+        p = bloomkit("redis", "--url", url(server), "push", "--module", path, "f", check=False)
+        assert p.returncode == 1
+        assert "has no bloomkit module" in p.stderr
+        assert server.client().exists("f") == 0
+    finally:
+        server.kill()
