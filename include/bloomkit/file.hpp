@@ -62,13 +62,13 @@ Filter map(const std::filesystem::path& path, verify check = verify::full) {
   return detail::file_io<Filter>::map(path, check);
 }
 
-// The header and bits of any valid classic file, whatever its hash scheme: for layouts that are
-// not a bloom_filter, such as the local mirror of a sharded Redis filter (redis_sharded_xxh3,
-// docs/REDIS.md; bloomkit::redis checks its shard layout). save_raw fills in the payload fields
-// and checks the header like a loader.
+// The header and cells of any valid classic or counting file, whatever its hash scheme: for
+// layouts that are not a bloom_filter or counting_bloom_filter, such as the local mirror of a
+// sharded Redis filter (redis_sharded_xxh3, docs/REDIS.md; bloomkit::redis checks its shard
+// layout). save_raw fills in the payload fields and checks the header like a loader.
 struct raw_filter {
   file_header header;
-  bit_array bits;
+  bit_array bits;  // header.bits cells of 1 (classic) or 4 (counting) bits each
 };
 raw_filter load_raw(const std::filesystem::path& path);
 void save_raw(const file_header& header, const bit_array& bits, const std::filesystem::path& path);

@@ -15,9 +15,7 @@ file_check check_classic_fields(const file_header& h) {
           check_payload_length(h, bytes_for_bits(h.bits), std::to_string(h.bits) + " bits")) {
     return problem;
   }
-  // kind_params[0] of a redis_sharded_xxh3 file is its shard count (docs/REDIS.md), whose
-  // layout bloomkit::redis checks where it uses one; every other reserved field is 0.
-  return check_reserved_zero(h, h.scheme == hash_scheme::redis_sharded_xxh3 ? 1 : 0);
+  return check_reserved_but_shards(h);
 }
 
 template struct file_io<bloom_filter>;

@@ -1,5 +1,6 @@
 // Files of the counting filter (kind 3, docs/FORMAT.md): the header of the classic filter with
-// m = counters, and a payload of 4m bits, the counters exactly as they lie in memory.
+// m = counters, and a payload of 4m bits, the counters exactly as they lie in memory (scheme 20
+// keeps a sharded Redis counting filter's shard count in kind_params[0]).
 
 #include <string>
 #include <utility>
@@ -28,7 +29,7 @@ detail::file_check sized_kind<counting_bloom_filter>::check_fields(const file_he
           std::to_string(h.bits) + " 4-bit counters")) {
     return problem;
   }
-  return detail::check_reserved_zero(h);
+  return detail::check_reserved_but_shards(h);
 }
 
 }  // namespace bloomkit

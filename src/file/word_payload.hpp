@@ -39,8 +39,9 @@ file_check check_flags(const file_header& h, std::uint32_t allowed);
 // payload_length = `expected` bytes, for `what` ("1000 bits");
 file_check check_payload_length(const file_header& h, std::uint64_t expected,
                                 const std::string& what);
-// kind_params[first_unused..] are 0.
-file_check check_reserved_zero(const file_header& h, std::size_t first_unused = 0);
+// kind_params are 0, but for kind_params[0] of a redis_sharded_xxh3 file (a Redis filter pulled
+// as a classic or counting file): its shard count, which bloomkit::redis checks where it uses one.
+file_check check_reserved_but_shards(const file_header& h);
 
 // The bits of the payload of a filter of type Filter that `h` describes: m cells of its storage.
 template <class Filter>

@@ -1,8 +1,9 @@
 #pragma once
 // A native Redis filter's shard strings as a local filter file and back (internal;
-// docs/REDIS.md, "Push and pull"): a bit filter is a classic file (shard_file.hpp), a counting
-// filter of one shard a counting file. Only the byte order differs: Redis numbers bits MSB-first
-// (u4 counter i is the high nibble of byte i / 2 for even i), the local filters LSB-first.
+// docs/REDIS.md, "Push and pull"): a bit filter is a classic file, a counting filter a counting
+// file, of one shard or of the sharded scheme (shard_file.hpp). Only the byte order differs:
+// Redis numbers bits MSB-first (u4 counter i is the high nibble of byte i / 2 for even i), the
+// local filters LSB-first.
 
 #include <filesystem>
 
@@ -19,11 +20,7 @@ struct filter_image {
 // Loads a classic or counting filter file as the strings of a filter. errc::unsupported for a
 // file no Redis filter can hold (other kinds and schemes, more cells than one string holds).
 filter_image load_image(const std::filesystem::path& file);
-// errc::unsupported for a filter no file can hold: a counting filter of more than one shard (a
-// counting file is one array of counters).
-void require_saveable(const std::string& name, const filter_meta& m);
-// Saves the strings of filter `name` as a file (require_saveable first).
-void save_image(const std::string& name, const filter_meta& m, bit_array bits,
-                const std::filesystem::path& file);
+// Saves the strings of a filter as a file.
+void save_image(const filter_meta& m, bit_array bits, const std::filesystem::path& file);
 
 }  // namespace bloomkit::redis::detail

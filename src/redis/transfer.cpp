@@ -76,7 +76,6 @@ void redis_filter::pull(const std::filesystem::path& file) {
   const std::string& name = state_.name;
   for (int attempt = 0;; ++attempt) {
     const detail::filter_meta m = detail::require_meta(c, name);
-    detail::require_saveable(name, m);
     const shard_layout layout = m.stored();  // the strings, in bits
     detail::require_whole(c, name, detail::shard_keys(name, m.generation, layout.shard_count),
                           layout, m.guarded());
@@ -110,7 +109,7 @@ void redis_filter::pull(const std::filesystem::path& file) {
       throw error(errc::server_error,
                   "filter '" + name + "' was rebuilt repeatedly while being pulled");
     }
-    detail::save_image(name, m, std::move(bits), file);
+    detail::save_image(m, std::move(bits), file);
     return;
   }
 }

@@ -75,6 +75,30 @@ TEST_F(RedisCliCounting, PullPushRebuildExpireDrop) {
   EXPECT_EQ(server_->raw({"EXISTS", "c:meta"}).integer(), 0);
 }
 
+TEST_F(RedisCliCounting, AShardedFilterPullsIntoAShardedCountingFileAndPushesBack) {
+  ASSERT_EQ(redis({"create", "c", "--kind", "counting", "--capacity", "3000", "--fpp", "0.01",
+                   "--shard-bits", "12"})
+                .status,
+            0);
+  ASSERT_EQ(redis({"add", "c"}, lines(0, 2000)).status, 0);
+  const auto file = (dir_.path() / "c.bf").string();
+  auto r = redis({"pull", "c", file});
+  ASSERT_EQ(r.status, 0) << r;
+  // Its probes are the shards': the local commands refuse it, naming the scheme.
+  r = run(dir_.path(), {"query", file, "key-0"});
+  EXPECT_NE(r.status, 0) << r;
+  EXPECT_NE(r.err.find("redis-sharded-xxh3"), std::string::npos) << r;
+  r = redis({"push", file, "copy"});
+  ASSERT_EQ(r.status, 0) << r;
+  r = redis({"query", "copy", "--count"}, lines(0, 2000));
+  EXPECT_EQ(r.out, "present=2000 absent=0\n") << r;
+  r = redis({"remove", "copy"}, lines(0, 1000));
+  EXPECT_EQ(r.out, "removed 1000 of 1000 keys\n") << r;
+  r = redis({"info", "copy", "--json"});
+  EXPECT_NE(r.out.find("\"kind\": \"counting\""), std::string::npos) << r;
+  EXPECT_NE(r.out.find("\"inserted\": 1000"), std::string::npos) << r;
+}
+
 TEST_F(RedisCliCounting, ErrorsAndUsage) {
   ASSERT_EQ(redis({"create", "bits", "--capacity", "1000", "--fpp", "0.01"}).status, 0);
   auto r = redis({"remove", "bits", "a"});

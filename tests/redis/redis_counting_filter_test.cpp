@@ -207,16 +207,38 @@ TEST_F(RedisCountingFilter, RebuildPushPullExpireAndDrop) {
   EXPECT_TRUE(keys_of(*server_, "copy*").empty());
 }
 
-TEST_F(RedisCountingFilter, ManyShardsWorkButPullNeedsOne) {
+TEST_F(RedisCountingFilter, ManyShardsPullIntoAShardedCountingFileAndPushBackIdentically) {
   auto f = redis_counting_filter::create(*client_, "c", 5000, 0.01, 12);
   ASSERT_GT(f.layout().shard_count, 1u);
   const auto keys = make_keys(3000, 1);
-  EXPECT_EQ(f.insert_many(views(keys)), 3000u);
-  EXPECT_EQ(f.remove_many(views(keys)), 3000u);
-  EXPECT_LT(count_present(f, keys), 100u);
+  const auto v = views(keys);
+  EXPECT_EQ(f.insert_many(v), 3000u);
+  EXPECT_EQ(f.remove_many(std::span(v).first(1000)), 1000u);
   const temp_dir dir;
-  const auto msg = error_of([&] { f.pull(dir.path() / "c.bf"); }, errc::unsupported);
-  EXPECT_NE(msg.find("cannot be pulled"), npos) << msg;
+  const auto file = dir.path() / "c.bf";
+  f.pull(file);
+  // A counting file of the sharded scheme: its shard count in kind_params[0], refused by the
+  // native loader (its probes are the shards', not the native ones).
+  const auto header = read_header(file);
+  EXPECT_EQ(header.kind, filter_kind::counting);
+  EXPECT_EQ(header.scheme, hash_scheme::redis_sharded_xxh3);
+  EXPECT_EQ(header.kind_params[0], f.layout().shard_count);
+  EXPECT_EQ(header.bits, f.layout().total_bits());
+  EXPECT_EQ(header.inserted, 2000u);
+  const auto msg = error_of([&] { load<counting_bloom_filter>(file); }, errc::unsupported);
+  EXPECT_NE(msg.find("scheme"), npos) << msg;
+  // Pushed under another name: the same shards, the same answers, and pulled back the same file.
+  const auto pushed = redis_filter::push(*client_, file, "copy");
+  EXPECT_TRUE(pushed.counting());
+  EXPECT_EQ(pushed.layout().shard_count, f.layout().shard_count);
+  auto copy = redis_counting_filter::open(*client_, "copy");
+  const auto back = dir.path() / "copy.bf";
+  copy.pull(back);
+  EXPECT_EQ(bloomkit::test::read_bytes(file), bloomkit::test::read_bytes(back));
+  const std::vector<std::string> kept(keys.begin() + 1000, keys.end());
+  EXPECT_EQ(count_present(copy, kept), 2000u);
+  EXPECT_EQ(copy.remove_many(std::span(v).subspan(1000)), 2000u);
+  EXPECT_LT(count_present(copy, keys), 100u);
 }
 
 TEST_F(RedisCountingFilter, RemoveFromAMissingShardIsNotFoundAndCreatesNothing) {

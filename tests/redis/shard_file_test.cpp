@@ -51,9 +51,32 @@ TEST(RedisShardFile, LayoutsOfFilesAndHeadersOfLayoutsRoundTrip) {
   native.hashes = 7;
   EXPECT_EQ(layout_of_file(native, "n.bf"), (shard_layout{1000, 1, 7}));
   for (const shard_layout& l : {shard_layout{1024, 4, 7}, shard_layout{1000, 1, 7}}) {
-    EXPECT_EQ(layout_of_file(header_for(l), "x.bf"), l);
+    EXPECT_EQ(layout_of_file(header_for(l, 1), "x.bf"), l);
+    const file_header counting = header_for(l, 4);
+    EXPECT_EQ(counting.kind, bloomkit::filter_kind::counting);
+    EXPECT_EQ(layout_of_file(counting, "x.bf"), l);
   }
-  EXPECT_EQ(header_for({1000, 1, 7}).scheme, bloomkit::hash_scheme::xxh3_128);
+  EXPECT_EQ(header_for({1000, 1, 7}, 1).scheme, bloomkit::hash_scheme::xxh3_128);
+  EXPECT_EQ(header_for({1000, 1, 7}, 1).kind, bloomkit::filter_kind::classic);
+}
+
+TEST(RedisShardFile, CountingFilesHoldAQuarterOfTheCellsPerString) {
+  // 4 bits per counter: a shard, or a native file, of at most 2^30 counters.
+  file_header h = sharded(2, std::uint64_t{1} << 31);
+  h.kind = bloomkit::filter_kind::counting;
+  EXPECT_EQ(layout_of_file(h, "c.bf"), (shard_layout{std::uint64_t{1} << 30, 2, 7}));
+  h.bits = std::uint64_t{1} << 32;
+  auto m = error_of([&] { layout_of_file(h, "c.bf"); }, errc::corrupt_file);
+  EXPECT_NE(m.find("2 shards for 4294967296 counters"), std::string::npos) << m;
+  file_header native;
+  native.kind = bloomkit::filter_kind::counting;
+  native.bits = (std::uint64_t{1} << 30) + 64;
+  native.hashes = 7;
+  m = error_of([&] { layout_of_file(native, "n.bf"); }, errc::unsupported);
+  EXPECT_NE(m.find("1073741888 counters"), std::string::npos) << m;
+  native.kind = bloomkit::filter_kind::blocked;
+  m = error_of([&] { layout_of_file(native, "b.bf"); }, errc::unsupported);
+  EXPECT_NE(m.find("a blocked filter cannot be pushed to Redis"), std::string::npos) << m;
 }
 
 TEST(RedisShardFile, FilesThatAreNoRedisFilterAreUnsupported) {

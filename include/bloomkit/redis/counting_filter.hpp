@@ -10,8 +10,8 @@
 // It is a redis_filter whose cells are 4-bit saturating counters instead of bits: the same
 // sharded layout (a counter per probe position, all k counters of a key in one shard string of
 // 4 bits per counter), the same meta (with kind = counting), TTL, generations and rebuild,
-// drop, and push / pull of a one-shard filter to a counting filter file (bloomkit::
-// counting_bloom_filter, the same positions). Inserts and lookups are batched and pipelined by
+// drop, and push / pull to a counting filter file (one shard: a native counting_bloom_filter file,
+// the same positions; more: a counting file of the sharded scheme). Inserts and lookups are batched and pipelined by
 // the same engine as the bit filter's.
 //
 // remove(key) is atomic per key: one Lua script reads the key's counters and the shard's guard

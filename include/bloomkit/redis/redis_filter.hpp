@@ -169,15 +169,16 @@ class redis_filter {
                            unsigned shard_bits = default_shard_bits_log2,
                            filter_options options = {});
 
-  // Creates filter `name` from a local filter file (bloomkit::save): a native xxh3-128 file of
-  // at most 2^32 bits becomes a 1-shard filter, a redis-sharded-xxh3 file (from pull) keeps its
+  // Creates filter `name` from a local classic or counting filter file (bloomkit::save; a
+  // counting file makes a counting filter): a native xxh3-128 file whose cells fit one Redis
+  // string (2^32 bits) becomes a 1-shard filter, a redis-sharded-xxh3 file (from pull) keeps its
   // shards. Other files are refused (errc::unsupported). Atomic like create; an existing name
   // is errc::already_exists.
   static redis_filter push(client& c, const std::filesystem::path& file, std::string name,
                            filter_options options = {});
-  // Writes the filter to a local file: a 1-shard filter as a native classic file (bloomkit
-  // query works on it), more shards as a redis-sharded-xxh3 file. push then pull gives back
-  // the identical file.
+  // Writes the filter to a local file of its kind (classic or counting): a 1-shard filter as a
+  // native file (bloomkit query works on it), more shards as a redis-sharded-xxh3 file. push then
+  // pull gives back the identical file.
   void pull(const std::filesystem::path& file);
 
   // Whether this is a counting filter (redis_counting_filter; open() opens either kind, and
