@@ -1,20 +1,18 @@
-// Runs the loader fuzz target without libFuzzer (any compiler, any sanitizer preset): on
-// deterministic mutations of real filter files, and on the files given as arguments.
-// `--write-seeds DIR` writes the real files, as a seed corpus for libFuzzer.
+// Runs the loader fuzz target without libFuzzer (replay_driver.hpp): on real filter files of every
+// kind, deterministic mutations of them, and the files given as arguments. `--write-seeds DIR`
+// writes the real files, as a seed corpus for libFuzzer.
+
+#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "bloomkit/file.hpp"
-#include "mutate.hpp"
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+#include "replay_driver.hpp"
 
 namespace {
 
@@ -32,53 +30,20 @@ std::vector<std::uint8_t> real_file(Filter f, std::uint64_t n, const std::filesy
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::filesystem::path seed_dir = std::filesystem::temp_directory_path();
-  bool keep_seeds = false;
-  std::vector<std::string> inputs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--write-seeds" && i + 1 < argc) {
-      seed_dir = argv[++i];
-      keep_seeds = true;
-      std::filesystem::create_directories(seed_dir);
-    } else {
-      inputs.push_back(arg);
-    }
-  }
   using bloomkit::blocked_bloom_filter;
   using bloomkit::bloom_filter;
   using bloomkit::counting_bloom_filter;
   using bloomkit::scalable_bloom_filter;
-  const std::vector<std::string> names = {"seed-tiny.bloom", "seed-small.bloom",
-                                          "seed-counting.bloom", "seed-scalable.bloom",
-                                          "seed-blocked.bloom"};
-  std::vector<std::vector<std::uint8_t>> seeds = {
-      real_file(bloom_filter::for_capacity(1, 0.5), 1, seed_dir, names[0]),
-      real_file(bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[1]),
-      real_file(counting_bloom_filter::for_capacity(200, 0.05), 200, seed_dir, names[2]),
-      real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, seed_dir, names[3]),
-      real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, seed_dir, names[4]),
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bloomkit-fuzz-seeds-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<std::vector<std::uint8_t>> seeds = {
+      real_file(bloom_filter::for_capacity(1, 0.5), 1, dir, "tiny"),
+      real_file(bloom_filter::for_capacity(300, 0.01), 300, dir, "small"),
+      real_file(counting_bloom_filter::for_capacity(200, 0.05), 200, dir, "counting"),
+      real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, dir, "scalable"),
+      real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, dir, "blocked"),
   };
-  if (!keep_seeds) {
-    for (const auto& name : names) std::filesystem::remove(seed_dir / name);
-  }
-  std::size_t runs = 0;
-  for (const auto& path : inputs) {
-    std::ifstream in(path, std::ios::binary);
-    const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-    LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-    ++runs;
-  }
-  std::mt19937_64 rng(20261122);
-  for (const auto& seed : seeds) {
-    LLVMFuzzerTestOneInput(seed.data(), seed.size());
-    for (int round = 0; round < 3000; ++round) {
-      auto bytes = seed;
-      bloomkit::test::mutate(bytes, rng, 160);
-      LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-      ++runs;
-    }
-  }
-  std::printf("fuzz replay: %zu inputs, no crash\n", runs);
-  return 0;
+  std::filesystem::remove_all(dir);
+  return bloomkit::test::run_replay(argc, argv, seeds, {"fuzz replay", 20261122, 3000, 160});
 }

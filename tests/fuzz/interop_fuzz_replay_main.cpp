@@ -1,19 +1,15 @@
-// Runs the interop fuzz target without libFuzzer (any compiler, any sanitizer preset): on the
-// peers' vector files (tests/data/interop) and deterministic mutations of them.
+// Runs the interop fuzz target without libFuzzer (replay_driver.hpp): on the peers' vector files
+// (tests/data/interop), deterministic mutations of them, and the files given as arguments.
 // `--write-seeds DIR` writes the seeds (selector byte + file), as a corpus for libFuzzer.
 
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "mutate.hpp"
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+#include "replay_driver.hpp"
 
 namespace {
 
@@ -44,28 +40,6 @@ int main(int argc, char** argv) {
       if (p.extension() == ".redis") seeds.push_back(seed(4, p));
     }
   }
-  if (argc == 3 && std::string(argv[1]) == "--write-seeds") {
-    std::filesystem::create_directories(argv[2]);
-    for (std::size_t i = 0; i < seeds.size(); ++i) {
-      std::ofstream out(std::filesystem::path(argv[2]) / ("seed-" + std::to_string(i)),
-                        std::ios::binary);
-      out.write(reinterpret_cast<const char*>(seeds[i].data()),
-                static_cast<std::streamsize>(seeds[i].size()));
-    }
-    return 0;
-  }
-  std::size_t runs = 0;
-  std::mt19937_64 rng(20261123);
-  for (const auto& s : seeds) {
-    LLVMFuzzerTestOneInput(s.data(), s.size());
-    for (int round = 0; round < 1500; ++round) {
-      auto bytes = s;
-      bloomkit::test::mutate(bytes, rng, 40);
-      if (!bytes.empty()) bytes[0] = s[0];  // keep the reader
-      LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-      ++runs;
-    }
-  }
-  std::printf("interop fuzz replay: %zu seeds, %zu mutations, no crash\n", seeds.size(), runs);
-  return seeds.empty() ? 1 : 0;
+  return bloomkit::test::run_replay(argc, argv, seeds,
+                                    {"interop fuzz replay", 20261123, 1500, 40, true});
 }

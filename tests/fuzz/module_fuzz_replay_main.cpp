@@ -1,24 +1,18 @@
-// Runs the module fuzz target (module_fuzz.cpp) without libFuzzer (any compiler, any sanitizer
-// preset): on real RDB values and BF.LOADCHUNK chunk streams of every kind of module filter, on
+// Runs the module fuzz target (module_fuzz.cpp) without libFuzzer (replay_driver.hpp): on real RDB
+// values and BF.LOADCHUNK chunk streams of every kind of module filter, on
 // deterministic mutations of them, and on the files given as arguments. `--write-seeds DIR`
 // writes the real inputs, as a seed corpus for libFuzzer.
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "chunk_loading.hpp"
 #include "module_bytes.hpp"
-#include "mutate.hpp"
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+#include "replay_driver.hpp"
 
 namespace {
 
@@ -103,17 +97,6 @@ bool loads(const std::string& value, const std::string& chunks) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::filesystem::path seed_dir;
-  std::vector<std::string> inputs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--write-seeds" && i + 1 < argc) {
-      seed_dir = argv[++i];
-      std::filesystem::create_directories(seed_dir);
-    } else {
-      inputs.push_back(arg);
-    }
-  }
   std::vector<std::vector<std::uint8_t>> seeds;
   for (const module_filter& f : filters()) {
     for (const std::string& value : rdb_values(f)) {
@@ -127,34 +110,6 @@ int main(int argc, char** argv) {
     seeds.push_back(input(1, chunk_stream(f, 256)));
     seeds.push_back(input(3, chunk_stream(f, 97)));
   }
-  if (!seed_dir.empty()) {
-    for (std::size_t i = 0; i < seeds.size(); ++i) {
-      std::ofstream out(seed_dir / ("seed-" + std::to_string(i)), std::ios::binary);
-      out.write(reinterpret_cast<const char*>(seeds[i].data()),
-                static_cast<std::streamsize>(seeds[i].size()));
-    }
-  }
-  std::size_t runs = 0;
-  for (const auto& path : inputs) {
-    std::ifstream in(path, std::ios::binary);
-    const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-    LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-    ++runs;
-  }
-  std::mt19937_64 rng(20261127);
-  for (const auto& seed : seeds) {
-    LLVMFuzzerTestOneInput(seed.data(), seed.size());
-    ++runs;
-    for (int round = 0; round < 400; ++round) {
-      auto bytes = seed;
-      test::mutate(bytes, rng, 160);
-      // Keep the mode: mutate the value, not what it is.
-      if (bytes.empty()) bytes.push_back(seed[0]);
-      bytes[0] = seed[0];
-      LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
-      ++runs;
-    }
-  }
-  std::printf("module fuzz replay: %zu inputs, no crash\n", runs);
-  return 0;
+  // The mode byte is kept: mutate the value, not what it is.
+  return test::run_replay(argc, argv, seeds, {"module fuzz replay", 20261127, 400, 160, true});
 }
