@@ -17,6 +17,7 @@ void bind_compat(py::module_& m);
 void bind_redis(py::module_& m);
 void bind_redis_window(py::module_& m);
 void bind_redis_peers(py::module_& m);
+void bind_redis_module_keys(py::module_& m);
 #endif
 }  // namespace bloomkit::python
 
@@ -31,6 +32,7 @@ PYBIND11_MODULE(_bloomkit, m) {
   bloomkit::python::bind_redis(m);
   bloomkit::python::bind_redis_window(m);
   bloomkit::python::bind_redis_peers(m);
+  bloomkit::python::bind_redis_module_keys(m);
   m.attr("has_redis") = true;
 #else
   m.attr("has_redis") = false;

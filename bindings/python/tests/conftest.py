@@ -34,14 +34,14 @@ def _free_port():
 
 
 class RedisServer:
-    def __init__(self, directory):
+    def __init__(self, directory, *extra):
         if shutil.which("redis-server") is None:
             pytest.skip("redis-server is not installed (scripts/setup installs it)")
         for _ in range(5):
             self.port = _free_port()
             self.proc = subprocess.Popen(
                 ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                 "--dir", str(directory), "--save", "", "--appendonly", "no"],
+                 "--dir", str(directory), "--save", "", "--appendonly", "no", *extra],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if self._wait_ready():
                 return
@@ -100,5 +100,16 @@ def _read_reply(f):
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
     server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory):
+    """A redis-server with bloomkit's module loaded (BLOOMKIT_REDIS_MODULE, set by CTest)."""
+    module = os.environ.get("BLOOMKIT_REDIS_MODULE")
+    if not module or not os.path.exists(module):
+        pytest.skip("BLOOMKIT_REDIS_MODULE (the module's .so) is not set: CTest sets it")
+    server = RedisServer(tmp_path_factory.mktemp("redis_module"), "--loadmodule", module)
     yield server
     server.stop()

@@ -1,0 +1,98 @@
+"""bloomkit.pull_module_key / push_module_key / is_module_key against a real redis-server that
+loads bloomkit's Redis module: every kind the module holds to a file and back, the same answers
+on both sides, the files the CLI's `redis pull` writes, and the refusals."""
+
+import pytest
+
+import bloomkit
+
+if not bloomkit.has_redis:
+    pytest.skip("built without bloomkit::redis", allow_module_level=True)
+
+KEYS = [f"key{i}" for i in range(2000)]
+ABSENT = [f"absent{i}" for i in range(2000)]
+
+# (the command that makes key f, the kind and class of the file)
+KINDS = [
+    (("BF.RESERVE", "f", 0.01, 300), "scalable", bloomkit.ScalableBlockedBloomFilter),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic", bloomkit.BloomFilter),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked", bloomkit.BlockedBloomFilter),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
+     bloomkit.CountingBloomFilter),
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "window", "WINDOW", 100000, "SLICES", 4), "window",
+     bloomkit.WindowFilter),
+]
+
+
+@pytest.fixture
+def server(module_server):
+    module_server.command("FLUSHALL")
+    return module_server
+
+
+def exists_all(server, name, keys):
+    return server.command("BF.MEXISTS", name, *keys)
+
+
+@pytest.mark.parametrize("reserve,kind,cls", KINDS, ids=[k for _, k, _ in KINDS])
+def test_pull_then_push_every_kind(server, tmp_path, cli, reserve, kind, cls):
+    server.command(*reserve)
+    server.command("BF.MADD", "f", *KEYS)
+    assert bloomkit.is_module_key(server.url, "f")
+    path = tmp_path / "f.bloom"
+    s = bloomkit.pull_module_key(server.url, "f", path)
+    assert s["kind"] == kind
+    assert s["filters"] == server.command("BF.INFO", "f", "FILTERS")[0]
+    f = bloomkit.load(path)
+    assert type(f) is cls
+    assert f.bits == s["bits"]
+    assert all(key in f for key in KEYS)
+    # The CLI writes the same file.
+    cli_path = tmp_path / "cli.bloom"
+    cli("redis", "--url", server.url, "pull", "f", cli_path)
+    assert cli_path.read_bytes() == path.read_bytes()
+
+    assert bloomkit.push_module_key(server.url, path, "g") == s
+    assert bloomkit.is_module_key(server.url, "g")
+    assert exists_all(server, "g", KEYS) == [1] * len(KEYS)
+    assert exists_all(server, "g", ABSENT) == exists_all(server, "f", ABSENT)
+    assert server.command("BF.INFO", "g") == server.command("BF.INFO", "f")
+
+
+def test_a_local_filter_pushed_answers_as_it_does(server, tmp_path):
+    f = bloomkit.BlockedBloomFilter.for_capacity(10_000, 0.01)
+    f.add_many(KEYS)
+    path = tmp_path / "local.bloom"
+    f.save(path)
+    s = bloomkit.push_module_key(server.url, path, "local")
+    assert s["kind"] == "blocked" and s["filters"] == 1 and s["bits"] == f.bits
+    answers = exists_all(server, "local", ABSENT)
+    assert answers == [int(key in f) for key in ABSENT]
+    assert exists_all(server, "local", KEYS) == [1] * len(KEYS)
+
+
+def test_refusals(server, tmp_path):
+    server.command("BF.MADD", "f", *KEYS[:10])
+    path = tmp_path / "f.bloom"
+    bloomkit.pull_module_key(server.url, "f", path)
+    with pytest.raises(bloomkit.AlreadyExistsError, match="module key 'f' exists"):
+        bloomkit.push_module_key(server.url, path, "f")
+    with pytest.raises(bloomkit.NotFoundError, match="module key 'none' does not exist"):
+        bloomkit.pull_module_key(server.url, "none", tmp_path / "none.bloom")
+    server.command("SET", "s", "x")
+    assert not bloomkit.is_module_key(server.url, "s")
+    with pytest.raises(bloomkit.WrongTypeError, match="not a module filter"):
+        bloomkit.pull_module_key(server.url, "s", tmp_path / "s.bloom")
+    assert not (tmp_path / "none.bloom").exists() and not (tmp_path / "s.bloom").exists()
+    chain = bloomkit.ScalableBloomFilter.for_capacity(100, 0.01)
+    chain.save(tmp_path / "chain.bloom")
+    with pytest.raises(bloomkit.UnsupportedError, match="which the module cannot hold"):
+        bloomkit.push_module_key(server.url, tmp_path / "chain.bloom", "c")
+    assert server.command("EXISTS", "c") == 0
+
+
+def test_push_without_the_module(redis_server, tmp_path):
+    path = tmp_path / "f.bloom"
+    bloomkit.BloomFilter.for_capacity(100, 0.01).save(path)
+    with pytest.raises(bloomkit.UnsupportedError, match="has no bloomkit module"):
+        bloomkit.push_module_key(redis_server.url, path, "f")
