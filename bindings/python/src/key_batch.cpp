@@ -1,9 +1,11 @@
 #include "key_batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "bloomkit/error.hpp"
 #include "keys.hpp"
@@ -90,7 +92,6 @@ key_batch::key_batch(py::handle keys) {
 }
 
 key_batch::~key_batch() {
-  release_objects();
   if (holds_buffer_) PyBuffer_Release(&buffer_);
 }
 
@@ -136,79 +137,121 @@ void key_batch::run_buffer(const chunk_fn& fn) {
   if (!views.empty()) flush();
 }
 
-void key_batch::convert_objects() {
-  views_.clear();
-  int_bytes_.resize(objects_.size());
-  std::size_t ints = 0;
-  for (PyObject* key : objects_) {
-    std::string_view bytes;
-    if (!simple_key_bytes(key, bytes)) {
-      if (PyLong_Check(key)) {
-        int_bytes_[ints] = int_key_bytes(key);
-        bytes = std::string_view(int_bytes_[ints].data(), 8);
-        ++ints;
-      } else if (PyObject_CheckBuffer(key)) {
-        Py_buffer b{};
-        if (PyObject_GetBuffer(key, &b, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-        buffers_.push_back(b);
-        bytes = std::string_view(static_cast<const char*>(b.buf), static_cast<std::size_t>(b.len));
-      } else {
-        PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
-                     Py_TYPE(key)->tp_name);
-        throw py::error_already_set();
-      }
+void key_batch::append_bytes(const char* data, std::size_t size) {
+  if (capacity_ - used_ < size) {
+    // Grow and move the chunk's bytes so far; their views move with them.
+    const std::size_t capacity = std::max({2 * capacity_, used_ + size, std::size_t{4096}});
+    auto bytes = std::make_unique<char[]>(capacity);
+    if (used_ != 0) std::memcpy(bytes.get(), bytes_.get(), used_);
+    for (std::string_view& v : views_) {
+      v = std::string_view(bytes.get() + (v.data() - bytes_.get()), v.size());
     }
-    views_.push_back(bytes);
+    bytes_ = std::move(bytes);
+    capacity_ = capacity;
+  }
+  char* to = bytes_.get() + used_;
+  if (size != 0) std::memcpy(to, data, size);
+  used_ += size;
+  views_.emplace_back(to, size);
+}
+
+void key_batch::append_key(PyObject* key) {
+  if (PyUnicode_Check(key)) {
+    // The common key: a compact ASCII str is its own UTF-8, right after the object's header.
+    if (PyUnicode_IS_COMPACT_ASCII(key)) {
+      append_bytes(static_cast<const char*>(PyUnicode_DATA(key)),
+                   static_cast<std::size_t>(PyUnicode_GET_LENGTH(key)));
+      return;
+    }
+  }
+  std::string_view bytes;
+  if (simple_key_bytes(key, bytes)) {
+    append_bytes(bytes.data(), bytes.size());
+  } else if (PyLong_Check(key)) {
+    const std::array<char, 8> b = int_key_bytes(key);
+    append_bytes(b.data(), b.size());
+  } else if (PyObject_CheckBuffer(key)) {
+    // The exporter may run Python code: the key is held while it does.
+    const auto held = py::reinterpret_borrow<py::object>(key);
+    Py_buffer b{};
+    if (PyObject_GetBuffer(key, &b, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+    try {
+      append_bytes(static_cast<const char*>(b.buf), static_cast<std::size_t>(b.len));
+    } catch (...) {
+      PyBuffer_Release(&b);
+      throw;
+    }
+    PyBuffer_Release(&b);
+  } else {
+    PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
+                 Py_TYPE(key)->tp_name);
+    throw py::error_already_set();
   }
 }
 
-void key_batch::release_objects() noexcept {
-  for (Py_buffer& b : buffers_) PyBuffer_Release(&b);
-  buffers_.clear();
-  for (PyObject* o : objects_) Py_DECREF(o);
-  objects_.clear();
+void key_batch::fill_from_sequence(std::size_t first) {
+  PyObject* seq = source_.ptr();
+  if (static_cast<std::size_t>(Py_SIZE(seq)) != *size_) {
+    throw py::value_error("the list of keys changed size during the call");
+  }
+  const bool list = PyList_Check(seq);
+  const auto item = [&](std::size_t i) {
+    return list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
+  };
+  // The keys are scattered over the heap: the first 128 bytes of each (its header and, for a
+  // short str, its characters) are fetched `ahead` keys before it is read, so that the cache
+  // misses of many keys overlap.
+  constexpr std::size_t ahead = 24;
+  const std::size_t end = std::min(*size_, first + chunk_keys);
+  for (std::size_t i = first; i < end && !chunk_full(); ++i) {
+    if (i + ahead < end) {
+      const char* next = reinterpret_cast<const char*>(item(i + ahead));
+      __builtin_prefetch(next);
+      __builtin_prefetch(next + 64);
+      __builtin_prefetch(next + 127);
+    }
+    PyObject* key = item(i);
+    // Borrowed: nothing runs between reading the item and copying its bytes but this code and,
+    // for a buffer key, its exporter (append_key holds the key meanwhile).
+    append_key(key);
+    if (static_cast<std::size_t>(Py_SIZE(seq)) != *size_) {  // an exporter ran Python code
+      throw py::value_error("the list of keys changed size during the call");
+    }
+  }
+}
+
+bool key_batch::fill_from_iterator() {
+  while (!chunk_full()) {
+    PyObject* key = PyIter_Next(source_.ptr());
+    if (key == nullptr) {
+      if (PyErr_Occurred()) throw py::error_already_set();
+      return false;
+    }
+    const auto owned = py::reinterpret_steal<py::object>(key);
+    append_key(key);
+  }
+  return true;
 }
 
 std::size_t key_batch::run_objects(const chunk_fn& fn) {
-  objects_.reserve(chunk_keys);
-  views_.reserve(chunk_keys);
+  if (size_) views_.reserve(std::min(chunk_keys, *size_));
   std::size_t first = 0;
   while (true) {
+    views_.clear();
+    used_ = 0;
+    bool more = true;
     if (mode_ == mode::sequence) {
-      PyObject* seq = source_.ptr();
-      const auto size = static_cast<std::size_t>(Py_SIZE(seq));
-      if (size != *size_) throw py::value_error("the list of keys changed size during the call");
-      const std::size_t end = std::min(size, first + chunk_keys);
-      for (std::size_t i = first; i < end; ++i) {
-        PyObject* item = PyList_Check(seq) ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
-        Py_INCREF(item);
-        objects_.push_back(item);
-      }
+      fill_from_sequence(first);
+      more = first + views_.size() < *size_;
     } else {
-      while (objects_.size() < chunk_keys) {
-        PyObject* item = PyIter_Next(source_.ptr());
-        if (item == nullptr) {
-          if (PyErr_Occurred()) throw py::error_already_set();
-          break;
-        }
-        objects_.push_back(item);
-      }
+      more = fill_from_iterator();
     }
-    if (objects_.empty()) break;
-    try {
-      convert_objects();
-      {
-        py::gil_scoped_release unlocked;
-        fn(views_, first);
-      }
-    } catch (...) {
-      release_objects();
-      throw;
+    if (!views_.empty()) {
+      py::gil_scoped_release unlocked;
+      fn(views_, first);
     }
-    first += objects_.size();
-    const bool last = objects_.size() < chunk_keys;
-    release_objects();
-    if (last) break;
+    first += views_.size();
+    if (!more) break;
   }
   return first;
 }

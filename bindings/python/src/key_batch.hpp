@@ -8,12 +8,15 @@
 //     one key per line, split as the CLI splits its input (docs/CLI.md, "Keys").
 // A str is refused (TypeError): iterating it would give its characters.
 //
-// While a chunk runs without the GIL, the batch holds a reference to each of its keys (or the
-// buffer export), so another thread changing the list cannot free what the C++ code reads.
+// The keys of an object batch are read with the GIL held, a chunk at a time: the bytes of each
+// key are copied into the batch's own buffer, and the chunk then runs over views of that buffer
+// with the GIL released. Nothing of a key is read without the GIL, so another thread changing
+// the list (or a bytearray key) meanwhile cannot free or change what the C++ code reads, and no
+// key needs a reference of its own (a reference count written per key cost as much as the
+// lookup: bench/RESULTS.md, "Python").
 
 #include <Python.h>
 
-#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -43,16 +46,24 @@ class key_batch {
   std::size_t run(const chunk_fn& fn);
 
   // Keys per chunk: enough for the C++ pipeline to overlap its cache misses, few enough that the
-  // references and views of one chunk stay in cache.
+  // views and the copied bytes of one chunk stay in cache.
   static constexpr std::size_t chunk_keys = 8192;
+  // An object chunk also ends once its copied bytes reach this (long keys), after the key that
+  // crossed it.
+  static constexpr std::size_t chunk_bytes = 64 * chunk_keys;
 
  private:
   enum class mode { integers, lines, sequence, iterator };
   void run_buffer(const chunk_fn& fn);
   std::size_t run_objects(const chunk_fn& fn);
-  // Fills the chunk's views from objects_ (with the GIL); throws for a key of a wrong type.
-  void convert_objects();
-  void release_objects() noexcept;
+  // Fill the next chunk (with the GIL) from the list / tuple at `first`, or from the iterator
+  // (false once it is exhausted); throw for a key of a wrong type.
+  void fill_from_sequence(std::size_t first);
+  bool fill_from_iterator();
+  // Copies the bytes of `key` to the chunk; throws for a key of a wrong type.
+  void append_key(PyObject* key);
+  void append_bytes(const char* data, std::size_t size);
+  bool chunk_full() const noexcept { return views_.size() == chunk_keys || used_ >= chunk_bytes; }
 
   mode mode_ = mode::sequence;
   pybind11::object source_;  // the list/tuple, or the iterator
@@ -61,12 +72,12 @@ class key_batch {
   std::size_t item_size_ = 0;
   std::optional<std::size_t> size_;
 
-  // The current chunk of an object batch: the keys (owned references), their views, the bytes
-  // of its int keys and the exports of its buffer keys.
-  std::vector<PyObject*> objects_;
+  // The current chunk of an object batch: the keys' bytes, one after the other in bytes_
+  // (used_ of capacity_), and their views.
+  std::unique_ptr<char[]> bytes_;
+  std::size_t capacity_ = 0;
+  std::size_t used_ = 0;
   std::vector<std::string_view> views_;
-  std::vector<std::array<char, 8>> int_bytes_;
-  std::vector<Py_buffer> buffers_;
 };
 
 // The out= buffer of contains_many: writable, C-contiguous, 1-byte items (a NumPy bool array, a

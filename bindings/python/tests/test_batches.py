@@ -114,3 +114,25 @@ def test_threads_share_a_filter():
         t.join()
     assert not errors
     assert f.contains_many(keys) == len(keys)
+
+
+def test_long_and_non_ascii_keys_hash_as_single_keys(tmp_path):
+    # Chunks that end on their bytes (key_batch::chunk_bytes) rather than their count, a key
+    # longer than a whole chunk, str that are not ASCII (their cached UTF-8), a str subclass and
+    # buffer keys: a batch sets the very bits that the same keys added one by one set.
+    class Text(str):
+        pass
+
+    keys = [f"é{i}" * 150 for i in range(4000)] + ["x" * (3 << 20), Text("sub"), "€uro"]
+    keys += [bytearray(b"y" * 100_000), memoryview(b"zz"), b"", "", 7, -1]
+    batch = bloomkit.BloomFilter.for_capacity(10_000, 0.01)
+    single = bloomkit.BloomFilter.for_capacity(10_000, 0.01)
+    batch.add_many(keys)
+    for k in keys:
+        single.add(k)
+    batch.save(tmp_path / "batch.bkf")
+    single.save(tmp_path / "single.bkf")
+    assert (tmp_path / "batch.bkf").read_bytes() == (tmp_path / "single.bkf").read_bytes()
+    out = bytearray(len(keys))
+    assert batch.contains_many(iter(keys), out=out) == len(keys)
+    assert all(out)
