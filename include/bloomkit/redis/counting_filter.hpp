@@ -10,9 +10,9 @@
 // It is a redis_filter whose cells are 4-bit saturating counters instead of bits: the same
 // sharded layout (a counter per probe position, all k counters of a key in one shard string of
 // 4 bits per counter), the same meta (with kind = counting), TTL, generations and rebuild,
-// drop, and push / pull to a counting filter file (one shard: a native counting_bloom_filter file,
-// the same positions; more: a counting file of the sharded scheme). Inserts and lookups are batched and pipelined by
-// the same engine as the bit filter's.
+// drop, and push / pull to a counting filter file (one shard: a native counting_bloom_filter
+// file, the same positions; more: a counting file of the sharded scheme). Inserts and lookups are
+// batched and pipelined by the same engine as the bit filter's.
 //
 // remove(key) is atomic per key: one Lua script reads the key's counters and the shard's guard
 // bit, refuses a key with a zero counter (definitely absent: nothing changes), and decrements
