@@ -401,4 +401,59 @@ std::uint64_t blocked_natural_capacity(std::uint64_t blocks) {
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(n));
 }
 
+void validate_word_filter(std::uint32_t word_bits, std::uint32_t k, std::uint64_t words) {
+  if (word_bits < 8 || word_bits > 512) {
+    throw error(errc::invalid_argument,
+                "word size must be 8..512 bits (got " + std::to_string(word_bits) + ")");
+  }
+  if (k < 1 || k > max_word_hashes || k > word_bits) {
+    throw error(errc::invalid_argument, "bits per key must be 1.." +
+                                            std::to_string(max_word_hashes) + " (got " +
+                                            std::to_string(k) + ")");
+  }
+  if (words < 1 || words > max_bits / word_bits) {
+    throw error(errc::invalid_argument, "word count must be 1.." +
+                                            std::to_string(max_bits / word_bits) + " (got " +
+                                            std::to_string(words) + ")");
+  }
+}
+
+double word_filter_fpp(std::uint32_t word_bits, std::uint32_t k, std::uint64_t words,
+                       std::uint64_t n) {
+  validate_word_filter(word_bits, k, words);
+  if (n == 0) return 0.0;
+  const double zero_per_key = std::log1p(-static_cast<double>(k) / word_bits);
+  const auto word_fpp = [&](double load) { return std::pow(-std::expm1(load * zero_per_key), k); };
+  const double lambda = static_cast<double>(n) / static_cast<double>(words);
+  if (lambda - 40 * std::sqrt(lambda) > 64.0 * word_bits) return 1.0;  // every word full
+  return std::min(1.0, binomial_mixture(n, words, word_fpp));
+}
+
+word_filter_params word_filter_sizing(std::uint32_t word_bits, std::uint64_t n, double p) {
+  validate_capacity(n);
+  validate_fpp(p);
+  validate_word_filter(word_bits, 1, 1);
+  const std::uint64_t most = max_bits / word_bits;
+  word_filter_params best;
+  for (std::uint32_t k = 1; k <= max_word_hashes; ++k) {
+    if (!(word_filter_fpp(word_bits, k, most, n) <= p)) continue;
+    // fpp falls as words grow: bisect for the fewest that hold p.
+    std::uint64_t lo = 0;
+    std::uint64_t hi = best.words != 0 ? best.words : most;
+    if (!(word_filter_fpp(word_bits, k, hi, n) <= p)) continue;
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      (word_filter_fpp(word_bits, k, mid, n) <= p ? hi : lo) = mid;
+    }
+    if (best.words == 0 || hi < best.words) best = {hi, k};
+  }
+  if (best.words == 0) {
+    throw error(errc::too_large, "capacity " + std::to_string(n) + " at fpp " +
+                                     detail::exact_double(p) +
+                                     " needs more bits than the maximum of " +
+                                     std::to_string(max_bits) + " (8 TiB)");
+  }
+  return best;
+}
+
 }  // namespace bloomkit

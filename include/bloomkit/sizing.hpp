@@ -141,6 +141,33 @@ std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p);
 // (the capacity given to a filter made from a size alone).
 std::uint64_t blocked_natural_capacity(std::uint64_t blocks);
 
+// --- Word-blocked filters -----------------------------------------------------------------
+// A word-blocked filter is an array of w-bit words (8 <= w <= 512); a key sets k distinct bits
+// of one word. Window filters use them: one word per slice holds a key, so a key's words of
+// every slice sit in one or two cache lines (in process) or are read with one BITFIELD GET per
+// slice (Redis). With i keys in a word a given bit is still 0 with probability (1 - k/w)^i, so
+// a key never inserted is a false positive with probability at most
+//   fpp(i) = (1 - (1 - k/w)^i)^k
+// (bits of one word fill negatively associated, so f^k bounds the chance that k given bits are
+// all set), and over b words holding n keys fpp = sum_i Bin(i; n, 1/b) fpp(i).
+
+struct word_filter_params {
+  std::uint64_t words = 0;
+  std::uint32_t hashes = 0;  // k, 1..max_word_hashes
+  friend bool operator==(const word_filter_params&, const word_filter_params&) = default;
+};
+inline constexpr std::uint32_t max_word_hashes = 16;
+
+// Throws errc::invalid_argument unless 8 <= word_bits <= 512, 1 <= k <= max_word_hashes and
+// words >= 1.
+void validate_word_filter(std::uint32_t word_bits, std::uint32_t k, std::uint64_t words);
+// The FPP above of `words` words of word_bits bits with k bits per key, holding n keys.
+double word_filter_fpp(std::uint32_t word_bits, std::uint32_t k, std::uint64_t words,
+                       std::uint64_t n);
+// The fewest words (and its k, the smaller on a tie) with word_filter_fpp <= p at n keys.
+// Throws errc::too_large when more than max_bits bits would be needed.
+word_filter_params word_filter_sizing(std::uint32_t word_bits, std::uint64_t n, double p);
+
 // Bytes of the 64-bit word array that holds m bits.
 constexpr std::uint64_t bytes_for_bits(std::uint64_t m) {
   return (m + 63) / 64 * 8;
