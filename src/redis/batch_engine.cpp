@@ -8,9 +8,9 @@
 
 namespace bloomkit::redis::detail {
 
-std::uint64_t* placement_sink::add(std::uint64_t string, std::uint32_t cells) {
+std::uint64_t* placement_sink::add(std::uint64_t string, std::uint32_t cells, std::uint64_t mask) {
   const std::size_t first = offsets.size();
-  placements.push_back({string, key_, cells, first});
+  placements.push_back({string, key_, cells, first, mask});
   offsets.resize(first + cells);
   return offsets.data() + first;
 }
@@ -70,7 +70,9 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
   if (write) add_checks();
   where.bitfields_begin = cs.size();
   const std::string guard_bit = guarded ? std::to_string(where.check.guard_bit) : std::string();
-  const bool bits = codec.type == "u1";
+  const bool words = !write && codec.masked_word_reads;
+  const bool bits = !words && codec.type == "u1";
+  const bool numbers = words || codec.cell_numbers;
   for (const auto& g : plan.groups) {
     std::size_t cells = 0;
     for (std::size_t p = g.begin; p < g.end; ++p) cells += plan.placements[p].cells;
@@ -94,11 +96,13 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
         }
         if (bits) {
           c.args.emplace_back("u1");
+        } else if (words) {
+          c.args.emplace_back("i64");  // BITFIELD has no u64
         } else {
           c.args.push_back(codec.type);
         }
         c.args.push_back(std::to_string(plan.offsets[i]));
-        if (codec.cell_numbers) c.args.back().insert(c.args.back().begin(), '#');
+        if (numbers) c.args.back().insert(c.args.back().begin(), '#');
         if (write) c.args.emplace_back("1");
       }
     }
@@ -131,6 +135,7 @@ batch_answers decode(const batch_layout& layout, const batch_plan& plan,
   const long long marker =
       layout.codec().write == cell_codec::write_kind::saturating_increment ? 1 : 0;
   const std::size_t skip = guarded ? 1 : 0;
+  const bool words = !write && layout.codec().masked_word_reads;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const reply& r = replies[where.bitfields_begin + g];
     const std::string& key = cs[where.bitfields_begin + g].args[1];
@@ -158,6 +163,8 @@ batch_answers decode(const batch_layout& layout, const batch_plan& plan,
         const long long v = values[at++].integer();
         if (write) {
           hit |= v == marker;
+        } else if (words) {
+          hit &= (static_cast<std::uint64_t>(v) & pl.mask) == pl.mask;
         } else {
           hit &= v != 0;
         }

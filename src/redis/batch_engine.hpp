@@ -8,8 +8,8 @@
 // which cells), how a cell is read and written (cell_codec: u1 bits, saturating u4 counters),
 // and how a string proves it is whole (string_check: a guard bit, a length, nothing). The
 // native sharded filter (native_layout.hpp), the peers' single strings (single_string_layout.hpp:
-// go-zero with any k, the Guava-based SETBIT helper) and the rebuild's fill all go through here;
-// so do the layouts still to come (a time window's slices, counting cells).
+// go-zero with any k, the Guava-based SETBIT helper), the rebuild's fill, counting cells and a
+// time window's slices (bits, or 64-bit words read whole: masked_word_reads) all go through here.
 
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +43,11 @@ struct cell_codec {
   // Offsets are cell numbers written "#n" (the n-th cell of `type`), not bit offsets.
   bool cell_numbers = false;
   write_kind write = write_kind::set_one;
+  // Word-blocked layouts: a read placement is one `GET i64 #<word>` per cell (its offsets are
+  // word numbers) and answers true when every bit of the placement's mask is set in the
+  // integer; writes stay `type` cells. Redis returns the word's first bit as the integer's most
+  // significant one: the layout's masks are in integer bits.
+  bool masked_word_reads = false;
 };
 
 // How a batch proves that a string it touches is whole (docs/REDIS.md, "Missing shards"): a
@@ -64,6 +69,7 @@ struct placement {
   std::uint32_t key;    // index into the batch's keys
   std::uint32_t cells;  // offsets[first .. first + cells) of the sink
   std::size_t first;
+  std::uint64_t mask = 0;  // cell_codec::masked_word_reads: the bits a read needs set
 };
 
 // Collects where a layout places the keys of a batch, one key after the other.
@@ -72,7 +78,7 @@ class placement_sink {
   // Adds a placement of the current key in the layout's string number `string`, of `cells`
   // cells; returns where the layout writes their offsets (bit offsets, or cell numbers with
   // cell_codec::cell_numbers).
-  std::uint64_t* add(std::uint64_t string, std::uint32_t cells);
+  std::uint64_t* add(std::uint64_t string, std::uint32_t cells, std::uint64_t mask = 0);
   void next_key() noexcept { ++key_; }
 
   std::vector<placement> placements;
@@ -90,7 +96,8 @@ class batch_layout {
   virtual string_check check() const noexcept = 0;
   // Places `key` for `op`: one placement per string the operation reaches (a windowed layout
   // reads every live slice and writes the newest). A key's answer is true when any of its
-  // placements answers true (read: all its cells are non-zero; write: the key was new there).
+  // placements answers true (read: all its cells are non-zero, or with masked_word_reads all
+  // its mask bits set; write: the key was new there).
   virtual void place(std::string_view key, cell_op op, placement_sink& out) const = 0;
   // The Redis key of string number `string`.
   virtual std::string string_key(std::uint64_t string) const = 0;

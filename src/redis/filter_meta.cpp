@@ -102,18 +102,22 @@ std::optional<double> meta_fields::real(const char* field) const {
   return v;
 }
 
-void meta_fields::check_version_and_scheme() const {
+std::uint32_t meta_fields::check_version_and_scheme(std::uint32_t newest) const {
   const std::uint64_t version = number("format_version");
-  if (version != meta_format_version) {
+  if (version < meta_format_version || version > newest) {
+    const std::string reads =
+        newest == meta_format_version
+            ? "version " + std::to_string(newest)
+            : "versions " + std::to_string(meta_format_version) + " to " + std::to_string(newest);
     throw error(errc::unsupported, source_ + ": format version " + std::to_string(version) +
-                                       " is not supported (this build reads version " +
-                                       std::to_string(meta_format_version) + ")");
+                                       " is not supported (this build reads " + reads + ")");
   }
   const std::uint64_t scheme = number("hash_scheme");
   if (scheme != static_cast<std::uint32_t>(sharded_scheme)) {
     throw error(errc::unsupported,
                 source_ + ": hash scheme " + std::to_string(scheme) + " is not supported");
   }
+  return static_cast<std::uint32_t>(version);
 }
 
 shard_layout meta_fields::layout() const {

@@ -97,8 +97,9 @@ class meta_fields {
   std::uint64_t number(const char* field) const;
   // target_fpp as a number, or nullopt when it is not one (the caller names the range).
   std::optional<double> real(const char* field) const;
-  // format_version and hash_scheme are the ones this build reads (unsupported otherwise).
-  void check_version_and_scheme() const;
+  // format_version (meta_format_version .. newest) and hash_scheme are ones this build reads
+  // (unsupported otherwise); returns the version.
+  std::uint32_t check_version_and_scheme(std::uint32_t newest = meta_format_version) const;
   // bits_per_shard, shard_count and hashes, consistent with each other.
   shard_layout layout() const;
 

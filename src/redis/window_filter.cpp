@@ -64,7 +64,12 @@ redis_window_filter redis_window_filter::create(client& c, std::string name,
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (const auto fields = detail::read_meta_fields(c, name)) {
       const detail::window_meta have = detail::decode_window_meta(name, *fields);
-      const std::string diff = detail::window_differences(have, want);
+      // A filter in the other format is opened as it is (every client reads both): its layout
+      // is compared with that format's sizing of the same parameters.
+      redis_window_config same_format = config;
+      same_format.slice_format = have.config.slice_format;
+      const std::string diff = detail::window_differences(
+          have, same_format == config ? want : detail::window_meta_for(same_format));
       if (!diff.empty()) {
         throw error(errc::already_exists,
                     "filter '" + name + "' exists with other parameters: " + diff);
@@ -116,8 +121,15 @@ std::vector<std::uint64_t> redis_window_filter::live_slices() const {
 
 namespace {
 
-// Keys per round trip: at most max_keys_per_round_trip placements over all slices read.
-std::size_t chunk_of(std::size_t slices) {
+// Keys per round trip. Bits: at most max_keys_per_round_trip placements over all slices read
+// (a placement of k cells). Words: a read placement is one cell, a write k; at most as many
+// cells as a native batch of max_keys_per_round_trip keys of 16 cells, and never more keys.
+std::size_t chunk_of(window_slice_format format, std::size_t slices, std::size_t cells_per_key) {
+  if (format == window_slice_format::words) {
+    const std::size_t cells = detail::max_keys_per_round_trip * max_word_hashes;
+    return std::clamp<std::size_t>(cells / std::max<std::size_t>(1, cells_per_key), 1,
+                                   detail::max_keys_per_round_trip);
+  }
   return std::max<std::size_t>(1,
                                detail::max_keys_per_round_trip / std::max<std::size_t>(1, slices));
 }
@@ -132,14 +144,15 @@ std::size_t redis_window_filter::insert_many(std::span<const std::string_view> k
   const std::uint64_t current = current_slice();
   std::vector<std::uint64_t> others = live_slices();
   others.erase(std::remove(others.begin(), others.end(), current), others.end());
-  const detail::window_layout read(name_, layout_, others);
-  const detail::window_layout write(name_, layout_, {current});
+  const detail::window_layout read(name_, layout_, others, config_.slice_format);
+  const detail::window_layout write(name_, layout_, {current}, config_.slice_format);
   // Every client computes the same expiry for a slice: the end of the slice, plus the window,
   // plus twice the skew (a client whose clock is late reads it that much longer).
   const std::uint64_t expire_at =
       slice_start(current + 1, config_.window, config_.slices) + config_.window + 2 * config_.skew;
   std::size_t added = 0;
-  const std::size_t chunk = chunk_of(others.size() + 1);
+  const std::size_t chunk =
+      chunk_of(config_.slice_format, others.size() + 1, others.size() + layout_.hashes);
   for (std::size_t at = 0; at < keys.size(); at += chunk) {
     const auto part = keys.subspan(at, std::min(chunk, keys.size() - at));
     std::vector<command> cs;
@@ -188,9 +201,10 @@ std::size_t redis_window_filter::contains_many(std::span<const std::string_view>
   if (results.size() != keys.size()) {
     throw error(errc::invalid_argument, "contains_many: results must have one slot per key");
   }
-  const detail::window_layout read(name_, layout_, live_slices());
+  const detail::window_layout read(name_, layout_, live_slices(), config_.slice_format);
   std::size_t present = 0;
-  const std::size_t chunk = chunk_of(read.slices().size());
+  const std::size_t chunk =
+      chunk_of(config_.slice_format, read.slices().size(), read.slices().size());
   for (std::size_t at = 0; at < keys.size(); at += chunk) {
     const auto part = keys.subspan(at, std::min(chunk, keys.size() - at));
     const auto plan =

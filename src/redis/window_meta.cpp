@@ -5,6 +5,7 @@
 
 #include "../exact_double.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
 #include "filter_keys.hpp"
 #include "filter_meta.hpp"
 #include "reply_errors.hpp"
@@ -12,18 +13,22 @@
 namespace bloomkit::redis::detail {
 
 std::vector<std::string> window_meta::fields() const {
-  return {"format_version", std::to_string(meta_format_version),
-          "kind",           window_kind,
-          "hash_scheme",    std::to_string(static_cast<std::uint32_t>(sharded_scheme)),
-          "window",         std::to_string(config.window),
-          "slices",         std::to_string(config.slices),
-          "skew",           std::to_string(config.skew),
-          "bits_per_shard", std::to_string(layout.shard_bits),
-          "shard_count",    std::to_string(layout.shard_count),
-          "hashes",         std::to_string(layout.hashes),
-          "capacity",       std::to_string(config.capacity),
-          "target_fpp",     bloomkit::detail::exact_double(config.target_fpp),
-          "created",        std::to_string(created)};
+  const bool words = config.slice_format == window_slice_format::words;
+  std::vector<std::string> out{
+      "format_version", std::to_string(words ? window_words_format_version : meta_format_version),
+      "kind",           window_kind,
+      "hash_scheme",    std::to_string(static_cast<std::uint32_t>(sharded_scheme)),
+      "window",         std::to_string(config.window),
+      "slices",         std::to_string(config.slices),
+      "skew",           std::to_string(config.skew),
+      "bits_per_shard", std::to_string(layout.shard_bits),
+      "shard_count",    std::to_string(layout.shard_count),
+      "hashes",         std::to_string(layout.hashes),
+      "capacity",       std::to_string(config.capacity),
+      "target_fpp",     bloomkit::detail::exact_double(config.target_fpp),
+      "created",        std::to_string(created)};
+  if (words) out.insert(out.end(), {"word_bits", std::to_string(redis_window_word_bits)});
+  return out;
 }
 
 void validate_window(const redis_window_config& c) {
@@ -42,7 +47,15 @@ window_meta window_meta_for(const redis_window_config& c) {
   window_meta m;
   m.config = c;
   const std::uint64_t per_slice = (c.capacity + c.slices - 1) / c.slices;
-  m.layout = shard_layout::for_capacity(per_slice, c.target_fpp / (c.slices + 1), c.shard_bits);
+  const double p = c.target_fpp / (c.slices + 1);
+  if (c.slice_format == window_slice_format::bits) {
+    m.layout = shard_layout::for_capacity(per_slice, p, c.shard_bits);
+    return m;
+  }
+  // Whole words per shard (for_bits cuts at multiples of 64), at least the sized words: more
+  // words only lower the FPP.
+  const word_filter_params w = word_filter_sizing(redis_window_word_bits, per_slice, p);
+  m.layout = shard_layout::for_bits(w.words * redis_window_word_bits, w.hashes, c.shard_bits);
   return m;
 }
 
@@ -61,8 +74,10 @@ window_meta decode_window_meta(const std::string& name,
     throw error(errc::unsupported,
                 fields.source() + ": kind '" + kind->second + "' is not supported");
   }
-  fields.check_version_and_scheme();
+  const std::uint32_t version = fields.check_version_and_scheme(window_words_format_version);
   window_meta m;
+  m.config.slice_format = version == window_words_format_version ? window_slice_format::words
+                                                                 : window_slice_format::bits;
   m.config.window = number("window");
   const std::uint64_t slices = number("slices");
   m.config.slices = slices > bloomkit::window_filter::max_slices
@@ -79,6 +94,21 @@ window_meta decode_window_meta(const std::string& name,
     throw corrupt(e.what());
   }
   m.layout = fields.layout();
+  if (m.config.slice_format == window_slice_format::words) {
+    const std::string word_bits = fields.text("word_bits");
+    if (word_bits != std::to_string(redis_window_word_bits)) {
+      throw error(errc::unsupported, fields.source() + ": words of " + word_bits +
+                                         " bits are not supported (this build reads 64)");
+    }
+    if (m.layout.shard_bits % redis_window_word_bits != 0) {
+      throw corrupt("bits per shard " + std::to_string(m.layout.shard_bits) +
+                    " is not a whole number of 64-bit words");
+    }
+    if (m.layout.hashes > max_word_hashes) {
+      throw corrupt("hashes " + std::to_string(m.layout.hashes) + " out of [1, " +
+                    std::to_string(max_word_hashes) + "] for words");
+    }
+  }
   m.created = static_cast<std::int64_t>(number("created"));
   return m;
 }

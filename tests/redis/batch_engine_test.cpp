@@ -71,6 +71,24 @@ class window_layout final : public batch_layout {
   cell_codec codec_;
 };
 
+// One string `mw` of 64-bit words read whole: a key is (word, mask in integer bits).
+class masked_word_layout final : public batch_layout {
+ public:
+  const cell_codec& codec() const noexcept override { return codec_; }
+  string_check check() const noexcept override { return {}; }
+  void place(std::string_view key, cell_op, placement_sink& out) const override {
+    // Word 1; bits 0 (the integer's sign bit), 5 and 63 of it, or 0, 5 and 62.
+    const std::uint64_t last = key == "sign" ? 63 : 62;
+    const std::uint64_t mask =
+        std::uint64_t{1} << 63 | std::uint64_t{1} << 58 | 1ULL << (63 - last);
+    *out.add(0, 1, mask) = 1;
+  }
+  std::string string_key(std::uint64_t) const override { return "mw"; }
+
+ private:
+  cell_codec codec_{"u1", false, cell_codec::write_kind::set_one, true};
+};
+
 std::size_t calls_of(const redis_server& s, const std::string& cmd) {
   const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
   const auto at = stats.find("cmdstat_" + cmd + ":calls=");
@@ -112,6 +130,24 @@ TEST_F(RedisBatchEngine, AWindowIsReadOverEverySliceInOneCommandEach) {
   EXPECT_EQ(a.answers[1], 1);
   EXPECT_EQ(a.count(), 2u + a.answers[2]);
   EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 2u);  // one per slice, for all three keys
+}
+
+// Redis returns a word's first bit as the most significant of the integer (negative when set).
+TEST_F(RedisBatchEngine, MaskedWordReadsTestEveryMaskBitOfOneWord) {
+  for (const char* bit : {"64", "69", "127"}) server_->raw({"SETBIT", "mw", bit, "1"});
+  const masked_word_layout layout;
+  const std::vector<std::string_view> keys = {"sign", "other"};
+  const auto plan = batch_plan::make(layout, keys, cell_op::read, 16);
+  std::vector<command> cs;
+  append_commands(layout, plan, cs);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].args, (std::vector<std::string>{"BITFIELD_RO", "mw", "GET", "i64", "#1", "GET",
+                                                  "i64", "#1"}));
+  EXPECT_EQ(run_batch(*client_, layout, keys, cell_op::read, 16).answers,
+            (std::vector<char>{1, 0}));
+  server_->raw({"SETBIT", "mw", "126", "1"});
+  EXPECT_EQ(run_batch(*client_, layout, keys, cell_op::read, 16).answers,
+            (std::vector<char>{1, 1}));
 }
 
 TEST(RedisBatchEngineCommands, ANativeKeyIsOneBitfieldThatReadsTheGuardFirst) {

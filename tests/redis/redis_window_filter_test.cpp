@@ -1,12 +1,15 @@
 // bloomkit::redis::redis_window_filter against real redis-server processes: slices named from the
 // time alone, lookups over every live slice in one round trip, TTLs, the meta and its checks,
-// two clients whose clocks differ, a Redis Cluster and a failover with WAIT. Clocks are set by
-// the tests (set_now): nothing waits for a window to pass.
+// two clients whose clocks differ, a Redis Cluster and a failover with WAIT, over both slice
+// formats (words, what create makes; bits, what older bloomkit made); the words format's layout
+// and FPP, and metas older bloomkit wrote. Clocks are set by the tests (set_now): nothing waits
+// for a window to pass.
 #include "bloomkit/redis/window_filter.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,12 +17,14 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/sizing.hpp"
 #include "redis/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/window_time.hpp"
+#include "word_mask.hpp"
 
 namespace {
 
@@ -30,12 +35,17 @@ using bloomkit::redis::filter_options;
 using bloomkit::redis::redis_filter;
 using bloomkit::redis::redis_window_config;
 using bloomkit::redis::redis_window_filter;
+using bloomkit::redis::window_slice_format;
 using bloomkit::test::error_of;
 using bloomkit::test::make_keys;
 using bloomkit::test::views;
 
 // A day in 8 slices of 3 hours, 10 s of clock skew tolerated.
-const redis_window_config day{10'000, 0.01, 86400, 8, 10};
+const redis_window_config day_config{10'000, 0.01, 86400, 8, 10};
+redis_window_config in_format(redis_window_config c, window_slice_format f) {
+  c.slice_format = f;
+  return c;
+}
 // A slice boundary ahead of the server's clock, by which slices expire (support/window_time.hpp).
 const std::uint64_t t0 = bloomkit::test::start_of_tomorrow();
 
@@ -45,9 +55,22 @@ std::size_t count_present(redis_window_filter& f, const std::vector<std::string>
   return f.contains_many(v, {answers.get(), v.size()});
 }
 
-class RedisWindow : public bloomkit::test::single_server_client_test {};
+class RedisWindow : public bloomkit::test::single_server_client_test {
+ protected:
+  const redis_window_config day = day_config;
+};
 
-TEST_F(RedisWindow, SlicesAreKeysNamedFromTheTimeWithATtl) {
+// The tests that hold for both slice formats.
+class RedisWindowFormat : public bloomkit::test::single_server_client_test,
+                          public ::testing::WithParamInterface<window_slice_format> {
+ protected:
+  const redis_window_config day = in_format(day_config, GetParam());
+};
+INSTANTIATE_TEST_SUITE_P(Both, RedisWindowFormat,
+                         ::testing::Values(window_slice_format::words, window_slice_format::bits),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST_P(RedisWindowFormat, SlicesAreKeysNamedFromTheTimeWithATtl) {
   auto f = redis_window_filter::create(*client_, "seen", day);
   f.set_now(t0 + 5);
   EXPECT_TRUE(f.insert("a"));
@@ -60,12 +83,15 @@ TEST_F(RedisWindow, SlicesAreKeysNamedFromTheTimeWithATtl) {
   EXPECT_EQ(server_->raw({"EXPIRETIME", "seen:" + slice + ":0"}).integer(),
             static_cast<long long>(t0 + 10800 + 86400 + 20));
   EXPECT_EQ(server_->raw({"HGET", "seen:meta", "kind"}).str(), "window");
+  EXPECT_EQ(server_->raw({"HGET", "seen:meta", "format_version"}).str(),
+            GetParam() == window_slice_format::words ? "2" : "1");
   EXPECT_EQ(server_->raw({"TTL", "seen:meta"}).integer(), -1);
+  EXPECT_EQ(f.config().slice_format, GetParam());
 }
 
 // The in-process guarantee, in Redis: a key inserted within the last W is found at any moment
 // (across slice boundaries); after W + W/S + skew it is forgotten.
-TEST_F(RedisWindow, KeysAreFoundWithinTheWindowAndForgottenAfterIt) {
+TEST_P(RedisWindowFormat, KeysAreFoundWithinTheWindowAndForgottenAfterIt) {
   auto f = redis_window_filter::create(*client_, "w", day);
   std::vector<std::pair<std::uint64_t, std::string>> inserted;
   for (std::uint64_t t = t0; t < t0 + 3 * 86400; t += 4000) {
@@ -97,7 +123,7 @@ long long calls_of(const bloomkit::test::redis_server& s, const std::string& cmd
   return std::stoll(stats.substr(at + cmd.size() + 15));
 }
 
-TEST_F(RedisWindow, ABatchIsOneRoundTripOverEveryLiveSlice) {
+TEST_P(RedisWindowFormat, ABatchIsOneRoundTripOverEveryLiveSlice) {
   filter_options o;
   o.keys_per_command = 32;
   auto f = redis_window_filter::create(*client_, "rt", day, o);
@@ -131,7 +157,7 @@ TEST_F(RedisWindow, ABatchIsOneRoundTripOverEveryLiveSlice) {
 
 // Two clients whose clocks differ by up to the skew (10 s): whatever one inserted within the
 // last W, the other finds, also around slice boundaries.
-TEST_F(RedisWindow, ClientsWithClocksApartWithinTheSkewAgree) {
+TEST_P(RedisWindowFormat, ClientsWithClocksApartWithinTheSkewAgree) {
   auto writer_client = client::connect(server_->url());
   auto writer = redis_window_filter::create(writer_client, "skew", day);
   auto reader = redis_window_filter::open(*client_, "skew");
@@ -154,7 +180,7 @@ TEST_F(RedisWindow, ClientsWithClocksApartWithinTheSkewAgree) {
   }
 }
 
-TEST_F(RedisWindow, MetaIsCheckedLikeANativeFiltersMeta) {
+TEST_P(RedisWindowFormat, MetaIsCheckedLikeANativeFiltersMeta) {
   redis_window_filter::create(*client_, "m", day);
   // The same configuration opens; another is refused naming what differs.
   EXPECT_EQ(redis_window_filter::create(*client_, "m", day).config().window, 86400u);
@@ -189,7 +215,7 @@ TEST_F(RedisWindow, MetaIsCheckedLikeANativeFiltersMeta) {
       std::string::npos);
 }
 
-TEST_F(RedisWindow, DropRemovesTheMetaAndEverySliceAndHandlesNoticeIt) {
+TEST_P(RedisWindowFormat, DropRemovesTheMetaAndEverySliceAndHandlesNoticeIt) {
   auto f = redis_window_filter::create(*client_, "d", day);
   for (std::uint64_t slice = 0; slice < 5; ++slice) {
     f.set_now(t0 + slice * 10800);
@@ -201,7 +227,7 @@ TEST_F(RedisWindow, DropRemovesTheMetaAndEverySliceAndHandlesNoticeIt) {
   error_of([&] { f.insert("y"); }, errc::not_found);
 }
 
-TEST_F(RedisWindow, InfoReportsEveryLiveSlice) {
+TEST_P(RedisWindowFormat, InfoReportsEveryLiveSlice) {
   auto f = redis_window_filter::create(*client_, "i", day);
   f.set_now(t0);
   f.insert_many(views(make_keys(100, 3)));
@@ -217,26 +243,212 @@ TEST_F(RedisWindow, InfoReportsEveryLiveSlice) {
   EXPECT_NEAR(i.estimated_count, 100, 5);
 }
 
+// Many keys, inserted in batches around slice boundaries by a writer whose clock is off by up to
+// the skew either way, are all found by a reader off the other way, until W has passed.
+TEST_P(RedisWindowFormat, NoFalseNegativeAcrossSliceBoundariesWithSkewedClocks) {
+  auto writer_client = client::connect(server_->url());
+  auto writer = redis_window_filter::create(writer_client, "many", day);
+  auto reader = redis_window_filter::open(*client_, "many");
+  const auto keys = make_keys(4000, 6);
+  const auto all = views(keys);
+  std::size_t round = 0;
+  for (const std::uint64_t boundary : {t0 + 10800, t0 + 5 * 10800}) {
+    for (const long long skew : {-10LL, 10LL}) {
+      const auto part = std::span(all).subspan(round++ * 1000, 1000);
+      // Inserted 2 s before a boundary by the reader's clock, by a writer whose clock is `skew`
+      // off (so maybe after it), then read 1 s later and a whole W later.
+      const std::uint64_t at = boundary - 2;
+      writer.set_now(static_cast<std::uint64_t>(static_cast<long long>(at) + skew));
+      writer.insert_many(part);
+      for (const std::uint64_t later : {std::uint64_t{1}, std::uint64_t{86400}}) {
+        reader.set_now(at + later);
+        auto answers = std::make_unique<bool[]>(part.size());
+        ASSERT_EQ(reader.contains_many(part, {answers.get(), part.size()}), part.size())
+            << "boundary " << boundary << " skew " << skew << " later " << later;
+      }
+    }
+  }
+}
+
+// At the stated rate (capacity / S keys per slice) the live slices together answer strangers
+// positive at most at the target p, within sampling error. Checked when the S + 1 live slices
+// are all full.
+TEST_P(RedisWindowFormat, MeasuredFppIsWithinTheTargetAtTheStatedRate) {
+  const redis_window_config c = in_format({40'000, 0.01, 3600, 4, 10}, GetParam());
+  auto f = redis_window_filter::create(*client_, "fpp", c);
+  const std::size_t per_slice = 10'000;
+  const auto keys = make_keys(6 * per_slice, 7);
+  const auto all = views(keys);
+  for (std::uint64_t slice = 0; slice < 6; ++slice) {
+    f.set_now(t0 + slice * 900 + 450);
+    f.insert_many(std::span(all).subspan(slice * per_slice, per_slice));
+  }
+  f.set_now(t0 + 5 * 900 + 800);
+  ASSERT_EQ(f.live_slices().size(), 5u);  // slices 1..5, each holding per_slice keys
+  const std::size_t n = 100'000;
+  const std::size_t positives = count_present(f, make_keys(n, 8));
+  const double expected = 0.01 * n;
+  EXPECT_LE(static_cast<double>(positives), expected + 4 * std::sqrt(expected)) << positives;
+  if (GetParam() == window_slice_format::words) {
+    // word_filter_fpp is an upper bound (f^k over-states k distinct bits of one word), so the
+    // measured figure sits below it, not far.
+    const auto& l = f.layout();
+    const double one = bloomkit::word_filter_fpp(64, l.hashes, l.total_bits() / 64, per_slice);
+    const double predicted = n * (1 - std::pow(1 - one, 5));
+    EXPECT_LE(static_cast<double>(positives), predicted + 4 * std::sqrt(predicted)) << positives;
+    EXPECT_GE(static_cast<double>(positives), 0.4 * predicted) << positives << " " << predicted;
+  }
+}
+
+// A word per key in every slice: one BITFIELD_RO per slice and key group, one round trip (one
+// meta check) per batch of up to 8192 keys over 10 slices; the bits format fits 8192 placements
+// of k cells in one.
+TEST_P(RedisWindowFormat, LargeBatchesTakeOneRoundTripPerChunk) {
+  auto f = redis_window_filter::create(*client_, "big", day);
+  f.set_now(t0);
+  ASSERT_EQ(f.live_slices().size(), 10u);
+  const auto keys = make_keys(5000, 9);
+  server_->raw({"CONFIG", "RESETSTAT"});
+  count_present(f, keys);
+  const long long trips = calls_of(*server_, "hexists");
+  EXPECT_EQ(trips, GetParam() == window_slice_format::words ? 1 : 7);  // bits: 819 keys each
+}
+
+// Format 2: slice e is an array of 64-bit words, a key's k bits in one: word w of the slice's
+// words from h1 (multiply-high), its bits from h2 (word_mask); bit p of word w is Redis bit
+// 64 w + p (docs/REDIS.md, "Window filters").
+TEST_F(RedisWindow, WordsFormatIsTheDocumentedLayout) {
+  auto f = redis_window_filter::create(*client_, "lay", day);
+  ASSERT_EQ(f.config().slice_format, window_slice_format::words);
+  const auto& l = f.layout();
+  const auto sized = bloomkit::word_filter_sizing(64, 1250, 0.01 / 9);
+  EXPECT_EQ(l.hashes, sized.hashes);
+  EXPECT_GE(l.total_bits() / 64, sized.words);
+  EXPECT_EQ(l.shard_bits % 64, 0u);
+  EXPECT_EQ(server_->raw({"HGET", "lay:meta", "word_bits"}).str(), "64");
+  f.set_now(t0 + 5);
+  const std::string slice = std::to_string(t0 / 10800);
+  for (const std::string key : {"a", "b", "c"}) {
+    server_->raw({"DEL", "lay:" + slice + ":0"});
+    EXPECT_TRUE(f.insert(key));
+    const auto d = bloomkit::xxh3_128(key);
+    const std::uint64_t word = bloomkit::reduce_range(d.low, l.total_bits() / 64);
+    std::uint64_t mask = 0;
+    bloomkit::detail::word_mask(d.high, 64, l.hashes, &mask);
+    EXPECT_EQ(server_->raw({"BITCOUNT", "lay:" + slice + ":0"}).integer(), l.hashes);
+    for (std::uint64_t p = 0; p < 64; ++p) {
+      if ((mask >> p & 1) == 0) continue;
+      EXPECT_EQ(
+          server_->raw({"GETBIT", "lay:" + slice + ":0", std::to_string(word * 64 + p)}).integer(),
+          1)
+          << key << " bit " << p;
+    }
+    EXPECT_TRUE(f.contains(key));
+  }
+}
+
+// A format 1 meta and slices exactly as an older bloomkit wrote them (HSET, SETBIT at the native
+// sharded probes): still opened in that format, its keys found, new keys inserted and found.
+// create of the same parameters opens it as it is, and the other way round.
+TEST_F(RedisWindow, AnOlderBitsFormatFilterStillOpensAndFindsItsKeys) {
+  const auto layout = bloomkit::redis::shard_layout::for_capacity(1250, 0.01 / 9, 27);
+  server_->raw({"HSET",           "old:meta",
+                "format_version", "1",
+                "kind",           "window",
+                "hash_scheme",    "20",
+                "window",         "86400",
+                "slices",         "8",
+                "skew",           "10",
+                "bits_per_shard", std::to_string(layout.shard_bits),
+                "shard_count",    std::to_string(layout.shard_count),
+                "hashes",         std::to_string(layout.hashes),
+                "capacity",       "10000",
+                "target_fpp",     "0.01",
+                "created",        "1764000000"});
+  const auto keys = make_keys(300, 10);
+  const std::string slice = std::to_string(t0 / 10800);
+  for (const auto& key : keys) {
+    const auto d = bloomkit::xxh3_128(key);
+    std::vector<std::uint64_t> offsets(layout.hashes);
+    layout.offsets(d, offsets.data());
+    for (const std::uint64_t o : offsets) {
+      server_->raw({"SETBIT", "old:" + slice + ":" + std::to_string(layout.shard_of(d)),
+                    std::to_string(o), "1"});
+    }
+  }
+  auto f = redis_window_filter::open(*client_, "old");
+  EXPECT_EQ(f.config().slice_format, window_slice_format::bits);
+  EXPECT_EQ(f.layout(), layout);
+  f.set_now(t0 + 3 * 10800);
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  EXPECT_LT(count_present(f, make_keys(1000, 11)), 30u);
+  EXPECT_TRUE(f.insert("new"));
+  EXPECT_FALSE(f.insert("new"));
+  EXPECT_FALSE(f.insert(keys[0]));  // found in the older slice
+  EXPECT_TRUE(f.contains("new"));
+  EXPECT_EQ(f.info().config.slice_format, window_slice_format::bits);
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "format_version"}).str(), "1");
+  // create (words by default) of the same parameters opens it in its format.
+  auto again = redis_window_filter::create(*client_, "old", day);
+  EXPECT_EQ(again.config().slice_format, window_slice_format::bits);
+  again.set_now(t0 + 3 * 10800);
+  EXPECT_TRUE(again.contains(keys[1]));
+  redis_window_filter::create(*client_, "new", day);
+  EXPECT_EQ(redis_window_filter::create(*client_, "new", in_format(day, window_slice_format::bits))
+                .config()
+                .slice_format,
+            window_slice_format::words);
+}
+
+// Format versions this build does not read are refused, not guessed at: older bloomkit refuses
+// format 2 in the same way.
+TEST_F(RedisWindow, UnknownFormatVersionsAreRefused) {
+  redis_window_filter::create(*client_, "v", day);
+  for (const char* version : {"3", "0", "17"}) {
+    server_->raw({"HSET", "v:meta", "format_version", version});
+    EXPECT_NE(error_of([&] { redis_window_filter::open(*client_, "v"); }, errc::unsupported)
+                  .find(std::string("format version ") + version),
+              std::string::npos);
+    error_of([&] { redis_window_filter::create(*client_, "v", day); }, errc::unsupported);
+  }
+  server_->raw({"HSET", "v:meta", "format_version", "2", "word_bits", "32"});
+  error_of([&] { redis_window_filter::open(*client_, "v"); }, errc::unsupported);
+  server_->raw({"HDEL", "v:meta", "word_bits"});
+  EXPECT_NE(error_of([&] { redis_window_filter::open(*client_, "v"); }, errc::corrupt_file)
+                .find("word_bits"),
+            std::string::npos);
+  server_->raw({"HSET", "v:meta", "word_bits", "64"});
+  EXPECT_EQ(redis_window_filter::open(*client_, "v").config().slice_format,
+            window_slice_format::words);
+  // A native handle refuses a window meta of either format.
+  error_of([&] { redis_filter::open(*client_, "v"); }, errc::unsupported);
+}
+
 class RedisWindowCluster : public bloomkit::test::cluster_test {};
 
 TEST_F(RedisWindowCluster, SlicesSpreadOverTheMastersAndAnswer) {
   auto c = client::connect(cluster_->url());
-  auto f = redis_window_filter::create(c, "cw", {100'000, 0.01, 3600, 4, 10, 12});
-  EXPECT_GT(f.layout().shard_count, 1u);
-  const auto keys = make_keys(3000, 4);
-  const auto all = views(keys);
-  for (std::uint64_t slice = 0; slice < 3; ++slice) {
-    f.set_now(t0 + slice * 900);
-    f.insert_many(std::span(all).subspan(slice * 1000, 1000));
+  for (const auto format : {window_slice_format::words, window_slice_format::bits}) {
+    SCOPED_TRACE(to_string(format));
+    for (const auto m : cluster_->masters()) cluster_->node(m).raw({"FLUSHALL"});
+    auto f =
+        redis_window_filter::create(c, "cw", in_format({100'000, 0.01, 3600, 4, 10, 12}, format));
+    EXPECT_GT(f.layout().shard_count, 1u);
+    const auto keys = make_keys(3000, 4);
+    const auto all = views(keys);
+    for (std::uint64_t slice = 0; slice < 3; ++slice) {
+      f.set_now(t0 + slice * 900);
+      f.insert_many(std::span(all).subspan(slice * 1000, 1000));
+    }
+    EXPECT_EQ(count_present(f, keys), keys.size());
+    std::size_t masters_with_keys = 0;
+    for (const auto m : cluster_->masters()) {
+      masters_with_keys += cluster_->node(m).raw({"DBSIZE"}).integer() > 0 ? 1 : 0;
+    }
+    EXPECT_GT(masters_with_keys, 1u);
+    f.set_now(t0 + 3600 + 900 + 900 + 10 + 1);  // past W + W/S + skew after slice 1 ended
+    EXPECT_LT(count_present(f, std::vector<std::string>(keys.begin(), keys.begin() + 2000)), 60u);
   }
-  EXPECT_EQ(count_present(f, keys), keys.size());
-  std::size_t masters_with_keys = 0;
-  for (const auto m : cluster_->masters()) {
-    masters_with_keys += cluster_->node(m).raw({"DBSIZE"}).integer() > 0 ? 1 : 0;
-  }
-  EXPECT_GT(masters_with_keys, 1u);
-  f.set_now(t0 + 3600 + 900 + 900 + 10 + 1);  // past W + W/S + skew after slice 1 ended
-  EXPECT_LT(count_present(f, std::vector<std::string>(keys.begin(), keys.begin() + 2000)), 60u);
 }
 
 TEST(RedisWindowFailover, InsertsAcknowledgedWithWaitSurviveAKilledMaster) {

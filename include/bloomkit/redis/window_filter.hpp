@@ -9,18 +9,22 @@
 //   if (seen.insert(url)) fetch(url);    // not inserted by anyone within the last 7 days
 //
 // Keys of a window filter named N:
-//   N:meta            hash: format_version, kind (window), hash_scheme, window, slices, skew,
-//                     bits_per_shard, shard_count, hashes, capacity, target_fpp, created
+//   N:meta            hash: format_version (2: words; 1: bits), kind (window), hash_scheme,
+//                     window, slices, skew, bits_per_shard, shard_count, hashes, capacity,
+//                     target_fpp, created; word_bits (64) in format 2
 //   N:<slice>:<shard> strings of bits_per_shard bits: slice e (unix time t is in slice
-//                     floor(t S / W)) in shard_count shards (the sharded layout of a native
-//                     filter sized for ceil(capacity / S) keys at p / (S + 1)), created by the
-//                     first insert into the slice and expiring by TTL at the end of the slice
-//                     plus W + 2 skew (EXPIREAT, computed from the slice alone)
+//                     floor(t S / W)) in shard_count shards, created by the first insert into
+//                     the slice and expiring by TTL at the end of the slice plus W + 2 skew
+//                     (EXPIREAT, computed from the slice alone). Format 2 (words, what create
+//                     makes): a word-blocked filter of 64-bit words sized for ceil(capacity / S)
+//                     keys at p / (S + 1) (sizing.hpp), a key's k bits in one word. Format 1
+//                     (bits, older bloomkit): the sharded layout of a native filter of that size.
 //
 // No coordinator, no lock key: every client derives the current slice from its clock. An
-// insert sets the key's bits in the current slice (one BITFIELD per key) and reads the other
-// live slices in the same round trip (to answer whether the key was new to the window); a
-// lookup reads every live slice in one round trip per batch. Clocks (of clients and servers)
+// insert sets the key's bits in the current slice (one BITFIELD per key group) and reads the
+// other live slices in the same round trip (to answer whether the key was new to the window);
+// a lookup reads every live slice (one 64-bit GET per key and slice in format 2) in one round
+// trip per batch. Clocks (of clients and servers)
 // may differ by up to `skew` seconds: a lookup reads the slices of [now - W - skew,
 // now + skew], so a key inserted within the last W by any client is found, and slices live
 // until no client can need them. Keys older than W + W/S + skew are forgotten.
@@ -46,6 +50,20 @@
 
 namespace bloomkit::redis {
 
+// How a window filter's slices hold keys (docs/REDIS.md, "Window filters").
+enum class window_slice_format {
+  // k bits of one 64-bit word per key (meta format_version 2): a lookup reads one word per
+  // live slice. What create makes.
+  words,
+  // The sharded bit layout of a native filter (format_version 1, what bloomkit made before
+  // words): k one-bit reads per slice. Still opened and served; create makes it only when asked
+  // (a fleet whose older clients read format 1 only).
+  bits,
+};
+constexpr const char* to_string(window_slice_format f) noexcept {
+  return f == window_slice_format::words ? "words" : "bits";
+}
+
 struct redis_window_config {
   std::uint64_t capacity = 0;  // keys per window: the rate at which the FPP bound holds
   double target_fpp = 0;       // p: bound on a lookup's FPP over the live slices
@@ -54,8 +72,14 @@ struct redis_window_config {
   // The most that the clocks of clients (and servers, for TTLs) differ by, in seconds, 0..3600.
   std::uint64_t skew = 10;
   unsigned shard_bits = default_shard_bits_log2;  // slices in shards of at most 2^B bits
+  // The format create makes when the filter does not exist; an existing filter of the same
+  // parameters is opened in its own format (config() says which).
+  window_slice_format slice_format = window_slice_format::words;
   friend bool operator==(const redis_window_config&, const redis_window_config&) = default;
 };
+
+// Bits of a word in the words format.
+inline constexpr std::uint32_t redis_window_word_bits = 64;
 
 // What `info` reports of one slice.
 struct window_slice_info {
@@ -68,10 +92,10 @@ struct window_slice_info {
 
 struct window_info {
   std::string name;
-  redis_window_config config;
-  shard_layout layout;       // of one slice
-  std::int64_t created = 0;  // unix seconds
-  std::uint64_t now = 0;     // the clock the figures are for
+  redis_window_config config;  // config.slice_format: the filter's own
+  shard_layout layout;         // of one slice; hashes is k (bits of a key's word, in words)
+  std::int64_t created = 0;    // unix seconds
+  std::uint64_t now = 0;       // the clock the figures are for
   std::uint64_t current_slice = 0;
   std::vector<window_slice_info> slices;  // the slices a lookup reads, newest first
   double estimated_count = 0;             // sum over the slices
@@ -81,7 +105,8 @@ struct window_info {
 
 // The fields of `bloomkit redis info` on a window filter reached at `url` (docs/CLI.md), under
 // the names of its JSON: slice_fill and slice_ttl list the live slices' fill ratios ("%.6f") and
-// times to live (whole seconds rounded up, -2 for a slice that does not exist), newest first.
+// times to live (whole seconds rounded up, -2 for a slice that does not exist), newest first;
+// slice_format is "words" or "bits", word_bits 64 (0 for bits).
 // Report has add(name, value) returning itself (the CLI's report, the Python binding's dict).
 template <class Report>
 void report_info(const window_info& i, const std::string& url, Report& r) {
@@ -115,7 +140,11 @@ void report_info(const window_info& i, const std::string& url, Report& r) {
       .add("fill_ratio", i.fill_ratio)
       .add("estimated_fpp", i.estimated_fpp)
       .add("slice_fill", fills)
-      .add("slice_ttl", ttls);
+      .add("slice_ttl", ttls)
+      .add("slice_format", to_string(i.config.slice_format))
+      .add("word_bits", std::uint64_t{i.config.slice_format == window_slice_format::words
+                                          ? redis_window_word_bits
+                                          : 0});
 }
 
 class redis_window_filter {
@@ -157,7 +186,7 @@ class redis_window_filter {
 
   const std::string& name() const noexcept { return name_; }
   const redis_window_config& config() const noexcept { return config_; }
-  // The sharded layout of one slice.
+  // The shards of one slice (in the words format, shard_bits / 64 words each; hashes is k).
   const shard_layout& layout() const noexcept { return layout_; }
   const filter_options& options() const noexcept { return options_; }
 
