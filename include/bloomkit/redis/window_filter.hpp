@@ -151,15 +151,17 @@ class redis_window_filter {
  public:
   static constexpr std::uint64_t max_skew = 3600;
 
-  // Creates window filter `name` (writes its meta; slices are made by inserts). If it exists
-  // with the same configuration, opens it (every instance of a service may call create at
-  // startup); with another, errc::already_exists naming what differs. Out-of-range parameters
-  // are errc::invalid_argument naming them.
+  // Creates window filter `name` (writes its meta; slices are made by inserts) in
+  // config.slice_format. If it exists with the same configuration, opens it (every instance of a
+  // service may call create at startup), also in the other slice format; with another,
+  // errc::already_exists naming what differs. Out-of-range parameters are
+  // errc::invalid_argument naming them.
   static redis_window_filter create(client& c, std::string name, const redis_window_config& config,
                                     filter_options options = {});
   // Opens an existing window filter after validating its meta: errc::not_found (none),
   // errc::wrong_type (N:meta not a hash), errc::incompatible (a native filter),
-  // errc::unsupported / errc::corrupt_file as for native filters.
+  // errc::unsupported (a format version other than 1 or 2) / errc::corrupt_file as for native
+  // filters.
   static redis_window_filter open(client& c, std::string name, filter_options options = {});
   // Whether N:meta exists and records kind "window" (one HGET).
   static bool is_window(client& c, const std::string& name);
