@@ -22,8 +22,11 @@ batch_plan batch_plan::make(const batch_layout& layout, std::span<const std::str
   for (std::size_t i = 0; i < keys.size(); ++i) {
     layout.place(keys[i], op, sink);
     sink.next_key();
-    // The first key tells how many offsets a key takes: room for all of them at once.
-    if (i == 0) sink.offsets.reserve(sink.offsets.size() * keys.size());
+    // The first key tells how many placements and offsets a key takes: room for all at once.
+    if (i == 0) {
+      sink.placements.reserve(sink.placements.size() * keys.size());
+      sink.offsets.reserve(sink.offsets.size() * keys.size());
+    }
   }
   batch_plan plan;
   plan.op = op;
@@ -35,7 +38,23 @@ batch_plan batch_plan::make(const batch_layout& layout, std::span<const std::str
   const auto by_string = [](const placement& a, const placement& b) {
     return a.string != b.string ? a.string < b.string : a.first < b.first;
   };
-  if (!std::is_sorted(ps.begin(), ps.end(), by_string)) std::sort(ps.begin(), ps.end(), by_string);
+  if (!std::is_sorted(ps.begin(), ps.end(), by_string)) {
+    // Placements are made in key order, so a stable sort by string alone gives that order.
+    // String numbers are dense (shards, slices times shards): a counting sort, O(n), where
+    // std::sort took an eighth of a window batch's client time.
+    std::uint64_t top = 0;
+    for (const placement& p : ps) top = std::max(top, p.string);
+    if (top < 4 * ps.size() + 1024) {
+      std::vector<std::size_t> start(top + 2, 0);
+      for (const placement& p : ps) ++start[p.string + 1];
+      for (std::size_t s = 1; s < start.size(); ++s) start[s] += start[s - 1];
+      std::vector<placement> sorted(ps.size());
+      for (const placement& p : ps) sorted[start[p.string]++] = p;
+      ps = std::move(sorted);
+    } else {
+      std::sort(ps.begin(), ps.end(), by_string);
+    }
+  }
   const std::size_t per_command = std::max<std::size_t>(1, keys_per_command);
   std::size_t i = 0;
   while (i < ps.size()) {

@@ -134,6 +134,15 @@ std::size_t chunk_of(window_slice_format format, std::size_t slices, std::size_t
                                detail::max_keys_per_round_trip / std::max<std::size_t>(1, slices));
 }
 
+// Keys per BITFIELD_RO: a words read is one field per key and slice, so k times as many keys
+// as keys_per_command, the fields of a native command: fewer commands for Redis to dispatch.
+std::size_t read_keys_per_command(const redis_window_config& config, const shard_layout& layout,
+                                  const filter_options& options) {
+  return config.slice_format == window_slice_format::words
+             ? options.keys_per_command * layout.hashes
+             : options.keys_per_command;
+}
+
 }  // namespace
 
 std::size_t redis_window_filter::insert_many(std::span<const std::string_view> keys,
@@ -159,8 +168,8 @@ std::size_t redis_window_filter::insert_many(std::span<const std::string_view> k
     detail::batch_plan read_plan;
     detail::batch_commands read_where;
     if (!others.empty()) {
-      read_plan =
-          detail::batch_plan::make(read, part, detail::cell_op::read, options_.keys_per_command);
+      read_plan = detail::batch_plan::make(read, part, detail::cell_op::read,
+                                           read_keys_per_command(config_, layout_, options_));
       read_where = detail::append_commands(read, read_plan, cs);
     }
     const auto write_plan =
@@ -207,8 +216,8 @@ std::size_t redis_window_filter::contains_many(std::span<const std::string_view>
       chunk_of(config_.slice_format, read.slices().size(), read.slices().size());
   for (std::size_t at = 0; at < keys.size(); at += chunk) {
     const auto part = keys.subspan(at, std::min(chunk, keys.size() - at));
-    const auto plan =
-        detail::batch_plan::make(read, part, detail::cell_op::read, options_.keys_per_command);
+    const auto plan = detail::batch_plan::make(read, part, detail::cell_op::read,
+                                               read_keys_per_command(config_, layout_, options_));
     std::vector<command> cs;
     const auto where = detail::append_commands(read, plan, cs);
     cs.push_back(meta_check(name_));
