@@ -19,7 +19,7 @@
 //   scalable_blocked/contains{,_many}_{hit,miss}     sub-filters after n keys) over classic and
 //                                                    over blocked sub-filters
 //   window/...                                       the six for a window filter of n keys per
-//                                                    window in 8 blocked slices (window_filter):
+//                                                    window in 8 slices (window_filter, grouped):
 //                                                    lookups over the 8 full live slices, inserts
 //                                                    into a count window of n inserts (rotating)
 //   mem/hash_and_read                                XXH3-64 of the miss keys plus one random

@@ -11,9 +11,10 @@ namespace bloomkit {
 
 namespace {
 
-constexpr std::array<detail::enum_name<hash_scheme>, 7> scheme_names{{
+constexpr std::array<detail::enum_name<hash_scheme>, 8> scheme_names{{
     {hash_scheme::xxh3_128, "xxh3-128"},
     {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
+    {hash_scheme::xxh3_128_window_groups, "xxh3-128-window-groups"},
     {hash_scheme::guava_murmur128_mitz_32, "guava-murmur128-mitz-32"},
     {hash_scheme::guava_murmur128_mitz_64, "guava-murmur128-mitz-64"},
     {hash_scheme::bits_and_blooms_v3, "bits-and-blooms-v3"},

@@ -1,7 +1,6 @@
-// Files of the window filter (kind 5): the window in the header's kind_params, then a payload of
-// a slot table followed by the S + 1 slots' bit arrays, each at a 64-byte boundary so that map()
-// serves them all from the mapping (docs/FORMAT.md). A window of blocked slices has scheme
-// xxh3-64-split-block, one of classic slices xxh3-128; every slot has the same size.
+// Files of the window of grouped words (kind 5, scheme xxh3-128-window-groups, docs/FORMAT.md):
+// the window in the header's kind_params, then a payload of the slot table, the group array at a
+// 64-byte boundary (so that map() serves lookups from the mapping) and 64 zero bytes after it.
 
 #include <cstring>
 #include <string>
@@ -13,87 +12,74 @@
 #include "file/file_io.hpp"
 #include "file/header_codec.hpp"
 #include "file/sub_filter_table.hpp"
+#include "file/window_table.hpp"
 #include "file/word_payload.hpp"
 
 namespace bloomkit {
 namespace detail {
 namespace {
 
-// slice (u64, all ones: none), inserted (u64), offset of the bit array in the payload (u64).
-constexpr std::uint64_t slot_entry_size = 24;
-
-std::uint64_t slot_count(const file_header& h) {
-  return h.kind_params[2] + 1;
+std::uint64_t groups_bytes(const window_groups& g) {
+  return g.groups * g.group_bytes();
 }
 
-// Valid once check_fields has accepted the header.
-window_config window_of(const file_header& h) {
-  return {h.capacity, h.target_fpp, h.kind_params[0], static_cast<window_unit>(h.kind_params[1]),
-          static_cast<std::uint32_t>(h.kind_params[2])};
+std::uint64_t payload_length(std::uint64_t count, const window_groups& g) {
+  return slot_table_size(count) + groups_bytes(g) + window_filter::tail_bytes;
 }
 
-// Where slot i's bit array starts: the table, then one 64-byte-aligned stride per slot.
-std::uint64_t slot_offset(std::uint64_t count, std::uint64_t slot_bits, std::uint64_t i) {
-  return table_size(count, slot_entry_size) + i * align_up(bytes_for_bits(slot_bits));
+// The groups' bytes past the S + 1 words, and the tail, are zero.
+file_check check_unused_bytes(const unsigned char* groups, const window_groups& g,
+                              std::uint64_t count) {
+  const std::uint64_t used = count * g.word_bytes;
+  for (std::uint64_t i = 0; i < g.groups; ++i) {
+    const unsigned char* group = groups + i * g.group_bytes();
+    if (auto problem = check_zero(group + used, g.group_bytes() - used,
+                                  "past the words of group " + std::to_string(i))) {
+      return problem;
+    }
+  }
+  return check_zero(groups + groups_bytes(g), window_filter::tail_bytes, "after the last group");
 }
 
-std::uint64_t payload_length(std::uint64_t count, std::uint64_t slot_bits) {
-  return slot_offset(count, slot_bits, count - 1) + bytes_for_bits(slot_bits);
-}
-
-template <class Sub>
-basic_window_filter<Sub> open_window(const filter_file& file, verify check, bool copy) {
+window_filter open_window(const filter_file& file, verify check, bool copy) {
   const mapped_payload payload = file.map_payload(check);
   const file_header& h = file.header();
   const std::string& source = file.source();
   const std::uint64_t count = slot_count(h);
-  const std::uint64_t slot_bits = h.bits / count;
-  const unsigned char* table = payload.data;
-  if (get_le<std::uint64_t>(table, count * slot_entry_size) !=
-      table_checksum(table, count * slot_entry_size)) {
-    payload.owner->check();
-    fail_file(errc::corrupt_file, source, "slot table checksum mismatch (the table is corrupt)");
-  }
-  const filter_config config{slot_bits, h.hashes, 0, 0};
-  std::vector<Sub> slots;
-  std::vector<std::uint64_t> slices;
-  std::uint64_t inserted = 0;
+  const std::vector<slot_entry> table = read_slot_table(payload, count, source);
   try {
     const window_config window = window_of(h);
-    const filter_config sized = basic_window_filter<Sub>::slice_config(window);
+    const window_groups g = window_filter::groups_of(window);  // check_fields matched the header
+    const std::uint64_t begin = slot_table_size(count);
+    std::vector<std::uint64_t> slices;
+    std::vector<std::uint64_t> inserted;
+    std::uint64_t total = 0;
     for (std::uint64_t i = 0; i < count; ++i) {
-      const unsigned char* entry = table + i * slot_entry_size;
-      const std::uint64_t offset = get_le<std::uint64_t>(entry, 16);
-      if (offset != slot_offset(count, slot_bits, i)) {
+      if (table[i].offset != i * g.word_bytes) {
         fail_file(errc::corrupt_file, source,
                   "inconsistent slot table: slot " + std::to_string(i) + " has offset " +
-                      std::to_string(offset) + ", expected " +
-                      std::to_string(slot_offset(count, slot_bits, i)));
+                      std::to_string(table[i].offset) + ", expected " +
+                      std::to_string(i * g.word_bytes));
       }
-      slices.push_back(get_le<std::uint64_t>(entry, 0));
-      const std::uint64_t slot_inserted = get_le<std::uint64_t>(entry, 8);
-      inserted += slot_inserted;
-      slots.push_back(filter_access::make<Sub>(
-          {config.cells, config.hashes, sized.capacity, sized.target_fpp},
-          sub_filter_bits(payload.data + offset, slot_bits, payload.owner, copy), slot_inserted));
-      if (check == verify::full) {
-        const std::uint64_t begin =
-            i == 0 ? count * slot_entry_size + 8
-                   : slot_offset(count, slot_bits, i - 1) + bytes_for_bits(slot_bits);
-        throw_if(
-            check_zero(payload.data + begin, offset - begin, "before slot " + std::to_string(i)),
-            source);
-        throw_if(check_tail_bits(slot_bits, payload.data + offset, bytes_for_bits(slot_bits)),
-                 source);
-      }
+      slices.push_back(table[i].slice);
+      inserted.push_back(table[i].inserted);
+      total += table[i].inserted;
     }
-    if (inserted != h.inserted) {
+    if (total != h.inserted) {
       fail_file(errc::corrupt_file, source,
-                "inconsistent slot table: the slots hold " + std::to_string(inserted) +
+                "inconsistent slot table: the slots hold " + std::to_string(total) +
                     " keys, the header says " + std::to_string(h.inserted));
     }
-    auto filter = filter_access::make_window<basic_window_filter<Sub>>(
-        window, std::move(slots), std::move(slices), h.kind_params[3]);
+    if (check == verify::full) {
+      throw_if(check_zero(payload.data + count * slot_entry_size + 8,
+                          begin - count * slot_entry_size - 8, "after the slot table"),
+               source);
+      throw_if(check_unused_bytes(payload.data + begin, g, count), source);
+    }
+    const std::uint64_t bits = (groups_bytes(g) + window_filter::tail_bytes) * 8;
+    auto filter = filter_access::make_grouped_window(
+        window, sub_filter_bits(payload.data + begin, bits, payload.owner, copy), std::move(slices),
+        std::move(inserted), h.kind_params[3]);
     payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
     return filter;
   } catch (const error& e) {
@@ -106,93 +92,64 @@ basic_window_filter<Sub> open_window(const filter_file& file, verify check, bool
 }  // namespace
 
 template struct file_io<window_filter>;
-template struct file_io<classic_window_filter>;
 
 }  // namespace detail
 
-template <class Sub>
-detail::file_check kind_traits<basic_window_filter<Sub>>::check_fields(const file_header& h) {
+detail::file_check kind_traits<window_filter>::check_fields(const file_header& h) {
   using detail::inconsistent_header;
-  if (auto problem = detail::check_flags(h, 0)) return problem;
-  if (h.kind_params[2] < 1 || h.kind_params[2] > window_filter::max_slices) {
-    return inconsistent_header("slices " + std::to_string(h.kind_params[2]) + " is not in 1.." +
-                               std::to_string(window_filter::max_slices));
-  }
-  if (h.kind_params[1] > 1) {
-    return inconsistent_header("window unit " + std::to_string(h.kind_params[1]) +
-                               " is neither 0 (seconds) nor 1 (inserts)");
-  }
+  if (auto problem = detail::check_window_fields(h)) return problem;
+  window_groups g;
   try {
-    window_filter::validate(detail::window_of(h));
+    g = window_filter::groups_of(detail::window_of(h));
   } catch (const error& e) {
     return inconsistent_header(e.what());
   }
-  if (h.kind_params[1] == 0 && h.kind_params[3] != 0) {
-    return inconsistent_header("a time window records an insert count of " +
-                               std::to_string(h.kind_params[3]) + ", must be 0");
-  }
   const std::uint64_t count = detail::slot_count(h);
-  if (h.bits == 0 || h.bits % count != 0 || h.bits / count > max_bits ||
-      h.payload_length != detail::payload_length(count, h.bits / count)) {
-    return inconsistent_header("bits " + std::to_string(h.bits) + " and payload length " +
-                               std::to_string(h.payload_length) + " are not " +
-                               std::to_string(count) + " equal slots and their table");
+  if (h.hashes != g.hashes || h.bits != detail::groups_bytes(g) * 8) {
+    return inconsistent_header(
+        "bits " + std::to_string(h.bits) + " and hashes " + std::to_string(h.hashes) +
+        " are not those of the window's slots (" + std::to_string(g.groups) + " groups of " +
+        std::to_string(g.group_bytes()) + " bytes, " + std::to_string(g.hashes) + " hashes)");
+  }
+  if (h.payload_length != detail::payload_length(count, g)) {
+    return inconsistent_header("payload length " + std::to_string(h.payload_length) +
+                               " is not the slot table, " + std::to_string(g.groups) +
+                               " groups and the tail (" +
+                               std::to_string(detail::payload_length(count, g)) + ")");
   }
   return {};
 }
 
-template <class Sub>
-file_header kind_traits<basic_window_filter<Sub>>::header_of(const filter_type& f) {
-  file_header h;
-  h.kind = filter_kind::window;
-  h.scheme = f.scheme();
+file_header kind_traits<window_filter>::header_of(const filter_type& f) {
+  file_header h = detail::window_header(f, f.scheme());
   h.bits = f.cells();
   h.hashes = f.hashes();
-  h.capacity = f.capacity();
-  h.target_fpp = f.target_fpp();
-  for (const Sub& slot : f.slots()) h.inserted += slot.inserted();
-  h.payload_offset = file_header_size;
-  h.kind_params = {f.length(), static_cast<std::uint64_t>(f.unit()), f.slices(), f.insert_count()};
+  for (const std::uint64_t n : f.slot_inserted()) h.inserted += n;
   return h;
 }
 
-// The table, then each slot's words (the payload's parts point into the table it owns and into
-// the slots' storage).
-template <class Sub>
-detail::file_payload kind_traits<basic_window_filter<Sub>>::payload_of(const filter_type& f) {
-  const auto slots = f.slots();
-  const std::uint64_t count = slots.size();
-  const std::uint64_t slot_bits = slots.front().cells();
-  detail::file_payload payload;
-  std::vector<unsigned char>& table = payload.owned;
-  table.assign(detail::table_size(count, detail::slot_entry_size), 0);
-  payload.parts = {table};
+// The table, then the group array with its tail (a part pointing into the filter's storage).
+detail::file_payload kind_traits<window_filter>::payload_of(const filter_type& f) {
+  const std::uint64_t count = f.slot_slices().size();
+  std::vector<detail::slot_entry> entries(count);
   for (std::uint64_t i = 0; i < count; ++i) {
-    unsigned char* entry = table.data() + i * detail::slot_entry_size;
-    detail::put_le<std::uint64_t>(entry, 0, f.slot_slices()[i]);
-    detail::put_le<std::uint64_t>(entry, 8, slots[i].inserted());
-    detail::put_le<std::uint64_t>(entry, 16, detail::slot_offset(count, slot_bits, i));
-    detail::append_sub_filter_words(payload, slots[i], i + 1 == count);
+    entries[i] = {f.slot_slices()[i], f.slot_inserted(i), i * f.layout().word_bytes};
   }
-  detail::put_le<std::uint64_t>(
-      table.data(), count * detail::slot_entry_size,
-      detail::table_checksum(table.data(), count * detail::slot_entry_size));
+  detail::file_payload payload;
+  payload.owned = detail::slot_table(entries);
+  payload.parts = {payload.owned};
+  const auto words = detail::filter_access::storage(f).words();
+  payload.parts.push_back(
+      {reinterpret_cast<const unsigned char*>(words.data()), words.size_bytes()});
   return payload;
 }
 
-template <class Sub>
-basic_window_filter<Sub> kind_traits<basic_window_filter<Sub>>::load(
-    const detail::filter_file& file) {
-  return detail::open_window<Sub>(file, verify::full, true);
+window_filter kind_traits<window_filter>::load(const detail::filter_file& file) {
+  return detail::open_window(file, verify::full, true);
 }
 
-template <class Sub>
-basic_window_filter<Sub> kind_traits<basic_window_filter<Sub>>::map(const detail::filter_file& file,
-                                                                    verify check) {
-  return detail::open_window<Sub>(file, check, false);
+window_filter kind_traits<window_filter>::map(const detail::filter_file& file, verify check) {
+  return detail::open_window(file, check, false);
 }
-
-template struct kind_traits<window_filter>;
-template struct kind_traits<classic_window_filter>;
 
 }  // namespace bloomkit

@@ -1,330 +1,405 @@
 #include "bloomkit/window_filter.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include <array>
+#include <bit>
 #include <cmath>
-#include <memory>
+#include <cstring>
 #include <string>
 #include <utility>
 
-#include "bloomkit/detail/filter_access.hpp"
+#include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/detail/result_slots.hpp"
+#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
-#include "slot_paths.hpp"
-#include "sub_filter_sizing.hpp"
+#include "word_mask.hpp"
 
 namespace bloomkit {
 namespace {
 
-[[noreturn]] void invalid(const std::string& problem) {
-  throw error(errc::invalid_argument, "window filter: " + problem);
-}
+constexpr std::size_t max_lanes = 4;  // words of at most 256 bits
+using mask_lanes = std::array<std::uint64_t, max_lanes>;
 
-std::uint64_t system_seconds() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(
-      0, std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count()));
-}
+// Where one key is: its group's first byte, and its mask.
+struct place {
+  std::uint64_t group;
+  mask_lanes mask;
+};
+
+// Keys ahead of the one being tested whose groups are being prefetched: a group is one or two
+// lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
+constexpr std::size_t pipeline_lag = 24;
+constexpr std::size_t pipeline_ring = 32;  // a power of two > pipeline_lag
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
 
+// The word operations for words of Lanes 64-bit lanes, read and written as whole lanes with
+// memcpy (words sit at any byte offset). Bits of a lane past the word belong to the next word or
+// group (or the tail bytes): a write puts back what it read there, which is why there is a
+// single writer.
+template <unsigned Lanes>
+struct word_ops {
+  static bool holds(const unsigned char* word, const mask_lanes& mask) noexcept {
+    std::uint64_t v[Lanes];
+    std::memcpy(v, word, sizeof v);
+    std::uint64_t missing = 0;
+    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
+    return missing == 0;
+  }
+  // ORs the mask in; returns whether a bit was 0.
+  static bool set(unsigned char* word, const mask_lanes& mask) noexcept {
+    std::uint64_t v[Lanes];
+    std::memcpy(v, word, sizeof v);
+    std::uint64_t missing = 0;
+    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
+    if (missing == 0) return false;
+    for (unsigned i = 0; i < Lanes; ++i) v[i] |= mask[i];
+    std::memcpy(word, v, sizeof v);
+    return true;
+  }
+};
+
+// What a batch needs of the filter: the group array, its shape and the slots to ask.
+struct group_view {
+  unsigned char* base;
+  std::uint64_t groups;
+  std::uint64_t group_bytes;
+  std::uint32_t lines;
+  std::uint32_t word_bits;
+  std::uint32_t hashes;
+
+  void locate(std::string_view key, place& at) const noexcept {
+    const digest128 d = xxh3_128(key);
+    at.group = detail::multiply_high(d.high, groups) * group_bytes;
+    detail::word_mask(d.low, word_bits, hashes, at.mask.data());
+  }
+  void prefetch(const place& at, bool write) const noexcept {
+    const unsigned char* line = base + at.group;
+    for (std::uint32_t i = 0; i < lines; ++i, line += 64) {
+      if (write) {
+        detail::prefetch_write(line);
+      } else {
+        detail::prefetch_read(line);
+      }
+    }
+  }
+};
+
+template <unsigned Lanes>
+bool some_holds(const unsigned char* group, const std::uint32_t* offsets, std::size_t count,
+                const mask_lanes& mask) noexcept {
+  for (std::size_t s = 0; s < count; ++s) {
+    if (word_ops<Lanes>::holds(group + offsets[s], mask)) return true;
+  }
+  return false;
+}
+
+// results[i]: whether a live slot holds keys[i]; step i locates key i and prefetches its group,
+// step i also tests key i - lag.
+template <unsigned Lanes>
+std::size_t lookup_groups(const group_view& g, const std::uint32_t* offsets, std::size_t live,
+                          std::span<const std::string_view> keys, bool* results) {
+  place ring[pipeline_ring];
+  const std::size_t n = keys.size();
+  const std::size_t lag = n > pipeline_lag ? pipeline_lag : 0;
+  std::size_t present = 0;
+  for (std::size_t i = 0; i < n + lag; ++i) {
+    if (i < n) {
+      place& at = ring[i % pipeline_ring];
+      g.locate(keys[i], at);
+      if (lag != 0) g.prefetch(at, false);
+    }
+    if (i >= lag) {
+      const place& at = ring[(i - lag) % pipeline_ring];
+      const bool hit = some_holds<Lanes>(g.base + at.group, offsets, live, at.mask);
+      results[i - lag] = hit;
+      present += hit;
+    }
+  }
+  return present;
+}
+
+struct insert_counts {
+  std::size_t changed = 0;  // keys that changed the current slot's word
+  std::size_t fresh = 0;    // of those, the keys no other live slot holds
+};
+
+// Inserts the keys in order into the slot at byte `target` of each group; a key is new when it
+// changed that word and no other live slot (`others`) holds it (a repeat within the batch is not
+// new, as with a loop of inserts).
+template <unsigned Lanes>
+insert_counts insert_groups(const group_view& g, std::uint32_t target, const std::uint32_t* others,
+                            std::size_t count, std::span<const std::string_view> keys) {
+  place ring[pipeline_ring];
+  const std::size_t n = keys.size();
+  const std::size_t lag = n > pipeline_lag ? pipeline_lag : 0;
+  insert_counts counts;
+  for (std::size_t i = 0; i < n + lag; ++i) {
+    if (i < n) {
+      place& at = ring[i % pipeline_ring];
+      g.locate(keys[i], at);
+      if (lag != 0) g.prefetch(at, true);
+    }
+    if (i >= lag) {
+      const place& at = ring[(i - lag) % pipeline_ring];
+      unsigned char* group = g.base + at.group;
+      if (word_ops<Lanes>::set(group + target, at.mask)) {
+        ++counts.changed;
+        counts.fresh += !some_holds<Lanes>(group, others, count, at.mask);
+      }
+    }
+  }
+  return counts;
+}
+
+// Calls f.template operator()<Lanes>() for the lanes of w-bit words.
+template <class F>
+decltype(auto) with_lanes(std::uint32_t word_bits, F f) {
+  switch ((word_bits + 63) / 64) {
+    case 1:
+      return f.template operator()<1>();
+    case 2:
+      return f.template operator()<2>();
+    case 3:
+      return f.template operator()<3>();
+    default:
+      return f.template operator()<4>();
+  }
+}
+
+// The 1-bits of the w-bit word at `word`.
+std::uint32_t ones_of(const unsigned char* word, std::uint32_t word_bytes) noexcept {
+  std::uint32_t ones = 0;
+  std::uint32_t at = 0;
+  for (; at + 8 <= word_bytes; at += 8) {
+    std::uint64_t v;
+    std::memcpy(&v, word + at, 8);
+    ones += static_cast<std::uint32_t>(std::popcount(v));
+  }
+  for (; at < word_bytes; ++at) ones += static_cast<std::uint32_t>(std::popcount(word[at]));
+  return ones;
+}
+
 }  // namespace
 
-template <class Sub>
-void basic_window_filter<Sub>::validate(const window_config& c) {
-  const std::string problem =
-      detail::capacity_and_fpp_problem("capacity", c.capacity, c.target_fpp);
-  if (!problem.empty()) invalid(problem);
-  if (c.unit != window_unit::seconds && c.unit != window_unit::inserts) {
-    invalid("unknown window unit " + std::to_string(static_cast<std::uint32_t>(c.unit)));
-  }
-  if (const std::string slices = detail::range_problem("slices", c.slices, 1, max_slices);
-      !slices.empty()) {
-    invalid(slices);
-  }
-  const char* unit = c.unit == window_unit::seconds ? " seconds" : " inserts";
-  if (c.length < c.slices || c.length > max_length) {
-    invalid("window of " + std::to_string(c.length) + unit + " must be at least one per slice (" +
-            std::to_string(c.slices) + ") and at most " + std::to_string(max_length));
-  }
+window_groups window_filter::group_shape(std::uint32_t slices) noexcept {
+  window_groups g;
+  const std::uint64_t count = slices + std::uint64_t{1};
+  // 14 bytes (112 bits) per slot at least; whole lines; words of at most 256 bits.
+  g.lines = static_cast<std::uint32_t>(ceil_div(14 * count, 64));
+  g.word_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(32, g.group_bytes() / count));
+  return g;
 }
 
-template <class Sub>
-filter_config basic_window_filter<Sub>::slice_config(const window_config& c) {
+window_groups window_filter::groups_of(const window_config& c) {
   validate(c);
-  filter_config config{0, 0, ceil_div(c.capacity, c.slices), c.target_fpp / (c.slices + 1)};
+  window_groups g = group_shape(c.slices);
+  const std::uint64_t keys = ceil_div(c.capacity, c.slices);
+  const double target = c.target_fpp / (c.slices + 1);
   try {
-    const filter_params sized =
-        detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp);
-    config.cells = sized.bits;
-    config.hashes = sized.hashes;
+    const word_filter_params sized = word_filter_sizing(g.word_bits(), keys, target);
+    if (sized.words > max_bits / 8 / g.group_bytes()) {
+      throw error(errc::too_large,
+                  std::to_string(sized.words) + " groups of " + std::to_string(g.group_bytes()) +
+                      " bytes exceed the maximum of " + std::to_string(max_bits) + " bits");
+    }
+    g.groups = sized.words;
+    g.hashes = sized.hashes;
   } catch (const error& e) {
-    throw error(errc::too_large, "window filter: a slice of " + std::to_string(config.capacity) +
-                                     " keys at fpp " + detail::exact_double(config.target_fpp) +
-                                     ": " + e.what());
+    throw error(errc::too_large, "window filter: a slice of " + std::to_string(keys) +
+                                     " keys at fpp " + detail::exact_double(target) + ": " +
+                                     e.what());
   }
-  return config;
+  return g;
 }
 
-template <class Sub>
-basic_window_filter<Sub>::basic_window_filter(const window_config& config)
-    : config_(config), slot_slices_(config.slices + 1, no_slice), clock_(system_seconds) {
-  const filter_config slice = slice_config(config);
-  slots_.reserve(config.slices + 1);
-  for (std::uint32_t i = 0; i <= config.slices; ++i) {
-    slots_.push_back(detail::filter_access::make<Sub>(slice, bit_array(slice.cells), 0));
-  }
-}
+window_filter::window_filter(const window_config& config)
+    : window_slices(config),
+      layout_(groups_of(config)),
+      cells_((layout_.groups * layout_.group_bytes() + tail_bytes) * 8),
+      slot_inserted_(slot_count(), 0) {}
 
-template <class Sub>
-basic_window_filter<Sub>::basic_window_filter(const window_config& config, std::vector<Sub> slots,
-                                              std::vector<std::uint64_t> slot_slices,
-                                              std::uint64_t inserts)
-    : config_(config),
-      slots_(std::move(slots)),
-      slot_slices_(std::move(slot_slices)),
-      inserts_(inserts),
-      clock_(system_seconds) {
-  check_slots();
-}
-
-template <class Sub>
-void basic_window_filter<Sub>::check_slots() const {
-  validate(config_);
-  const std::size_t count = config_.slices + std::size_t{1};
-  if (slots_.size() != count || slot_slices_.size() != count) {
-    invalid(std::to_string(config_.slices) + " slices need " + std::to_string(count) +
-            " slots, not " + std::to_string(slots_.size()));
+window_filter::window_filter(const window_config& config, bit_array cells,
+                             std::vector<std::uint64_t> slices,
+                             std::vector<std::uint64_t> slot_inserted, std::uint64_t inserts)
+    : window_slices(config, std::move(slices), inserts),
+      layout_(groups_of(config)),
+      cells_(std::move(cells)),
+      slot_inserted_(std::move(slot_inserted)) {
+  const std::uint64_t bits = (layout_.groups * layout_.group_bytes() + tail_bytes) * 8;
+  if (cells_.size() != bits) {
+    invalid("the window needs " + std::to_string(bits) + " bits of groups, not " +
+            std::to_string(cells_.size()));
   }
-  const std::uint64_t capacity = ceil_div(config_.capacity, config_.slices);
-  const double target = config_.target_fpp / (config_.slices + 1);
-  if (config_.unit == window_unit::seconds && inserts_ != 0) {
-    invalid("a time window counts no inserts (got " + std::to_string(inserts_) + ")");
+  if (slot_inserted_.size() != slot_count()) {
+    invalid(std::to_string(slot_count()) + " slots, not " + std::to_string(slot_inserted_.size()));
   }
-  for (std::size_t i = 0; i < count; ++i) {
-    const filter_config& c = slots_[i].config();
-    const std::string slot = "slot " + std::to_string(i);
-    if (c != slots_.front().config()) invalid(slot + " differs from slot 0 in size");
-    if (c.capacity != capacity || !(std::fabs(c.target_fpp - target) <= 1e-9 * target)) {
-      invalid(slot + " is sized for " + std::to_string(c.capacity) + " keys at fpp " +
-              detail::exact_double(c.target_fpp) + " where the window demands " +
-              std::to_string(capacity) + " at " + detail::exact_double(target));
-    }
-    try {
-      detail::sub_filter_sizing<Sub>::check(c.cells, c.hashes);
-    } catch (const error& e) {
-      invalid(slot + ": " + e.what());
-    }
-    const double fpp = detail::sub_filter_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
-    if (!(fpp <= target * (1 + 1e-9))) {
-      invalid(slot + " has an expected FPP of " + detail::exact_double(fpp) +
-              " at its capacity, above its target " + detail::exact_double(target));
-    }
-    const std::uint64_t slice = slot_slices_[i];
-    if (slice == no_slice) {
-      if (slots_[i].inserted() != 0) invalid(slot + " holds no slice but has keys");
-    } else if (slice % count != i) {
-      invalid(slot + " holds slice " + std::to_string(slice) + ", which belongs in slot " +
-              std::to_string(slice % count));
-    } else if (config_.unit == window_unit::inserts && slice > current_slice()) {
-      invalid(slot + " holds slice " + std::to_string(slice) + ", after the current slice " +
-              std::to_string(current_slice()) + " of " + std::to_string(inserts_) + " inserts");
+  for (std::size_t i = 0; i < slot_count(); ++i) {
+    if (slot_slices()[i] == no_slice && slot_inserted_[i] != 0) {
+      invalid("slot " + std::to_string(i) + " holds no slice but has keys");
     }
   }
 }
 
-template <class Sub>
-std::uint64_t basic_window_filter<Sub>::slice_at(std::uint64_t t) const noexcept {
-  return slice_of_time(t, config_.length, config_.slices);
-}
-
-template <class Sub>
-std::uint64_t basic_window_filter<Sub>::current_slice() const {
-  if (config_.unit == window_unit::inserts) {
-    return inserts_ / ceil_div(config_.length, config_.slices);
-  }
-  return slice_at(now());
-}
-
-template <class Sub>
-bool basic_window_filter<Sub>::live(std::uint64_t slice, std::uint64_t current,
-                                    std::uint32_t slices) noexcept {
-  return slice != no_slice && slice <= current && current - slice <= slices;
-}
-
-template <class Sub>
-bool basic_window_filter<Sub>::live(std::size_t slot) const {
-  return live(slot_slices_.at(slot), current_slice(), config_.slices);
-}
-
-template <class Sub>
-template <class Visit>
-void basic_window_filter<Sub>::for_each_live(std::uint64_t current, Visit visit) const {
-  // Newest first: recent keys are the likelier hits.
-  const std::size_t count = slots_.size();
-  for (std::size_t back = 0; back < count; ++back) {
-    if (back > current) break;
-    const std::size_t slot = (current - back) % count;
-    if (live(slot_slices_[slot], current, config_.slices)) visit(slots_[slot]);
-  }
-}
-
-template <class Sub>
-Sub& basic_window_filter<Sub>::rotate_to(std::uint64_t current) {
-  const std::size_t slot = current % slots_.size();
-  if (slot_slices_[slot] != current) {
-    slots_[slot].clear();
-    slot_slices_[slot] = current;
-  }
-  return slots_[slot];
-}
-
-template <class Sub>
-std::vector<const Sub*> basic_window_filter<Sub>::live_slots(std::uint64_t current) const {
-  std::vector<const Sub*> live;
-  live.reserve(slots_.size());
-  for_each_live(current, [&](const Sub& f) { live.push_back(&f); });
+std::size_t window_filter::live_offsets(std::uint64_t current, std::uint32_t* offsets) const {
+  std::size_t live = 0;
+  for_each_live_slot(current, [&](std::size_t slot) {
+    offsets[live++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
+  });
   return live;
 }
 
-template <class Sub>
-std::size_t basic_window_filter<Sub>::insert_run(std::span<const std::string_view> keys,
-                                                 std::uint64_t current) {
-  // The current slice's slot first, then the older live ones: a key is new unless one of them
-  // holds it, and a repeat within the run is not new, exactly as a loop of insert().
-  Sub& target = rotate_to(current);
-  std::vector<const Sub*> slots = {&target};
-  for_each_live(current, [&](const Sub& f) {
-    if (&f != &target) slots.push_back(&f);
+std::size_t window_filter::insert_run(std::span<const std::string_view> keys,
+                                      std::uint64_t current) {
+  const taken_slot taken = take_slot(current);
+  unsigned char* base = reinterpret_cast<unsigned char*>(cells_.mutable_words().data());
+  const std::uint32_t target = static_cast<std::uint32_t>(taken.slot * layout_.word_bytes);
+  if (taken.stale) {
+    // Rotation: the slot's word in every group.
+    for (std::uint64_t g = 0; g < layout_.groups; ++g) {
+      std::memset(base + g * layout_.group_bytes() + target, 0, layout_.word_bytes);
+    }
+    slot_inserted_[taken.slot] = 0;
+  }
+  std::array<std::uint32_t, max_slices + 1> others;
+  std::size_t count = 0;
+  for_each_live_slot(current, [&](std::size_t slot) {
+    if (slot != taken.slot) others[count++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
   });
-  return detail::slot_paths<Sub>::insert_many(target, slots, keys);
+  const group_view g{base,          layout_.groups,      layout_.group_bytes(),
+                     layout_.lines, layout_.word_bits(), layout_.hashes};
+  const insert_counts counts = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
+    return insert_groups<Lanes>(g, target, others.data(), count, keys);
+  });
+  slot_inserted_[taken.slot] += counts.changed;
+  return counts.fresh;
 }
 
-template <class Sub>
-bool basic_window_filter<Sub>::insert(std::string_view key) {
+bool window_filter::insert(std::string_view key) {
   const std::string_view keys[] = {key};
   return insert_many(keys) == 1;
 }
 
-template <class Sub>
-std::size_t basic_window_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
+std::size_t window_filter::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
-  if (config_.unit == window_unit::seconds) return insert_run(keys, current_slice());
-  // A count window moves to the next slice every ceil(W/S) inserts: one run per slice.
-  const std::uint64_t per_slice = ceil_div(config_.length, config_.slices);
-  std::size_t added = 0;
-  std::size_t next = 0;
-  while (next < keys.size()) {
-    const std::uint64_t room = per_slice - inserts_ % per_slice;
-    const std::size_t take =
-        static_cast<std::size_t>(std::min<std::uint64_t>(room, keys.size() - next));
-    added += insert_run(keys.subspan(next, take), current_slice());
-    inserts_ += take;
-    next += take;
-  }
-  return added;
+  return insert_runs(keys.size(), [&](std::size_t first, std::size_t count, std::uint64_t slice) {
+    return insert_run(keys.subspan(first, count), slice);
+  });
 }
 
-template <class Sub>
-bool basic_window_filter<Sub>::contains(std::string_view key) const {
-  const digest_type digest = Sub::digest_of(key);
-  bool present = false;
-  for_each_live(current_slice(),
-                [&](const Sub& f) { present = present || f.contains_digest_unchecked(digest); });
-  check_sources();
-  return present;
+bool window_filter::contains(std::string_view key) const {
+  bool answer = false;
+  contains_many({&key, 1}, {&answer, 1});
+  return answer;
 }
 
-template <class Sub>
-std::size_t basic_window_filter<Sub>::contains_many(std::span<const std::string_view> keys,
-                                                    std::span<bool> results) const {
+std::size_t window_filter::contains_many(std::span<const std::string_view> keys,
+                                         std::span<bool> results) const {
   detail::require_result_slots(keys.size(), results.size());
-  const std::vector<const Sub*> live = live_slots(current_slice());
-  if (live.empty()) {
-    std::fill(results.begin(), results.end(), false);
-    return 0;
-  }
-  const std::size_t present = detail::slot_paths<Sub>::contains_many(live, keys, results.data());
+  std::array<std::uint32_t, max_slices + 1> offsets;
+  const std::size_t live = live_offsets(current_slice(), offsets.data());
+  // Lookups never write through the view.
+  const group_view g{
+      const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data())),
+      layout_.groups,
+      layout_.group_bytes(),
+      layout_.lines,
+      layout_.word_bits(),
+      layout_.hashes};
+  const std::size_t present = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
+    return lookup_groups<Lanes>(g, offsets.data(), live, keys, results.data());
+  });
   check_sources();
   return present;
 }
 
-template <class Sub>
-void basic_window_filter<Sub>::merge(const basic_window_filter& other) {
+void window_filter::merge(const window_filter& other) {
   other.check_sources();
   throw error(errc::unsupported,
               "cannot merge window filters: their slices need not cover the same times; insert "
               "the other filter's keys instead");
 }
 
-template <class Sub>
-void basic_window_filter<Sub>::intersect(const basic_window_filter& other) {
+void window_filter::intersect(const window_filter& other) {
   other.check_sources();
   throw error(errc::unsupported,
               "cannot intersect window filters: their slices need not cover the same times; "
               "test keys against both instead");
 }
 
-template <class Sub>
-void basic_window_filter<Sub>::clear() {
+void window_filter::clear() {
   detail::require_writable(read_only());
-  for (Sub& f : slots_) f.clear();
-  std::fill(slot_slices_.begin(), slot_slices_.end(), no_slice);
-  inserts_ = 0;
+  cells_.clear();
+  std::fill(slot_inserted_.begin(), slot_inserted_.end(), 0);
+  reset_slices();
 }
 
-template <class Sub>
-std::uint64_t basic_window_filter<Sub>::inserted() const {
+std::uint64_t window_filter::slot_ones(std::size_t slot) const noexcept {
+  const auto* base = reinterpret_cast<const unsigned char*>(cells_.data());
+  const std::uint64_t offset = slot * layout_.word_bytes;
+  std::uint64_t ones = 0;
+  for (std::uint64_t g = 0; g < layout_.groups; ++g) {
+    ones += ones_of(base + g * layout_.group_bytes() + offset, layout_.word_bytes);
+  }
+  return ones;
+}
+
+std::uint64_t window_filter::inserted() const {
   std::uint64_t total = 0;
-  for_each_live(current_slice(), [&](const Sub& f) { total += f.inserted(); });
+  for_each_live_slot(current_slice(), [&](std::size_t slot) { total += slot_inserted_[slot]; });
   return total;
 }
 
-template <class Sub>
-double basic_window_filter<Sub>::estimated_fpp() const {
+double window_filter::estimated_fpp() const {
+  // A key never inserted hits a word with c ones with probability C(c, k) / C(w, k).
+  const std::uint32_t w = layout_.word_bits();
+  const std::uint32_t k = layout_.hashes;
+  std::vector<double> hit(w + 1, 0.0);
+  for (std::uint32_t c = k; c <= w; ++c) {
+    double p = 1;
+    for (std::uint32_t j = 0; j < k; ++j) p *= static_cast<double>(c - j) / (w - j);
+    hit[c] = p;
+  }
+  const auto* base = reinterpret_cast<const unsigned char*>(cells_.data());
   double all_negative = 1;
-  for_each_live(current_slice(), [&](const Sub& f) { all_negative *= 1 - f.estimated_fpp(); });
+  for_each_live_slot(current_slice(), [&](std::size_t slot) {
+    double sum = 0;
+    for (std::uint64_t g = 0; g < layout_.groups; ++g) {
+      sum += hit[ones_of(base + g * layout_.group_bytes() + slot * layout_.word_bytes,
+                         layout_.word_bytes)];
+    }
+    all_negative *= 1 - sum / static_cast<double>(layout_.groups);
+  });
   return 1 - all_negative;
 }
 
-template <class Sub>
-double basic_window_filter<Sub>::estimated_count() const {
+double window_filter::estimated_count() const {
   double total = 0;
-  for_each_live(current_slice(), [&](const Sub& f) { total += f.estimated_count(); });
+  const std::uint64_t m = layout_.groups * layout_.word_bits();
+  for_each_live_slot(current_slice(), [&](std::size_t slot) {
+    total += estimate_count(m, layout_.hashes, slot_ones(slot));
+  });
   return total;
 }
 
-template <class Sub>
-double basic_window_filter<Sub>::fill_ratio() const {
-  std::uint64_t set = 0;
-  std::uint64_t cells = 0;
-  for_each_live(current_slice(), [&](const Sub& f) {
-    set += f.storage().count();
-    cells += f.cells();
+double window_filter::fill_ratio() const {
+  std::uint64_t ones = 0;
+  std::uint64_t bits = 0;
+  for_each_live_slot(current_slice(), [&](std::size_t slot) {
+    ones += slot_ones(slot);
+    bits += layout_.groups * layout_.word_bits();
   });
-  return cells == 0 ? 0 : static_cast<double>(set) / static_cast<double>(cells);
+  return bits == 0 ? 0 : static_cast<double>(ones) / static_cast<double>(bits);
 }
 
-template <class Sub>
-std::uint64_t basic_window_filter<Sub>::cells() const noexcept {
-  return slots_.front().cells() * slots_.size();
+double window_filter::slot_fill_ratio(std::size_t slot) const {
+  if (slot >= slot_count()) throw error(errc::invalid_argument, "no slot " + std::to_string(slot));
+  return static_cast<double>(slot_ones(slot)) /
+         static_cast<double>(layout_.groups * layout_.word_bits());
 }
-
-template <class Sub>
-std::size_t basic_window_filter<Sub>::byte_size() const noexcept {
-  return slots_.front().byte_size() * slots_.size();
-}
-
-template <class Sub>
-void basic_window_filter<Sub>::check_sources() const {
-  for (const Sub& f : slots_) f.storage().check_source();
-}
-
-template class basic_window_filter<bloom_filter>;
-template class basic_window_filter<blocked_bloom_filter>;
 
 }  // namespace bloomkit

@@ -29,6 +29,9 @@ enum class hash_scheme : std::uint32_t {
   // XXH3-64; block = multiply-high of the digest, 8 bits from its low 32 bits by salted
   // multiplies (blocked_bloom_filter.hpp)
   xxh3_64_split_block = 2,
+  // Window filters of grouped words (window_filter.hpp): XXH3-128; group = multiply-high of the
+  // high half, k bits of one word from the low half (detail::word_mask).
+  xxh3_128_window_groups = 3,
   // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
   guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64

@@ -149,11 +149,10 @@ struct kind_traits<basic_scalable_filter<Sub>> : composite_kind<basic_scalable_f
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
-// Windows, of blocked sub-filters (window_filter, kind "window" in native_kinds) or of classic
-// ones (classic_window_filter: the same kind and layout, scheme xxh3-128).
-template <class Sub>
-struct kind_traits<basic_window_filter<Sub>> : composite_kind<basic_window_filter<Sub>> {
-  using filter_type = basic_window_filter<Sub>;
+// What the traits of both window layouts share: `create`, k, and `info`'s window fields.
+template <class Filter>
+struct window_kind : composite_kind<Filter> {
+  using filter_type = Filter;
   static constexpr filter_kind kind = filter_kind::window;
   static constexpr std::string_view name = "window";
   static constexpr hash_scheme scheme = filter_type::scheme();
@@ -172,11 +171,12 @@ struct kind_traits<basic_window_filter<Sub>> : composite_kind<basic_window_filte
         .add("current_slice", f.current_slice());
     if (!time) r.add("insert_count", f.insert_count());
     const std::uint64_t current = f.current_slice();
+    const std::size_t slots = f.slot_slices().size();
     std::string fills;
     for (std::uint64_t back = 0; back <= f.slices() && back <= current; ++back) {
-      const std::size_t slot = (current - back) % f.slots().size();
+      const std::size_t slot = (current - back) % slots;
       const bool live = f.slot_slices()[slot] == current - back;
-      const double fill = live ? f.slots()[slot].fill_ratio() : 0.0;
+      const double fill = live ? f.slot_fill_ratio(slot) : 0.0;
       if (!fills.empty()) fills += ' ';
       char text[32];
       std::snprintf(text, sizeof text, "%.6f", fill);
@@ -184,7 +184,22 @@ struct kind_traits<basic_window_filter<Sub>> : composite_kind<basic_window_filte
     }
     r.add("slice_fill", fills);
   }
+};
 
+// Windows of grouped words (window_filter: kind "window", scheme xxh3-128-window-groups), and
+// the older layout of S + 1 sub-filters, blocked (blocked_window_filter, scheme
+// xxh3-64-split-block) or classic (classic_window_filter, scheme xxh3-128).
+template <>
+struct kind_traits<window_filter> : window_kind<window_filter> {
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+template <class Sub>
+struct kind_traits<basic_window_filter<Sub>> : window_kind<basic_window_filter<Sub>> {
+  using filter_type = basic_window_filter<Sub>;
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);
   static detail::file_payload payload_of(const filter_type& f);
@@ -212,8 +227,9 @@ struct filter_list {
 using native_kinds = filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
                                  scalable_bloom_filter, window_filter>;
 // Every native filter type a file can hold: one per kind, then the compositions that share a
-// kind's layout with another scheme (a scalable chain of blocked filters).
-using native_filters = native_kinds::append<scalable_blocked_bloom_filter, classic_window_filter>;
+// kind with another scheme (a scalable chain of blocked filters, the windows of sub-filters).
+using native_filters = native_kinds::append<scalable_blocked_bloom_filter, blocked_window_filter,
+                                            classic_window_filter>;
 
 // The kinds and their names, in the order of native_kinds.
 struct kind_name {

@@ -59,17 +59,20 @@ file_check check_framing(std::span<const unsigned char> bytes) {
   return {};
 }
 
+// The kind's fields as the filter type of the file's kind (and, with `scheme`, its scheme: the
+// layouts of one kind differ by scheme, as the windows do) checks them. Returns whether one did.
 template <class... Filters>
-file_check check_fields_of(const file_header& h, filter_list<Filters...>) {
-  file_check problem;
+bool check_fields_of(const file_header& h, filter_list<Filters...>, bool scheme,
+                     file_check& problem) {
   bool checked = false;
   const auto try_one = [&]<class Filter>() {
     if (checked || kind_traits<Filter>::kind != h.kind) return;
+    if (scheme && kind_traits<Filter>::scheme != h.scheme) return;
     checked = true;
     problem = kind_traits<Filter>::check_fields(h);
   };
   (try_one.template operator()<Filters>(), ...);
-  return problem;
+  return checked;
 }
 
 }  // namespace
@@ -138,7 +141,11 @@ file_check check_common_fields(const file_header& h) {
 }
 
 file_check check_kind_fields(const file_header& h) {
-  return check_fields_of(h, native_kinds{});
+  file_check problem;
+  if (!check_fields_of(h, native_filters{}, true, problem)) {
+    check_fields_of(h, native_kinds{}, false, problem);
+  }
+  return problem;
 }
 
 file_check check_file_size(const file_header& h, std::uint64_t file_size) {

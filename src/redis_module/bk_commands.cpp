@@ -52,7 +52,7 @@ std::optional<std::pair<std::uint64_t, window_unit>> parse_window(std::string_vi
   if (!value || *value < 1) return std::nullopt;
   const auto n = static_cast<std::uint64_t>(*value);
   if (seconds == 0) return std::pair{n, window_unit::inserts};
-  if (n > window_filter::max_length / seconds) return std::nullopt;
+  if (n > window_slices::max_length / seconds) return std::nullopt;
   return std::pair{n * seconds, window_unit::seconds};
 }
 
@@ -62,7 +62,7 @@ module_filter make_filter(const reserve_request& r) {
   if (r.kind == "counting") return {counting_bloom_filter::for_capacity(r.capacity, r.fpp)};
   if (r.kind == "scalable") return make_bf_filter(r.fpp, r.capacity, r.expansion, false);
   if (r.window == 0) throw error(errc::invalid_argument, "KIND window needs WINDOW");
-  return {window_filter(window_config{r.capacity, r.fpp, r.window, r.unit, r.slices})};
+  return {blocked_window_filter(window_config{r.capacity, r.fpp, r.window, r.unit, r.slices})};
 }
 
 // A reply of name / value pairs, filled through report_figures (kinds.hpp) as the CLI's report.
@@ -147,7 +147,7 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       std::tie(r.window, r.unit) = *window;
     } else if (keyword_is(option, "SLICES")) {
       const std::optional<long long> slices = to_integer(value);
-      if (!slices || *slices < 1 || *slices > window_filter::max_slices) {
+      if (!slices || *slices < 1 || *slices > window_slices::max_slices) {
         return RedisModule_ReplyWithError(ctx, "ERR bad SLICES: give 1..255");
       }
       r.slices = static_cast<std::uint32_t>(*slices);

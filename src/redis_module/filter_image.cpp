@@ -66,7 +66,7 @@ std::string_view bytes_of(std::span<const std::uint64_t> words) {
 // The sub-filters of any kind, oldest first.
 template <class Filter>
 std::span<const typename Filter::sub_filter_type> parts_of(const Filter& f) {
-  if constexpr (std::is_same_v<Filter, window_filter>) {
+  if constexpr (std::is_same_v<Filter, blocked_window_filter>) {
     return f.slots();
   } else {
     return f.sub_filters();
@@ -78,7 +78,7 @@ void for_each_part(const module_filter& f, Visit visit) {
   std::visit(
       [&]<class Filter>(const Filter& filter) {
         if constexpr (std::is_same_v<Filter, scalable_blocked_bloom_filter> ||
-                      std::is_same_v<Filter, window_filter>) {
+                      std::is_same_v<Filter, blocked_window_filter>) {
           for (const auto& part : parts_of(filter)) visit(part);
         } else {
           visit(filter);
@@ -119,7 +119,7 @@ std::string image_header(const module_filter& f) {
     w.put(p.tightening);
     w.put(p.memory_ceiling);
   }
-  const auto* window = std::get_if<window_filter>(&f.filter);
+  const auto* window = std::get_if<blocked_window_filter>(&f.filter);
   if (window != nullptr) {
     const window_config& c = window->config();
     w.put(c.capacity);
@@ -290,7 +290,7 @@ module_filter image_loader::finish() {
         out.filter = build.template operator()<counting_bloom_filter>(0);
         break;
       default:
-        out.filter = filter_access::make_window<window_filter>(
+        out.filter = filter_access::make_window<blocked_window_filter>(
             window_, build_all.template operator()<blocked_bloom_filter>(), slot_slices_,
             window_inserts_);
         break;

@@ -103,7 +103,8 @@ module_filter module_filter_of(const std::filesystem::path& file) {
                           " filter with hash scheme " +
                           std::string(to_string(kind_traits<F>::scheme)) +
                           ", which the module cannot hold (it holds classic, blocked and "
-                          "counting filters, and chains and windows of blocked filters)");
+                          "counting filters, chains of blocked filters and windows of blocked "
+                          "sub-filters, not the grouped window layout)");
         }
       },
       load_any(file));

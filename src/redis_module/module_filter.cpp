@@ -13,7 +13,7 @@ namespace {
 template <class Filter>
 constexpr bool is_scalable = std::is_same_v<Filter, scalable_blocked_bloom_filter>;
 template <class Filter>
-constexpr bool is_window = std::is_same_v<Filter, window_filter>;
+constexpr bool is_window = std::is_same_v<Filter, blocked_window_filter>;
 template <class Filter>
 constexpr bool is_counting = std::is_same_v<Filter, counting_bloom_filter>;
 

@@ -10,17 +10,17 @@
 #include <string_view>
 #include <variant>
 
+#include "bloomkit/basic_window_filter.hpp"
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/scalable_filter.hpp"
-#include "bloomkit/window_filter.hpp"
 
 namespace bloomkit::redis_module {
 
 // The alternatives' order is part of the RDB / dump encoding (filter_image.cpp): append only.
 using filter_variant = std::variant<scalable_blocked_bloom_filter, blocked_bloom_filter,
-                                    bloom_filter, counting_bloom_filter, window_filter>;
+                                    bloom_filter, counting_bloom_filter, blocked_window_filter>;
 
 struct module_filter {
   filter_variant filter;

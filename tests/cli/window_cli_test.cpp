@@ -64,6 +64,34 @@ TEST_F(CliWindow, InfoShowsTheWindowSlicesAndFillPerSlice) {
   EXPECT_EQ(parse_lines(ok({"info", f, "--now", now(9)})).at("inserted"), "0");
 }
 
+// Files of the older layout (S + 1 blocked sub-filters, scheme xxh3-64-split-block) work as the
+// grouped ones do, stay in their layout, and `info` shows the same fields for both.
+TEST_F(CliWindow, SubFilterLayoutFilesWorkAsBefore) {
+  const std::string f = at("old.bf");
+  bloomkit::save(
+      bloomkit::blocked_window_filter({1000, 0.01, 7 * 86400, bloomkit::window_unit::seconds, 7}),
+      f);
+  EXPECT_EQ(ok({"add", f, "a", "b", "--now", now(0)}), "added 2 new of 2 keys\n");
+  EXPECT_EQ(ok({"add", f, "a", "c", "--now", now(3)}), "added 1 new of 2 keys\n");
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(7, 86399)}), "1\ta\n1\tb\n1\tc\n");
+  EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(8)}), "1\ta\n0\tb\n1\tc\n");
+  EXPECT_EQ(bloomkit::read_header(f).scheme, bloomkit::hash_scheme::xxh3_64_split_block);
+  const std::string g = week();
+  EXPECT_EQ(bloomkit::read_header(g).scheme, bloomkit::hash_scheme::xxh3_128_window_groups);
+  ok({"add", g, "a", "b", "--now", now(0)});
+  const auto old_info = parse_lines(ok({"info", f, "--now", now(2)}));
+  const auto new_info = parse_lines(ok({"info", g, "--now", now(2)}));
+  std::vector<std::string> old_fields;
+  std::vector<std::string> new_fields;
+  for (const auto& [name, value] : old_info) old_fields.push_back(name);
+  for (const auto& [name, value] : new_info) new_fields.push_back(name);
+  EXPECT_EQ(old_fields, new_fields);
+  for (const char* same : {"kind", "window", "window_unit", "slices", "current_slice"}) {
+    EXPECT_EQ(old_info.at(same), new_info.at(same)) << same;
+  }
+  EXPECT_EQ(count_char(old_info.at("slice_fill"), ' '), 7u);
+}
+
 TEST_F(CliWindow, CountWindowKeepsTheLastInserts) {
   const std::string f = at("count.bf");
   ok({"create", f, "--kind", "window", "--capacity", "100", "--fpp", "0.01", "--window", "100",

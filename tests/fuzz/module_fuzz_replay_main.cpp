@@ -25,7 +25,8 @@ std::vector<module_filter> filters() {
   out.push_back(make_bf_filter(0.01, 500, 2, true));
   out.push_back({bloom_filter::for_capacity(300, 0.01), false});
   out.push_back({counting_bloom_filter::for_capacity(300, 0.01), false});
-  out.push_back({window_filter(window_config{300, 0.01, 1000, window_unit::inserts, 4}), false});
+  out.push_back(
+      {blocked_window_filter(window_config{300, 0.01, 1000, window_unit::inserts, 4}), false});
   for (module_filter& f : out) {
     std::vector<std::string> keys;
     for (int i = 0; i < 200; ++i) keys.push_back("seed-" + std::to_string(i));

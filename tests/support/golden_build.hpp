@@ -18,6 +18,7 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
@@ -25,6 +26,11 @@
 #include "support/golden_vectors.hpp"
 
 namespace bloomkit::test {
+
+// A window of grouped words (scheme 3), not of blocked slots (scheme 2).
+inline bool grouped_window(const golden_vector& v) {
+  return v.kind == "window" && v.scheme == "xxh3-128-window-groups";
+}
 
 // One insert() per key, or the batched insert_many() over each run of inserts.
 enum class insert_path { one_by_one, batched };
@@ -137,7 +143,11 @@ inline void build_golden(const golden_vector& v, const std::filesystem::path& ou
     scalable_bloom_filter f(v.capacity, v.target_fpp, v.growth, v.tightening, v.memory_ceiling);
     apply_operations(f, v, how);
     save(f, out);
-  } else if (v.kind == "window") {
+  } else if (v.kind == "window" && v.scheme == "xxh3-64-split-block") {
+    blocked_window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
+    apply_operations(f, v, how);
+    save(f, out);
+  } else if (v.kind == "window" && v.scheme == "xxh3-128-window-groups") {
     window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
     apply_operations(f, v, how);
     save(f, out);
@@ -192,6 +202,11 @@ inline std::map<std::uint64_t, std::uint32_t> library_positions(const golden_vec
     counting_bloom_filter f(v.bits, v.hashes);
     f.insert(key);
     return set_positions(f.storage(), 4);
+  }
+  if (grouped_window(v)) {
+    window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
+    f.insert(key);
+    return set_positions(detail::filter_access::storage(f));
   }
   if (v.kind == "window") {
     auto f = blocked_bloom_filter(v.bits / (v.slices + 1));

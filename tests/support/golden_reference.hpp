@@ -6,6 +6,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -88,6 +89,33 @@ inline std::vector<std::uint64_t> sharded_positions(digest_pair d, std::uint64_t
   std::vector<std::uint64_t> out = xxh3_128_positions(d, s, k);
   for (auto& p : out) p += j * s;
   return out;
+}
+
+// Scheme 3 (xxh3-128-window-groups), a window of S slices: groups of G = 64 ceil(14 (S + 1) / 64)
+// bytes, slot j's word at byte j wb, wb = min(32, floor(G / (S + 1))), w = 8 wb bits; B = m / (8 G)
+// groups. A key's group is floor(h2 * B / 2^64); its bits: x_0 = h1, x_{i+1} = x_i *
+// 6364136223846793005
+// + 1442695040888963407 mod 2^64, each x_i (i >= 1) names bit floor(x_i * w / 2^64) of the word,
+// repeats skipped until k distinct bits. Returned as bit indices of the group array (bit p of a
+// word at byte b is bit 8 b + p), for the word of slot `slot`, in the order they are named.
+inline std::vector<std::uint64_t> window_group_positions(digest_pair d, std::uint64_t m,
+                                                         std::uint64_t slices, std::uint32_t k,
+                                                         std::uint64_t slot = 0) {
+  const std::uint64_t group_bytes = 64 * ((14 * (slices + 1) + 63) / 64);
+  const std::uint64_t word_bytes = std::min<std::uint64_t>(32, group_bytes / (slices + 1));
+  const std::uint64_t groups = m / (8 * group_bytes);
+  const std::uint64_t first = 8 * (multiply_high(d.h2, groups) * group_bytes + slot * word_bytes);
+  std::vector<std::uint64_t> bits;
+  std::uint64_t x = d.h1;
+  while (bits.size() < k) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const std::uint64_t bit = multiply_high(x, 8 * word_bytes);
+    bool named = false;
+    for (auto b : bits) named = named || b == bit;
+    if (!named) bits.push_back(bit);
+  }
+  for (auto& b : bits) b += first;
+  return bits;
 }
 
 }  // namespace bloomkit::golden

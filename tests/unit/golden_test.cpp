@@ -195,7 +195,11 @@ void check_placements(const golden_vector& v, const std::vector<unsigned char>* 
   }
   for (const auto& p : v.placements) {
     SCOPED_TRACE(test::key_text(p.key, v.key_type));
-    if (v.kind == "blocked" || v.kind == "window") {
+    if (test::grouped_window(v)) {
+      const auto d = ref::xxh3_128_of(p.key);
+      ASSERT_EQ(p.digest, (std::vector<std::uint64_t>{d.h1, d.h2}));
+      EXPECT_EQ(p.positions, ref::window_group_positions(d, v.bits, v.slices, v.hashes));
+    } else if (v.kind == "blocked" || v.kind == "window") {
       // A window's slots are blocked filters of bits / (slices + 1) bits each.
       const std::uint64_t bits = v.kind == "window" ? v.bits / (v.slices + 1) : v.bits;
       ASSERT_EQ(p.digest, std::vector<std::uint64_t>{ref::xxh3_64_of(p.key)});

@@ -92,7 +92,7 @@ TEST(ModuleImage, EveryKindRoundTripsInPiecesOfAnySize) {
       {blocked_bloom_filter::for_capacity(500, 0.01), true},
       {bloom_filter::for_capacity(500, 0.01)},
       {counting_bloom_filter::for_capacity(500, 0.01)},
-      {window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
+      {blocked_window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
   };
   for (module_filter& f : filters) {
     for (int i = 0; i < 300; ++i) {

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/sizing.hpp"
 #include "bloomkit/window_filter.hpp"
 #include "support/file_checks.hpp"
 #include "support/keys.hpp"
@@ -69,6 +71,7 @@ void expect_round_trip() {
 
 TEST(WindowFile, SaveLoadAndMapRoundTrip) {
   expect_round_trip<window_filter>();
+  expect_round_trip<blocked_window_filter>();
   expect_round_trip<classic_window_filter>();
 }
 
@@ -83,25 +86,36 @@ TEST(WindowFile, CountWindowKeepsItsInsertCount) {
   EXPECT_TRUE(loaded == f);
 }
 
-TEST(WindowFile, AnyFilterOpensBothCompositions) {
+TEST(WindowFile, AnyFilterOpensEveryLayout) {
   temp_dir dir;
-  save(sample_window<window_filter>(), dir / "b.bloom");
+  save(sample_window<window_filter>(), dir / "g.bloom");
+  save(sample_window<blocked_window_filter>(), dir / "b.bloom");
   save(sample_window<classic_window_filter>(), dir / "c.bloom");
-  EXPECT_TRUE(std::holds_alternative<window_filter>(map_any(dir / "b.bloom")));
+  EXPECT_TRUE(std::holds_alternative<window_filter>(map_any(dir / "g.bloom")));
+  EXPECT_TRUE(std::holds_alternative<window_filter>(load_any(dir / "g.bloom")));
+  EXPECT_TRUE(std::holds_alternative<blocked_window_filter>(map_any(dir / "b.bloom")));
+  EXPECT_TRUE(std::holds_alternative<blocked_window_filter>(load_any(dir / "b.bloom")));
   EXPECT_TRUE(std::holds_alternative<classic_window_filter>(load_any(dir / "c.bloom")));
+  EXPECT_EQ(to_string(read_header(dir / "g.bloom").kind), "window");
+  EXPECT_EQ(to_string(read_header(dir / "g.bloom").scheme), "xxh3-128-window-groups");
+  // Each layout is its own file identity: one is not read as the other.
+  EXPECT_EQ(expect_error_naming(dir / "b.bloom", "xxh3-64-split-block",
+                                [&] { load<window_filter>(dir / "b.bloom"); }),
+            errc::unsupported);
+  EXPECT_EQ(expect_error_naming(dir / "g.bloom", "xxh3-128-window-groups",
+                                [&] { map<blocked_window_filter>(dir / "g.bloom"); }),
+            errc::unsupported);
   EXPECT_EQ(to_string(read_header(dir / "b.bloom").kind), "window");
   EXPECT_EQ(parse_kind("window"), filter_kind::window);
 }
 
-TEST(WindowFile, LayoutMatchesFormatDoc) {
-  temp_dir dir;
-  const auto f = sample_window();
-  save(f, dir / "w.bloom");
-  const auto bytes = read_bytes(dir / "w.bloom");
+// The header fields both layouts share (docs/FORMAT.md, Kind 5).
+template <class Window>
+void expect_window_header(const std::vector<unsigned char>& bytes, const Window& f) {
   EXPECT_EQ(read_field<std::uint32_t>(bytes, 16), 5u);  // kind: window
   EXPECT_EQ(read_field<std::uint32_t>(bytes, 20), static_cast<std::uint32_t>(f.scheme()));
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 24), f.cells());
-  EXPECT_EQ(read_field<std::uint32_t>(bytes, 32), 8u);  // hashes of a slice
+  EXPECT_EQ(read_field<std::uint32_t>(bytes, 32), f.hashes());
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 40), 400u);
   EXPECT_EQ(read_field<double>(bytes, 48), 0.01);
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 56), 200u);  // keys in all slots
@@ -112,13 +126,55 @@ TEST(WindowFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 96), 0u);    // unit: seconds
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 104), 4u);   // slices
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 112), 0u);   // insert count
-  // 5 entries of 24 bytes, their checksum, zeros up to 128; the slots at 64-byte strides.
+  // 5 entries of 24 bytes, their checksum, zeros up to 128.
   EXPECT_EQ(read_field<std::uint64_t>(bytes, 128 + 5 * entry_size),
             XXH64(bytes.data() + 128, 120, 0));
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, 128 + i * entry_size), f.slot_slices()[i]);
+  }
+  EXPECT_EQ(f.slot_slices()[0], 10u);                      // slice 10 in slot 10 mod 5 = 0
+  EXPECT_EQ(f.slot_slices()[4], window_filter::no_slice);  // slices 10..13 fill slots 0..3
+}
+
+// Grouped words: S = 4 gives groups of 2 lines (128 bytes) of 5 words of 25 bytes, slot i's word
+// at byte 25 i (the table's offset), 3 zero bytes after them; 64 zero bytes after the groups.
+TEST(WindowFile, GroupLayoutMatchesFormatDoc) {
+  temp_dir dir;
+  const auto f = sample_window<window_filter>();
+  save(f, dir / "w.bloom");
+  const auto bytes = read_bytes(dir / "w.bloom");
+  expect_window_header(bytes, f);
+  const window_groups& g = f.layout();
+  EXPECT_EQ(g.lines, 2u);
+  EXPECT_EQ(g.word_bytes, 25u);
+  EXPECT_EQ(g.hashes, word_filter_sizing(200, 100, 0.01 / 5).hashes);
+  EXPECT_EQ(g.groups, word_filter_sizing(200, 100, 0.01 / 5).words);
+  EXPECT_EQ(read_field<std::uint64_t>(bytes, 24), g.groups * 128 * 8);
+  EXPECT_EQ(bytes.size(), 128 + 128 + g.groups * 128 + 64);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::size_t e = 128 + i * entry_size;
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 8), f.slot_inserted(i));
+    EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 16), 25 * i);
+  }
+  const auto& cells = detail::filter_access::storage(f);
+  EXPECT_EQ(std::memcmp(bytes.data() + 256, cells.data(), cells.byte_size()), 0);
+  for (std::uint64_t group = 0; group < g.groups; ++group) {
+    for (std::size_t b = 125; b < 128; ++b) EXPECT_EQ(bytes[256 + group * 128 + b], 0);
+  }
+  for (std::size_t b = bytes.size() - 64; b < bytes.size(); ++b) EXPECT_EQ(bytes[b], 0);
+}
+
+TEST(WindowFile, SubFilterLayoutMatchesFormatDoc) {
+  temp_dir dir;
+  const auto f = sample_window<blocked_window_filter>();
+  save(f, dir / "w.bloom");
+  const auto bytes = read_bytes(dir / "w.bloom");
+  expect_window_header(bytes, f);
+  EXPECT_EQ(f.hashes(), 8u);  // hashes of a blocked slice
+  // The slots at 64-byte strides.
   const std::uint64_t stride = (f.slots()[0].byte_size() + 63) / 64 * 64;
   for (std::size_t i = 0; i < 5; ++i) {
     const std::size_t e = 128 + i * entry_size;
-    EXPECT_EQ(read_field<std::uint64_t>(bytes, e), f.slot_slices()[i]);
     EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 8), f.slots()[i].inserted());
     const std::uint64_t offset = 128 + i * stride;
     EXPECT_EQ(read_field<std::uint64_t>(bytes, e + 16), offset);
@@ -126,43 +182,75 @@ TEST(WindowFile, LayoutMatchesFormatDoc) {
                           f.slots()[i].byte_size()),
               0);
   }
-  EXPECT_EQ(f.slot_slices()[0], 10u);                      // slice 10 in slot 10 mod 5 = 0
-  EXPECT_EQ(f.slot_slices()[4], window_filter::no_slice);  // slices 10..13 fill slots 0..3
 }
 
 TEST(WindowFile, OtherKindsAreRefusedNamingWhatTheFileHolds) {
   temp_dir dir;
-  save(sample_window(), dir / "w.bloom");
+  save(sample_window<window_filter>(), dir / "w.bloom");
   EXPECT_EQ(expect_error_naming(dir / "w.bloom", "holds a window filter, not a classic one",
                                 [&] { load(dir / "w.bloom"); }),
             errc::unsupported);
 }
 
+template <class Window>
 const std::vector<test::file_reader> readers = {
-    [](const auto& p) { load<window_filter>(p); }, [](const auto& p) { map<window_filter>(p); },
-    [](const auto& p) { map<window_filter>(p, verify::header); }};
+    [](const auto& p) { load<Window>(p); }, [](const auto& p) { map<Window>(p); },
+    [](const auto& p) { map<Window>(p, verify::header); }};
+
+template <class Window>
+void expect_every_truncation_rejected() {
+  temp_dir dir;
+  save(sample_window<Window>(5), dir / "w.bloom");
+  test::expect_every_truncation_rejected(read_bytes(dir / "w.bloom"), dir / "bad.bloom",
+                                         readers<Window>);
+}
 
 TEST(WindowFile, EveryTruncationIsRejected) {
-  temp_dir dir;
-  save(sample_window(5), dir / "w.bloom");
-  test::expect_every_truncation_rejected(read_bytes(dir / "w.bloom"), dir / "bad.bloom", readers);
+  expect_every_truncation_rejected<window_filter>();
+  expect_every_truncation_rejected<blocked_window_filter>();
 }
 
 // Damage to the header or the slot table is caught even by map(verify::header).
-TEST(WindowFile, EveryFlippedByteIsRejected) {
+template <class Window>
+void expect_every_flip_rejected() {
   temp_dir dir;
-  window_filter f({40, 0.05, 40, window_unit::inserts, 2});
+  Window f({40, 0.05, 40, window_unit::inserts, 2});
   f.insert_many(views(make_keys(50, 1)));
   save(f, dir / "w.bloom");
   test::expect_every_flip_rejected(read_bytes(dir / "w.bloom"), dir / "bad.bloom",
-                                   {readers[0], readers[1]},
+                                   {readers<Window>[0], readers<Window>[1]},
                                    {{file_header_size, [](const auto& p) { read_header(p); }},
-                                    {file_header_size + 3 * entry_size + 8, readers[2]}});
+                                    {file_header_size + 3 * entry_size + 8, readers<Window>[2]}});
+}
+
+TEST(WindowFile, EveryFlippedByteIsRejected) {
+  expect_every_flip_rejected<window_filter>();
+  expect_every_flip_rejected<blocked_window_filter>();
+}
+
+TEST(WindowFile, ForgedGroupHeadersNameTheProblem) {
+  temp_dir dir;
+  save(sample_window<window_filter>(), dir / "w.bloom");
+  const auto good = read_bytes(dir / "w.bloom");
+  const auto forged = [&](auto edit, const std::string& problem) {
+    test::write_forged(good, dir / "bad.bloom", edit);
+    EXPECT_EQ(expect_error_naming(dir / "bad.bloom", problem, [&] { load_any(dir / "bad.bloom"); }),
+              errc::corrupt_file);
+  };
+  forged([](file_header& h) { h.kind_params[2] = 0; }, "slices 0 is not in 1..255");
+  forged([](file_header& h) { h.kind_params[1] = 2; }, "window unit 2");
+  forged([](file_header& h) { h.kind_params[3] = 7; }, "a time window records an insert count");
+  forged([](file_header& h) { h.kind_params[0] = 3; }, "must be at least one per slice");
+  forged([](file_header& h) { h.bits += 1024; }, "are not those of the window's slots");
+  forged([](file_header& h) { h.hashes += 1; }, "are not those of the window's slots");
+  forged([](file_header& h) { h.capacity *= 2; }, "are not those of the window's slots");
+  forged([](file_header& h) { h.kind_params[2] = 5; }, "payload length");
+  forged([](file_header& h) { h.inserted += 1; }, "the slots hold 200 keys");
 }
 
 TEST(WindowFile, ForgedHeadersNameTheProblem) {
   temp_dir dir;
-  save(sample_window(), dir / "w.bloom");
+  save(sample_window<blocked_window_filter>(), dir / "w.bloom");
   const auto good = read_bytes(dir / "w.bloom");
   const auto forged = [&](auto edit, const std::string& problem) {
     test::write_forged(good, dir / "bad.bloom", edit);

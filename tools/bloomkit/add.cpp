@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
@@ -46,9 +47,11 @@ void run_add(const add_options& o) {
   // for a counting filter, whose counters count every insert (a later remove must find them).
   // So does a window: every insert refreshes its key into the current slice (and a count window
   // counts it).
-  const bool counts_every_insert = std::holds_alternative<counting_bloom_filter>(filter) ||
-                                   std::holds_alternative<window_filter>(filter) ||
-                                   std::holds_alternative<classic_window_filter>(filter);
+  const bool counts_every_insert = std::visit(
+      []<class F>(const F&) {
+        return std::is_same_v<F, counting_bloom_filter> || std::is_base_of_v<window_slices, F>;
+      },
+      filter);
   if (fresh > 0 || (counts_every_insert && keys > 0)) save(filter, o.file, key_type);
   out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
   warn_if_past_capacity(filter, o.file);

@@ -78,7 +78,7 @@ void add_window_length_options(CLI::App& command, window_length_options& o,
                                const std::string& slices_help) {
   o.window_option = command.add_option("--window", o.window, window_help)->type_name(window_type);
   o.slices_option = add_whole_number_option(command, "--slices", o.slices, std::uint32_t{1},
-                                            window_filter::max_slices, slices_help)
+                                            window_slices::max_slices, slices_help)
                         ->type_name("S");
 }
 

@@ -59,7 +59,7 @@ void add_kind_fields(report& r, const any_filter& filter) {
           r.add("growth", f.growth())
               .add("tightening", f.tightening())
               .add("memory_ceiling", f.memory_ceiling());
-        } else if constexpr (std::is_same_v<filter_type, window_filter>) {
+        } else if constexpr (std::is_base_of_v<window_slices, filter_type>) {
           r.add("window", f.length())
               .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
               .add("slices", f.slices());

@@ -37,7 +37,7 @@ window_length parse_window(std::string_view text, std::string_view option) {
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
     throw bad("is not a duration nor a count");
   }
-  const std::uint64_t max = window_filter::max_length;
+  const std::uint64_t max = window_slices::max_length;
   std::uint64_t value = 0;
   try {
     value = parse_count(digits, option, 1, max);

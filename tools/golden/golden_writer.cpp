@@ -83,6 +83,12 @@ void place(golden_vector& v, const std::string& key, const bloomkit::compat::any
                                " are not docs/FORMAT.md's");
     }
   };
+  if (bloomkit::test::grouped_window(v)) {
+    p.digest = {d.h1, d.h2};
+    p.positions = ref::window_group_positions(d, v.bits, v.slices, v.hashes);
+    check(p.positions, 0, 0);
+    return;
+  }
   if (v.kind == "blocked" || v.kind == "window") {
     // A window's slots are blocked filters of bits / (slices + 1) bits each.
     const std::uint64_t bits = v.kind == "window" ? v.bits / (v.slices + 1) : v.bits;
@@ -254,14 +260,30 @@ int main(int argc, char** argv) try {
   golden_vector w;
   w.name = "window_string";
   w.kind = "window";
-  w.scheme = std::string(to_string(window_filter::scheme()));
+  w.scheme = std::string(to_string(blocked_window_filter::scheme()));
   w.capacity = 40;
   w.target_fpp = 0.05;
   w.window = 40;
   w.slices = 4;
-  w.bits = window_filter::slice_config({40, 0.05, 40, window_unit::inserts, 4}).cells * 5;
+  w.bits = blocked_window_filter::slice_config({40, 0.05, 40, window_unit::inserts, 4}).cells * 5;
   w.hashes = blocked_bloom_filter::hashes_per_key;
   write(w, {}, dir);
+
+  // The same count window in grouped words (scheme 3), sized for N = 400 keys (so that its slots
+  // have several words): 5 words of 200 bits in each group of 2 lines, sized by
+  // word_filter_sizing(200, 100, 0.01).
+  golden_vector grouped;
+  grouped.name = "window_groups_string";
+  grouped.kind = "window";
+  grouped.scheme = std::string(to_string(window_filter::scheme()));
+  grouped.capacity = 400;
+  grouped.target_fpp = 0.05;
+  grouped.window = 40;
+  grouped.slices = 4;
+  const window_groups shape = window_filter::groups_of({400, 0.05, 40, window_unit::inserts, 4});
+  grouped.bits = shape.groups * shape.group_bytes() * 8;
+  grouped.hashes = shape.hashes;
+  write(grouped, {}, dir);
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;

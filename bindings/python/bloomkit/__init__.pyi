@@ -185,6 +185,11 @@ class WindowFilter(_Window):
     def for_capacity(n: int, p: float, *, window: int, unit: str = "seconds",
                      slices: int = 8) -> WindowFilter: ...
 
+class BlockedWindowFilter(_Window):
+    @staticmethod
+    def for_capacity(n: int, p: float, *, window: int, unit: str = "seconds",
+                     slices: int = 8) -> BlockedWindowFilter: ...
+
 class ClassicWindowFilter(_Window):
     @staticmethod
     def for_capacity(n: int, p: float, *, window: int, unit: str = "seconds",
@@ -207,8 +212,9 @@ class GoZeroFilter(_Peer):
     def for_capacity(n: int, p: float) -> GoZeroFilter: ...
 
 AnyFilter = Union[BloomFilter, BlockedBloomFilter, CountingBloomFilter, ScalableBloomFilter,
-                  ScalableBlockedBloomFilter, WindowFilter, ClassicWindowFilter, GuavaFilter,
-                  Guava32Filter, BitsAndBloomsFilter, GoZeroFilter]
+                  ScalableBlockedBloomFilter, WindowFilter, BlockedWindowFilter,
+                  ClassicWindowFilter, GuavaFilter, Guava32Filter, BitsAndBloomsFilter,
+                  GoZeroFilter]
 
 def load(path: PathLike) -> AnyFilter: ...
 def open_mapped(path: PathLike, verify: bool = True) -> AnyFilter: ...

@@ -65,9 +65,9 @@ stops growth: adding a new key past it raises TooLargeError. merge / intersect a
 
 constexpr const char* window_doc =
     R"(A window filter: "was this key added within the last W?", W seconds or a number of adds
-(C++ bloomkit::basic_window_filter). The window is cut into `slices` slices; slices + 1
-sub-filters rotate, so a key added within the last W is always found and a key added more than
-W + W/slices ago is forgotten.
+(C++ bloomkit::window_filter). The window is cut into `slices` slices; slices + 1 slots rotate,
+so a key added within the last W is always found and a key added more than W + W/slices ago is
+forgotten. A key's words of every slot sit in one group of adjacent cache lines.
 
     seen = bloomkit.WindowFilter.for_capacity(1_000_000, 0.01, window=7 * 86400)
     if not seen.add(url): skip(url)   # added within the last 7 days: do not recrawl
@@ -290,6 +290,11 @@ void bind_filters(py::module_& m) {
       "A scalable chain of blocked sub-filters (one cache line per key and sub-filter).\n\n"
       "Otherwise as ScalableBloomFilter.");
   bind_window<window_filter>(m, "WindowFilter", window_doc);
+  bind_window<blocked_window_filter>(
+      m, "BlockedWindowFilter",
+      "A window filter of blocked sub-filters, one per slot (kind window, scheme "
+      "xxh3-64-split-block): the layout of older window files and of the Redis module's "
+      "windows.\n\nOtherwise as WindowFilter.");
   bind_window<classic_window_filter>(
       m, "ClassicWindowFilter",
       "A window filter of classic sub-filters (kind window, scheme xxh3-128).\n\n"

@@ -13,6 +13,7 @@ def every_kind(n=1000, p=0.01):
     filters = [cls.for_capacity(n, p) for cls in SIZED + GROWING]
     # a window's slices each hold capacity / slices keys: room for them all in the current one
     filters.append(bloomkit.WindowFilter.for_capacity(8 * n, p, window=3600))
+    filters.append(bloomkit.BlockedWindowFilter.for_capacity(8 * n, p, window=3600))
     filters.append(bloomkit.ClassicWindowFilter.for_capacity(8 * n, p, window=100_000,
                                                              unit="inserts"))
     return filters

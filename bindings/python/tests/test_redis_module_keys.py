@@ -20,7 +20,7 @@ KINDS = [
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
      bloomkit.CountingBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "window", "WINDOW", 100000, "SLICES", 4), "window",
-     bloomkit.WindowFilter),
+     bloomkit.BlockedWindowFilter),
 ]
 
 

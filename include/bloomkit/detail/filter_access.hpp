@@ -33,6 +33,15 @@ struct filter_access {
                             std::vector<std::uint64_t> slot_slices, std::uint64_t inserts) {
     return Window(config, std::move(slots), std::move(slot_slices), inserts);
   }
+  // A grouped window over its words (window_filter.hpp). Throws errc::invalid_argument unless
+  // they fit the window's configuration.
+  static window_filter make_grouped_window(const window_config& config, bit_array cells,
+                                           std::vector<std::uint64_t> slot_slices,
+                                           std::vector<std::uint64_t> slot_inserted,
+                                           std::uint64_t inserts) {
+    return window_filter(config, std::move(cells), std::move(slot_slices), std::move(slot_inserted),
+                         inserts);
+  }
   template <class Filter>
   static const bit_array& storage(const Filter& f) noexcept {
     return f.cells_;
