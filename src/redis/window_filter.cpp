@@ -150,8 +150,18 @@ std::size_t redis_window_filter::insert_many(std::span<const std::string_view> k
   if (!fresh.empty() && fresh.size() != keys.size()) {
     throw error(errc::invalid_argument, "insert_many: fresh must have one slot per key");
   }
+  return write_many(keys, fresh, true);
+}
+
+void redis_window_filter::add_many(std::span<const std::string_view> keys) {
+  write_many(keys, {}, false);
+}
+
+std::size_t redis_window_filter::write_many(std::span<const std::string_view> keys,
+                                            std::span<bool> fresh, bool answer) {
   const std::uint64_t current = current_slice();
-  std::vector<std::uint64_t> others = live_slices();
+  std::vector<std::uint64_t> others;
+  if (answer) others = live_slices();
   others.erase(std::remove(others.begin(), others.end(), current), others.end());
   const detail::window_layout read(name_, layout_, others, config_.slice_format);
   const detail::window_layout write(name_, layout_, {current}, config_.slice_format);

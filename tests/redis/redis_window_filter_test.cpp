@@ -155,6 +155,35 @@ TEST_P(RedisWindowFormat, ABatchIsOneRoundTripOverEveryLiveSlice) {
   EXPECT_EQ(calls_of(*server_, "eval"), 0);
 }
 
+// add_many writes the current slice only: no read of the older slices, the keys found after.
+TEST_P(RedisWindowFormat, AddManyWritesTheCurrentSliceWithoutReadingTheOthers) {
+  auto f = redis_window_filter::create(*client_, "adds", day);
+  const auto old_keys = make_keys(50, 1);
+  f.set_now(t0);
+  f.insert_many(views(old_keys));
+  f.set_now(t0 + 3 * 10800 + 7);  // three slices later: older live slices exist
+  const auto keys = make_keys(300, 2);
+  server_->raw({"CONFIG", "RESETSTAT"});
+  f.add_many(views(keys));
+  EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 0);
+  EXPECT_GE(calls_of(*server_, "bitfield"), 1);
+  EXPECT_EQ(count_present(f, keys), keys.size());
+  EXPECT_EQ(count_present(f, old_keys), old_keys.size());
+  // The same bits as insert_many: a key added is not new to insert, and a second filter that
+  // inserted the keys holds the same slice strings.
+  EXPECT_FALSE(f.insert(keys[7]));
+  auto g = redis_window_filter::create(*client_, "inserts", day);
+  g.set_now(t0 + 3 * 10800 + 7);
+  g.insert_many(views(keys));
+  g.insert(keys[7]);
+  const std::string slice = std::to_string((t0 + 3 * 10800) / 10800);
+  EXPECT_EQ(server_->raw({"GET", "adds:" + slice + ":0"}).str(),
+            server_->raw({"GET", "inserts:" + slice + ":0"}).str());
+  // Forgotten like inserted keys.
+  f.set_now(t0 + 3 * 10800 + 86400 + 10800 + 20);
+  EXPECT_LT(count_present(f, keys), 10u);
+}
+
 // Two clients whose clocks differ by up to the skew (10 s): whatever one inserted within the
 // last W, the other finds, also around slice boundaries.
 TEST_P(RedisWindowFormat, ClientsWithClocksApartWithinTheSkewAgree) {
