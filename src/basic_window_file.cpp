@@ -34,16 +34,13 @@ basic_window_filter<Sub> open_window(const filter_file& file, verify check, bool
   const mapped_payload payload = file.map_payload(check);
   const file_header& h = file.header();
   const std::string& source = file.source();
-  const std::uint64_t count = slot_count(h);
-  const std::uint64_t slot_bits = h.bits / count;
-  const std::vector<slot_entry> table = read_slot_table(payload, count, source);
-  const filter_config config{slot_bits, h.hashes, 0, 0};
-  std::vector<Sub> slots;
-  std::vector<std::uint64_t> slices;
-  std::uint64_t inserted = 0;
-  try {
+  return open_slot_table(payload, h, source, [&](const std::vector<slot_entry>& table) {
+    const std::uint64_t count = table.size();
+    const std::uint64_t slot_bits = h.bits / count;
     const window_config window = window_of(h);
     const filter_config sized = basic_window_filter<Sub>::slice_config(window);
+    std::vector<Sub> slots;
+    std::vector<std::uint64_t> slices;
     for (std::uint64_t i = 0; i < count; ++i) {
       const std::uint64_t offset = table[i].offset;
       if (offset != slot_offset(count, slot_bits, i)) {
@@ -53,11 +50,10 @@ basic_window_filter<Sub> open_window(const filter_file& file, verify check, bool
                       std::to_string(slot_offset(count, slot_bits, i)));
       }
       slices.push_back(table[i].slice);
-      const std::uint64_t slot_inserted = table[i].inserted;
-      inserted += slot_inserted;
       slots.push_back(filter_access::make<Sub>(
-          {config.cells, config.hashes, sized.capacity, sized.target_fpp},
-          sub_filter_bits(payload.data + offset, slot_bits, payload.owner, copy), slot_inserted));
+          {slot_bits, h.hashes, sized.capacity, sized.target_fpp},
+          sub_filter_bits(payload.data + offset, slot_bits, payload.owner, copy),
+          table[i].inserted));
       if (check == verify::full) {
         const std::uint64_t begin =
             i == 0 ? count * slot_entry_size + 8
@@ -69,20 +65,9 @@ basic_window_filter<Sub> open_window(const filter_file& file, verify check, bool
                  source);
       }
     }
-    if (inserted != h.inserted) {
-      fail_file(errc::corrupt_file, source,
-                "inconsistent slot table: the slots hold " + std::to_string(inserted) +
-                    " keys, the header says " + std::to_string(h.inserted));
-    }
-    auto filter = filter_access::make_window<basic_window_filter<Sub>>(
+    return filter_access::make_window<basic_window_filter<Sub>>(
         window, std::move(slots), std::move(slices), h.kind_params[3]);
-    payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
-    return filter;
-  } catch (const error& e) {
-    payload.owner->check();  // a table read from a file that changed meanwhile is not "corrupt"
-    if (e.code() != errc::invalid_argument && e.code() != errc::too_large) throw;
-    fail_file(errc::corrupt_file, source, std::string("inconsistent slot table: ") + e.what());
-  }
+  });
 }
 
 }  // namespace

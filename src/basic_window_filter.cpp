@@ -156,17 +156,13 @@ std::size_t basic_window_filter<Sub>::contains_many(std::span<const std::string_
 template <class Sub>
 void basic_window_filter<Sub>::merge(const basic_window_filter& other) {
   other.check_sources();
-  throw error(errc::unsupported,
-              "cannot merge window filters: their slices need not cover the same times; insert "
-              "the other filter's keys instead");
+  refuse_merge();
 }
 
 template <class Sub>
 void basic_window_filter<Sub>::intersect(const basic_window_filter& other) {
   other.check_sources();
-  throw error(errc::unsupported,
-              "cannot intersect window filters: their slices need not cover the same times; "
-              "test keys against both instead");
+  refuse_intersect();
 }
 
 template <class Sub>

@@ -45,15 +45,13 @@ window_filter open_window(const filter_file& file, verify check, bool copy) {
   const mapped_payload payload = file.map_payload(check);
   const file_header& h = file.header();
   const std::string& source = file.source();
-  const std::uint64_t count = slot_count(h);
-  const std::vector<slot_entry> table = read_slot_table(payload, count, source);
-  try {
+  return open_slot_table(payload, h, source, [&](const std::vector<slot_entry>& table) {
+    const std::uint64_t count = table.size();
     const window_config window = window_of(h);
     const window_groups g = window_filter::groups_of(window);  // check_fields matched the header
     const std::uint64_t begin = slot_table_size(count);
     std::vector<std::uint64_t> slices;
     std::vector<std::uint64_t> inserted;
-    std::uint64_t total = 0;
     for (std::uint64_t i = 0; i < count; ++i) {
       if (table[i].offset != i * g.word_bytes) {
         fail_file(errc::corrupt_file, source,
@@ -63,12 +61,6 @@ window_filter open_window(const filter_file& file, verify check, bool copy) {
       }
       slices.push_back(table[i].slice);
       inserted.push_back(table[i].inserted);
-      total += table[i].inserted;
-    }
-    if (total != h.inserted) {
-      fail_file(errc::corrupt_file, source,
-                "inconsistent slot table: the slots hold " + std::to_string(total) +
-                    " keys, the header says " + std::to_string(h.inserted));
     }
     if (check == verify::full) {
       throw_if(check_zero(payload.data + count * slot_entry_size + 8,
@@ -77,16 +69,10 @@ window_filter open_window(const filter_file& file, verify check, bool copy) {
       throw_if(check_unused_bytes(payload.data + begin, g, count), source);
     }
     const std::uint64_t bits = (groups_bytes(g) + window_filter::tail_bytes) * 8;
-    auto filter = filter_access::make_grouped_window(
+    return filter_access::make_grouped_window(
         window, sub_filter_bits(payload.data + begin, bits, payload.owner, copy), std::move(slices),
         std::move(inserted), h.kind_params[3]);
-    payload.owner->check();  // nothing read (or copied) from the mapping came from a changed file
-    return filter;
-  } catch (const error& e) {
-    payload.owner->check();  // a table read from a file that changed meanwhile is not "corrupt"
-    if (e.code() != errc::invalid_argument && e.code() != errc::too_large) throw;
-    fail_file(errc::corrupt_file, source, std::string("inconsistent slot table: ") + e.what());
-  }
+  });
 }
 
 }  // namespace

@@ -319,16 +319,12 @@ std::size_t window_filter::contains_many(std::span<const std::string_view> keys,
 
 void window_filter::merge(const window_filter& other) {
   other.check_sources();
-  throw error(errc::unsupported,
-              "cannot merge window filters: their slices need not cover the same times; insert "
-              "the other filter's keys instead");
+  refuse_merge();
 }
 
 void window_filter::intersect(const window_filter& other) {
   other.check_sources();
-  throw error(errc::unsupported,
-              "cannot intersect window filters: their slices need not cover the same times; "
-              "test keys against both instead");
+  refuse_intersect();
 }
 
 void window_filter::clear() {

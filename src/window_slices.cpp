@@ -23,6 +23,18 @@ void window_slices::invalid(const std::string& problem) {
   throw error(errc::invalid_argument, "window filter: " + problem);
 }
 
+void window_slices::refuse_merge() {
+  throw error(errc::unsupported,
+              "cannot merge window filters: their slices need not cover the same times; insert "
+              "the other filter's keys instead");
+}
+
+void window_slices::refuse_intersect() {
+  throw error(errc::unsupported,
+              "cannot intersect window filters: their slices need not cover the same times; "
+              "test keys against both instead");
+}
+
 void window_slices::validate(const window_config& c) {
   const std::string problem =
       detail::capacity_and_fpp_problem("capacity", c.capacity, c.target_fpp);

@@ -94,6 +94,10 @@ class window_slices {
                 std::uint64_t inserts);
 
   [[noreturn]] static void invalid(const std::string& problem);
+  // errc::unsupported: merge and intersect are not defined (two windows' slices need not cover
+  // the same times).
+  [[noreturn]] static void refuse_merge();
+  [[noreturn]] static void refuse_intersect();
   std::size_t slot_count() const noexcept { return slot_slices_.size(); }
   static bool live(std::uint64_t slice, std::uint64_t current, std::uint32_t slices) noexcept {
     return slice != no_slice && slice <= current && current - slice <= slices;

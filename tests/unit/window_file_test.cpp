@@ -228,9 +228,12 @@ TEST(WindowFile, EveryFlippedByteIsRejected) {
   expect_every_flip_rejected<blocked_window_filter>();
 }
 
-TEST(WindowFile, ForgedGroupHeadersNameTheProblem) {
+// Forged window fields are refused naming the problem, in both layouts; `layout` adds the edits
+// each layout's own fields need, as (edit, problem) pairs applied by forged(edit, problem).
+template <class Window, class Layout>
+void expect_forged_headers_named(Layout layout) {
   temp_dir dir;
-  save(sample_window<window_filter>(), dir / "w.bloom");
+  save(sample_window<Window>(), dir / "w.bloom");
   const auto good = read_bytes(dir / "w.bloom");
   const auto forged = [&](auto edit, const std::string& problem) {
     test::write_forged(good, dir / "bad.bloom", edit);
@@ -241,29 +244,22 @@ TEST(WindowFile, ForgedGroupHeadersNameTheProblem) {
   forged([](file_header& h) { h.kind_params[1] = 2; }, "window unit 2");
   forged([](file_header& h) { h.kind_params[3] = 7; }, "a time window records an insert count");
   forged([](file_header& h) { h.kind_params[0] = 3; }, "must be at least one per slice");
-  forged([](file_header& h) { h.bits += 1024; }, "are not those of the window's slots");
-  forged([](file_header& h) { h.hashes += 1; }, "are not those of the window's slots");
-  forged([](file_header& h) { h.capacity *= 2; }, "are not those of the window's slots");
-  forged([](file_header& h) { h.kind_params[2] = 5; }, "payload length");
   forged([](file_header& h) { h.inserted += 1; }, "the slots hold 200 keys");
+  layout(forged);
 }
 
 TEST(WindowFile, ForgedHeadersNameTheProblem) {
-  temp_dir dir;
-  save(sample_window<blocked_window_filter>(), dir / "w.bloom");
-  const auto good = read_bytes(dir / "w.bloom");
-  const auto forged = [&](auto edit, const std::string& problem) {
-    test::write_forged(good, dir / "bad.bloom", edit);
-    EXPECT_EQ(expect_error_naming(dir / "bad.bloom", problem, [&] { load_any(dir / "bad.bloom"); }),
-              errc::corrupt_file);
-  };
-  forged([](file_header& h) { h.kind_params[2] = 0; }, "slices 0 is not in 1..255");
-  forged([](file_header& h) { h.kind_params[1] = 2; }, "window unit 2");
-  forged([](file_header& h) { h.kind_params[3] = 7; }, "a time window records an insert count");
-  forged([](file_header& h) { h.kind_params[0] = 3; }, "must be at least one per slice");
-  forged([](file_header& h) { h.bits += 5; }, "are not 5 equal slots");
-  forged([](file_header& h) { h.inserted += 1; }, "the slots hold 200 keys");
-  forged([](file_header& h) { h.capacity *= 2; }, "inconsistent slot table");
+  expect_forged_headers_named<window_filter>([](auto forged) {
+    const std::string slots = "are not those of the window's slots";
+    forged([](file_header& h) { h.bits += 1024; }, slots);
+    forged([](file_header& h) { h.hashes += 1; }, slots);
+    forged([](file_header& h) { h.capacity *= 2; }, slots);
+    forged([](file_header& h) { h.kind_params[2] = 5; }, "payload length");
+  });
+  expect_forged_headers_named<blocked_window_filter>([](auto forged) {
+    forged([](file_header& h) { h.bits += 5; }, "are not 5 equal slots");
+    forged([](file_header& h) { h.capacity *= 2; }, "inconsistent slot table");
+  });
 }
 
 }  // namespace

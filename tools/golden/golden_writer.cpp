@@ -224,6 +224,27 @@ golden_vector sized(std::string name, std::string kind, std::string key_type,
 
 }  // namespace
 
+// A count window of 40 inserts in 4 slices of 10, sized for `capacity` keys at 0.05 (slots of
+// capacity / 4 keys at 0.01): the 100 keys fill slices 0..9; the current slice is 10, so slices
+// 6..9 are live, slice 5 lies in a slot it no longer counts for, and the first 60 keys are
+// forgotten. bits and hashes are the header's: the slots' total (blocked) or the group array's.
+template <class Window>
+golden_vector window_vector(const std::string& name, std::uint64_t capacity) {
+  const bloomkit::window_config config{capacity, 0.05, 40, bloomkit::window_unit::inserts, 4};
+  golden_vector v;
+  v.name = name;
+  v.kind = "window";
+  v.scheme = std::string(to_string(Window::scheme()));
+  v.capacity = config.capacity;
+  v.target_fpp = config.target_fpp;
+  v.window = config.length;
+  v.slices = config.slices;
+  const Window empty(config);
+  v.bits = empty.cells();
+  v.hashes = empty.hashes();
+  return v;
+}
+
 int main(int argc, char** argv) try {
   if (argc != 2) {
     std::fprintf(stderr, "usage: bloomkit_golden_writer DIR\n");
@@ -257,33 +278,11 @@ int main(int argc, char** argv) try {
   // A count window of 40 inserts in 4 slices of 10, blocked slots sized for 10 keys at 0.01: the
   // 100 keys fill slices 0..9; the current slice is 10, so slices 6..9 are live, slice 5 lies in
   // a slot it no longer counts for, and the first 60 keys are forgotten.
-  golden_vector w;
-  w.name = "window_string";
-  w.kind = "window";
-  w.scheme = std::string(to_string(blocked_window_filter::scheme()));
-  w.capacity = 40;
-  w.target_fpp = 0.05;
-  w.window = 40;
-  w.slices = 4;
-  w.bits = blocked_window_filter::slice_config({40, 0.05, 40, window_unit::inserts, 4}).cells * 5;
-  w.hashes = blocked_bloom_filter::hashes_per_key;
-  write(w, {}, dir);
-
+  write(window_vector<blocked_window_filter>("window_string", 40), {}, dir);
   // The same count window in grouped words (scheme 3), sized for N = 400 keys (so that its slots
   // have several words): 5 words of 200 bits in each group of 2 lines, sized by
   // word_filter_sizing(200, 100, 0.01).
-  golden_vector grouped;
-  grouped.name = "window_groups_string";
-  grouped.kind = "window";
-  grouped.scheme = std::string(to_string(window_filter::scheme()));
-  grouped.capacity = 400;
-  grouped.target_fpp = 0.05;
-  grouped.window = 40;
-  grouped.slices = 4;
-  const window_groups shape = window_filter::groups_of({400, 0.05, 40, window_unit::inserts, 4});
-  grouped.bits = shape.groups * shape.group_bytes() * 8;
-  grouped.hashes = shape.hashes;
-  write(grouped, {}, dir);
+  write(window_vector<window_filter>("window_groups_string", 400), {}, dir);
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;
