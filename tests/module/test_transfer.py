@@ -111,6 +111,18 @@ def test_push_refusals(r, shared_server, bloomkit, tmp_path):
     assert "which the module cannot hold" in p.stderr
     assert r.exists("c") == 0
 
+    # Nor is a window of grouped words (what `create --kind window` makes): the module holds
+    # windows of blocked sub-filters only.
+    grouped = tmp_path / "grouped.bloom"
+    bloomkit("create", "--kind", "window", "--window", "1h", "--capacity", 100, "--fpp", 0.01,
+             grouped)
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", grouped, "g",
+                 check=False)
+    assert p.returncode == 1
+    assert "xxh3-128-window-groups, which the module cannot hold" in p.stderr
+    assert "not the grouped window layout" in p.stderr
+    assert r.exists("g") == 0
+
     p = bloomkit("redis", "--url", url(shared_server), "push", "--module", tmp_path / "none",
                  "n", check=False)
     assert p.returncode == 1 and r.exists("n") == 0
