@@ -422,8 +422,11 @@ double word_filter_fpp(std::uint32_t word_bits, std::uint32_t k, std::uint64_t w
                        std::uint64_t n) {
   validate_word_filter(word_bits, k, words);
   if (n == 0) return 0.0;
-  const double zero_per_key = std::log1p(-static_cast<double>(k) / word_bits);
-  const auto word_fpp = [&](double load) { return std::pow(-std::expm1(load * zero_per_key), k); };
+  const double field_bits = static_cast<double>(word_bits / k);
+  const double zero_per_key = std::log1p(-1.0 / field_bits);
+  const auto word_fpp = [&](double load) {
+    return load <= 0 ? 0.0 : std::pow(-std::expm1(load * zero_per_key), k);
+  };
   const double lambda = static_cast<double>(n) / static_cast<double>(words);
   if (lambda - 40 * std::sqrt(lambda) > 64.0 * word_bits) return 1.0;  // every word full
   return std::min(1.0, binomial_mixture(n, words, word_fpp));

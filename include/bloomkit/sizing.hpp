@@ -142,14 +142,14 @@ std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p);
 std::uint64_t blocked_natural_capacity(std::uint64_t blocks);
 
 // --- Word-blocked filters -----------------------------------------------------------------
-// A word-blocked filter is an array of w-bit words (8 <= w <= 512); a key sets k distinct bits
-// of one word. Window filters use them: one word per slice holds a key, so a key's words of
-// every slice sit in one or two cache lines (in process) or are read with one BITFIELD GET per
-// slice (Redis). With i keys in a word a given bit is still 0 with probability (1 - k/w)^i, so
-// a key never inserted is a false positive with probability at most
-//   fpp(i) = (1 - (1 - k/w)^i)^k
-// (bits of one word fill negatively associated, so f^k bounds the chance that k given bits are
-// all set), and over b words holding n keys fpp = sum_i Bin(i; n, 1/b) fpp(i).
+// A word-blocked filter is an array of w-bit words (8 <= w <= 512); a key sets k bits of one
+// word, one in each of k fields of F = floor(w / k) bits (src/word_mask.hpp). Window filters
+// use them: one word per slice holds a key, so a key's words of every slice sit in one or two
+// cache lines (in process) or are read with one BITFIELD GET per slice (Redis). With i keys in
+// a word a given bit of a field is still 0 with probability (1 - 1/F)^i, the fields fill
+// independently, so a key never inserted is a false positive with probability
+//   fpp(i) = (1 - (1 - 1/F)^i)^k
+// and over b words holding n keys fpp = sum_i Bin(i; n, 1/b) fpp(i).
 
 struct word_filter_params {
   std::uint64_t words = 0;

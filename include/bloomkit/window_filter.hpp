@@ -12,9 +12,9 @@
 // an older slice); contains() asks the live ones. So a key inserted within the last W is always
 // found, and one inserted more than W + W/S ago is forgotten (found only as a false positive).
 //
-// Layout: grouped words. Every slot is a word-blocked filter (sizing.hpp: a key sets k distinct
-// bits of one w-bit word) of the same `groups` words, and the S + 1 slots' words of one word index
-// sit together in one group of L adjacent cache lines:
+// Layout: grouped words. Every slot is a word-blocked filter (sizing.hpp: a key sets k bits of
+// one w-bit word, one per field of floor(w / k) bits) of the same `groups` words, and the S + 1
+// slots' words of one word index sit together in one group of L adjacent cache lines:
 //   L = ceil(14 (S + 1) / 64) lines, G = 64 L bytes, word bytes wb = min(32, floor(G / (S + 1))),
 //   w = 8 wb bits, slot s's word at byte s wb of the group (S = 8: 2 lines, 112-bit words).
 // A key's group (multiply-high of one half of its XXH3-128 digest) and its mask (k bits from the

@@ -9,8 +9,8 @@
 // - bits: the sharded layout of a native filter; k u1 cells per slice.
 // - words: 64-bit words, shard_bits / 64 per shard. Of the key's xxh3_128 digest (h1, h2), h1
 //   picks the word among all of a slice's words (multiply-high; the shard is word / words per
-//   shard) and h2 seeds word_mask's k distinct bits. Bit p of word w is Redis bit 64 w + p of
-//   its shard: a write sets those k u1 bits, a read is one `GET i64 #w` whose integer holds bit
+//   shard) and h2 seeds word_mask's k bits (one per field). Bit p of word w is Redis bit 64 w + p
+//   of its shard: a write sets those k u1 bits, a read is one `GET i64 #w` whose integer holds bit
 //   p as bit 63 - p (Redis reads big-endian, MSB first), tested against the reversed mask.
 
 #include <cstdint>

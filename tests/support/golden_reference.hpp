@@ -93,11 +93,10 @@ inline std::vector<std::uint64_t> sharded_positions(digest_pair d, std::uint64_t
 
 // Scheme 3 (xxh3-128-window-groups), a window of S slices: groups of G = 64 ceil(14 (S + 1) / 64)
 // bytes, slot j's word at byte j wb, wb = min(32, floor(G / (S + 1))), w = 8 wb bits; B = m / (8 G)
-// groups. A key's group is floor(h2 * B / 2^64); its bits: x_0 = h1, x_{i+1} = x_i *
-// 6364136223846793005
-// + 1442695040888963407 mod 2^64, each x_i (i >= 1) names bit floor(x_i * w / 2^64) of the word,
-// repeats skipped until k distinct bits. Returned as bit indices of the group array (bit p of a
-// word at byte b is bit 8 b + p), for the word of slot `slot`, in the order they are named.
+// groups. A key's group is floor(h2 * B / 2^64); its bits: one in each of k fields of
+// F = floor(w / k) bits, field j's from the 16-bit chunk j % 4 of v_{j / 4} (v_0 = h1, v_{i+1} =
+// splitmix64's step of v_i): bit j F + floor(c F / 2^16). Returned as bit indices of the group
+// array (bit p of a word at byte b is bit 8 b + p), for the word of slot `slot`, field by field.
 inline std::vector<std::uint64_t> window_group_positions(digest_pair d, std::uint64_t m,
                                                          std::uint64_t slices, std::uint32_t k,
                                                          std::uint64_t slot = 0) {
@@ -105,16 +104,20 @@ inline std::vector<std::uint64_t> window_group_positions(digest_pair d, std::uin
   const std::uint64_t word_bytes = std::min<std::uint64_t>(32, group_bytes / (slices + 1));
   const std::uint64_t groups = m / (8 * group_bytes);
   const std::uint64_t first = 8 * (multiply_high(d.h2, groups) * group_bytes + slot * word_bytes);
+  const std::uint64_t field = 8 * word_bytes / k;
   std::vector<std::uint64_t> bits;
-  std::uint64_t x = d.h1;
-  while (bits.size() < k) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    const std::uint64_t bit = multiply_high(x, 8 * word_bytes);
-    bool named = false;
-    for (auto b : bits) named = named || b == bit;
-    if (!named) bits.push_back(bit);
+  std::uint64_t v = d.h1;
+  for (std::uint32_t j = 0; j < k; ++j) {
+    if (j > 0 && j % 4 == 0) {
+      // splitmix64: Steele, Lea and Flood, "Fast splittable pseudorandom number generators".
+      v += 0x9E3779B97F4A7C15ULL;
+      v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      v = (v ^ (v >> 27)) * 0x94D049BB133111EBULL;
+      v ^= v >> 31;
+    }
+    const std::uint64_t chunk = (v >> (16 * (j % 4))) & 0xFFFF;
+    bits.push_back(first + j * field + (chunk * field >> 16));
   }
-  for (auto& b : bits) b += first;
   return bits;
 }
 
