@@ -46,10 +46,14 @@
 #include "bloomkit/redis/counting_filter.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
+#include "redis_measure.hpp"
 
 namespace {
 
 using namespace bloomkit;
+using bench::insert_all;
+using bench::measure;
+using bench::measurement;
 using redis::command;
 
 constexpr std::size_t batch = 1000;
@@ -78,19 +82,6 @@ struct options {
   std::size_t keys_per_command = redis::filter_options{}.keys_per_command;
 };
 
-double server_cpu_seconds(redis::client& c) {
-  double total = 0;
-  for (const auto& r : c.execute_on_masters(command{{"INFO", "CPU"}, 0})) {
-    const std::string& text = r.str();
-    for (const char* field : {"used_cpu_sys:", "used_cpu_user:"}) {
-      const auto at = text.find(field);
-      if (at != std::string::npos)
-        total += std::strtod(text.c_str() + at + std::strlen(field), nullptr);
-    }
-  }
-  return total;
-}
-
 // go-zero's positions: Sum64(key ++ byte(i)) % bits.
 void gozero_offsets(std::string_view key, std::uint64_t bits, std::vector<std::string>& out) {
   std::string buf(key);
@@ -102,34 +93,6 @@ void gozero_offsets(std::string_view key, std::uint64_t bits, std::vector<std::s
     lmmh_x64_128(buf.data(), static_cast<unsigned>(buf.size()), 0, h);
     out.push_back(std::to_string(h[0] % bits));
   }
-}
-
-// This process's CPU time (user + system): the client side's cost.
-double client_cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-struct measurement {
-  double seconds = 0;
-  double cpu = 0;
-  double client_cpu = 0;
-  std::size_t positive = 0;  // new keys (insert) or present keys (contains)
-};
-
-template <class F>
-measurement measure(redis::client& c, F&& body) {
-  measurement m;
-  const double cpu0 = server_cpu_seconds(c);
-  const double client0 = client_cpu_seconds();
-  const auto t0 = std::chrono::steady_clock::now();
-  m.positive = body();
-  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  m.client_cpu = client_cpu_seconds() - client0;
-  m.cpu = server_cpu_seconds(c) - cpu0;
-  return m;
 }
 
 void report(const options& o, const char* method, const char* op, int round, std::size_t keys,
@@ -156,13 +119,7 @@ void run_bloomkit(redis::client& c, const options& o, int round, const bench::ke
           ? redis::redis_counting_filter::create(c, name, o.capacity, o.fpp, shard_bits, fo)
           : redis::redis_filter::create(c, name, o.capacity, o.fpp, shard_bits, fo);
   const auto all = keys.keys();
-  const auto ins = measure(c, [&] {
-    std::size_t fresh = 0;
-    for (std::size_t i = 0; i < all.size(); i += batch) {
-      fresh += f.insert_many(all.subspan(i, std::min(batch, all.size() - i)));
-    }
-    return fresh;
-  });
+  const auto ins = measure(c, [&] { return insert_all(f, all, batch); });
   report(o, method, "insert", round, all.size(), ins);
   const auto look = measure(c, [&] {
     std::size_t present = 0;

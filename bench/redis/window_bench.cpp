@@ -38,10 +38,14 @@
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/window_filter.hpp"
+#include "redis_measure.hpp"
 
 namespace {
 
 using namespace bloomkit;
+using bench::insert_all;
+using bench::measure;
+using bench::measurement;
 using redis::command;
 
 struct options {
@@ -56,37 +60,6 @@ struct options {
   std::size_t filler = 20000;
   std::string methods = "native,window";
 };
-
-double server_cpu_seconds(redis::client& c) {
-  double total = 0;
-  for (const auto& r : c.execute_on_masters(command{{"INFO", "CPU"}, 0})) {
-    const std::string& text = r.str();
-    for (const char* field : {"used_cpu_sys:", "used_cpu_user:"}) {
-      const auto at = text.find(field);
-      if (at != std::string::npos) {
-        total += std::strtod(text.c_str() + at + std::strlen(field), nullptr);
-      }
-    }
-  }
-  return total;
-}
-
-struct measurement {
-  double seconds = 0;
-  double cpu = 0;
-  std::size_t positive = 0;
-};
-
-template <class F>
-measurement measure(redis::client& c, F&& body) {
-  measurement m;
-  const double cpu0 = server_cpu_seconds(c);
-  const auto t0 = std::chrono::steady_clock::now();
-  m.positive = body();
-  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  m.cpu = server_cpu_seconds(c) - cpu0;
-  return m;
-}
 
 void report(const char* method, const char* op, int round, std::size_t keys, const measurement& m) {
   std::printf(
@@ -103,13 +76,7 @@ template <class Filter>
 void time_ops(redis::client& c, Filter& f, const char* method, int round,
               const bench::key_set& keys, const bench::key_set& misses, std::size_t batch) {
   const auto all = keys.keys();
-  const auto add = measure(c, [&] {
-    std::size_t fresh = 0;
-    for (std::size_t i = 0; i < all.size(); i += batch) {
-      fresh += f.insert_many(all.subspan(i, std::min(batch, all.size() - i)));
-    }
-    return fresh;
-  });
+  const auto add = measure(c, [&] { return insert_all(f, all, batch); });
   report(method, "add", round, all.size(), add);
   auto results = std::make_unique<bool[]>(batch);
   const auto lookup = [&](std::span<const std::string_view> ks) {
