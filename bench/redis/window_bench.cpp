@@ -12,7 +12,7 @@
 //   add      insert_many of --keys new keys (batches of --batch)
 //   hits     contains_many of the same keys
 //   misses   contains_many of --keys keys never inserted
-//   add_many window filters only: add_many (no "new" answer) of the misses' keys, after them
+//   record_many window filters only: record_many (no "new" answer) of the misses' keys, after them
 // The window's clock is fixed inside one slice, ahead of the server's clock (slices expire by it),
 // and its older live slices are filled beforehand (untimed) with --filler keys each, so every
 // slice a lookup reads exists. Server CPU is used_cpu_sys + used_cpu_user (INFO CPU) before and
@@ -91,16 +91,16 @@ void time_ops(redis::client& c, Filter& f, const char* method, int round,
   };
   report(method, "hits", round, all.size(), lookup(all));
   report(method, "misses", round, misses.size(), lookup(misses.keys()));
-  if constexpr (requires { f.add_many(all); }) {
+  if constexpr (requires { f.record_many(all); }) {
     // Inserts without the "new to the window" answer, of keys not yet in (the misses').
     const auto more = misses.keys();
     const auto added = measure(c, [&] {
       for (std::size_t i = 0; i < more.size(); i += batch) {
-        f.add_many(more.subspan(i, std::min(batch, more.size() - i)));
+        f.record_many(more.subspan(i, std::min(batch, more.size() - i)));
       }
       return more.size();
     });
-    report(method, "add_many", round, more.size(), added);
+    report(method, "record_many", round, more.size(), added);
   }
 }
 

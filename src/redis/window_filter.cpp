@@ -153,7 +153,7 @@ std::size_t redis_window_filter::insert_many(std::span<const std::string_view> k
   return write_many(keys, fresh, true);
 }
 
-void redis_window_filter::add_many(std::span<const std::string_view> keys) {
+void redis_window_filter::record_many(std::span<const std::string_view> keys) {
   write_many(keys, {}, false);
 }
 

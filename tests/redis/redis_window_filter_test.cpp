@@ -155,8 +155,8 @@ TEST_P(RedisWindowFormat, ABatchIsOneRoundTripOverEveryLiveSlice) {
   EXPECT_EQ(calls_of(*server_, "eval"), 0);
 }
 
-// add_many writes the current slice only: no read of the older slices, the keys found after.
-TEST_P(RedisWindowFormat, AddManyWritesTheCurrentSliceWithoutReadingTheOthers) {
+// record_many writes the current slice only: no read of the older slices, the keys found after.
+TEST_P(RedisWindowFormat, RecordManyWritesTheCurrentSliceWithoutReadingTheOthers) {
   auto f = redis_window_filter::create(*client_, "adds", day);
   const auto old_keys = make_keys(50, 1);
   f.set_now(t0);
@@ -164,7 +164,7 @@ TEST_P(RedisWindowFormat, AddManyWritesTheCurrentSliceWithoutReadingTheOthers) {
   f.set_now(t0 + 3 * 10800 + 7);  // three slices later: older live slices exist
   const auto keys = make_keys(300, 2);
   server_->raw({"CONFIG", "RESETSTAT"});
-  f.add_many(views(keys));
+  f.record_many(views(keys));
   EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 0);
   EXPECT_GE(calls_of(*server_, "bitfield"), 1);
   EXPECT_EQ(count_present(f, keys), keys.size());

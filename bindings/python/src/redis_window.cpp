@@ -111,13 +111,27 @@ void bind_redis_window(py::module_& m) {
                          "Sets the key in the current slice; returns True when no live slice "
                          "held it (new to the window). One round trip.");
   cls.def(
-         "set_now",
-         [](W& h, std::uint64_t now) {
-           locked(h, [&](redis::redis_window_filter& f) { f.set_now(now); });
+         "record_many",
+         [](W& h, py::handle keys) {
+           redis::redis_window_filter& f = h.get();
+           key_batch batch(keys);
+           batch.run([&](std::span<const std::string_view> chunk, std::size_t) {
+             std::lock_guard<std::mutex> guard(h.lock);
+             f.record_many(chunk);
+           });
          },
-         py::arg("now"),
-         "Fixes the clock at `now` (unix seconds) for this handle: tests and replays; as the "
-         "CLI's --now.")
+         py::arg("keys"),
+         "Adds a batch without the 'new to the window' answer: only the current slice is "
+         "written, the older ones are not read (about the native filter's insert cost). "
+         "Returns None.")
+      .def(
+          "set_now",
+          [](W& h, std::uint64_t now) {
+            locked(h, [&](redis::redis_window_filter& f) { f.set_now(now); });
+          },
+          py::arg("now"),
+          "Fixes the clock at `now` (unix seconds) for this handle: tests and replays; as the "
+          "CLI's --now.")
       .def(
           "use_system_clock",
           [](W& h) {

@@ -59,6 +59,33 @@ def test_add_query_and_forget(redis_server):
     assert redis_server.command("KEYS", "w:*") == []
 
 
+def test_record_many_sets_the_same_bits_and_reads_nothing(redis_server):
+    f = create(redis_server.url, "rec")
+    g = create(redis_server.url, "ins")
+    assert f.record_many(KEYS) is None
+    g.add_many(KEYS)
+    assert f.contains_many(KEYS) == len(KEYS)
+    assert not f.add(KEYS[3])
+    names = [k.decode() if isinstance(k, bytes) else k for k in redis_server.command("KEYS", "rec:*")]
+    slice_keys = sorted(k for k in names if k != "rec:meta")
+    assert slice_keys
+    for k in slice_keys:
+        other = "ins" + k[len("rec"):]
+        assert redis_server.command("GET", k) == redis_server.command("GET", other)
+    before = redis_server.command("INFO", "COMMANDSTATS")
+    f.record_many(OTHERS[:100])
+    after = redis_server.command("INFO", "COMMANDSTATS")
+
+    def calls(text, cmd):
+        text = text.decode() if isinstance(text, bytes) else text
+        at = text.find(f"cmdstat_{cmd}:calls=")
+        return 0 if at < 0 else int(text[at:].split("=", 1)[1].split(",", 1)[0])
+    assert calls(after, "bitfield_ro") == calls(before, "bitfield_ro")
+    assert calls(after, "bitfield") > calls(before, "bitfield")
+    with pytest.raises(TypeError):
+        f.record_many(3.5)
+
+
 def test_same_bits_and_answers_as_cli(redis_server, cli):
     url = redis_server.url
     f = create(url, "wpy")

@@ -186,7 +186,7 @@ class redis_window_filter {
   // Sets the keys in the current slice without the "new to the window" answer: the older
   // slices are not read, so a key costs its k bit writes alone, as a native insert does. For
   // callers that record keys and look them up elsewhere.
-  void add_many(std::span<const std::string_view> keys);
+  void record_many(std::span<const std::string_view> keys);
 
   window_info info();
 
@@ -197,7 +197,7 @@ class redis_window_filter {
   const filter_options& options() const noexcept { return options_; }
 
  private:
-  // insert_many, reading the older live slices only when `answer` (add_many does not).
+  // insert_many, reading the older live slices only when `answer` (record_many does not).
   std::size_t write_many(std::span<const std::string_view> keys, std::span<bool> fresh,
                          bool answer);
   redis_window_filter(client& c, std::string name, const redis_window_config& config,
