@@ -43,20 +43,22 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 // single writer.
 template <unsigned Lanes>
 struct word_ops {
+  // Whether some bit of the mask is 0 in v.
+  static bool lacks(const std::uint64_t (&v)[Lanes], const mask_lanes& mask) noexcept {
+    std::uint64_t missing = 0;
+    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
+    return missing != 0;
+  }
   static bool holds(const unsigned char* word, const mask_lanes& mask) noexcept {
     std::uint64_t v[Lanes];
     std::memcpy(v, word, sizeof v);
-    std::uint64_t missing = 0;
-    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
-    return missing == 0;
+    return !lacks(v, mask);
   }
   // ORs the mask in; returns whether a bit was 0.
   static bool set(unsigned char* word, const mask_lanes& mask) noexcept {
     std::uint64_t v[Lanes];
     std::memcpy(v, word, sizeof v);
-    std::uint64_t missing = 0;
-    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
-    if (missing == 0) return false;
+    if (!lacks(v, mask)) return false;
     for (unsigned i = 0; i < Lanes; ++i) v[i] |= mask[i];
     std::memcpy(word, v, sizeof v);
     return true;
@@ -98,28 +100,35 @@ bool some_holds(const unsigned char* group, const std::uint32_t* offsets, std::s
   return false;
 }
 
-// results[i]: whether a live slot holds keys[i]; step i locates key i and prefetches its group,
-// step i also tests key i - lag.
-template <unsigned Lanes>
-std::size_t lookup_groups(const group_view& g, const std::uint32_t* offsets, std::size_t live,
-                          std::span<const std::string_view> keys, bool* results) {
+// The batch pipeline of both paths: step i locates key i and prefetches its group (for writing
+// when `write`), and hands key i - lag to visit(index, place), so that each group is in cache by
+// the time its key is tested.
+template <class Visit>
+void pipeline_groups(const group_view& g, std::span<const std::string_view> keys, bool write,
+                     Visit visit) {
   place ring[pipeline_ring];
   const std::size_t n = keys.size();
   const std::size_t lag = n > pipeline_lag ? pipeline_lag : 0;
-  std::size_t present = 0;
   for (std::size_t i = 0; i < n + lag; ++i) {
     if (i < n) {
       place& at = ring[i % pipeline_ring];
       g.locate(keys[i], at);
-      if (lag != 0) g.prefetch(at, false);
+      if (lag != 0) g.prefetch(at, write);
     }
-    if (i >= lag) {
-      const place& at = ring[(i - lag) % pipeline_ring];
-      const bool hit = some_holds<Lanes>(g.base + at.group, offsets, live, at.mask);
-      results[i - lag] = hit;
-      present += hit;
-    }
+    if (i >= lag) visit(i - lag, ring[(i - lag) % pipeline_ring]);
   }
+}
+
+// results[i]: whether a live slot holds keys[i].
+template <unsigned Lanes>
+std::size_t lookup_groups(const group_view& g, const std::uint32_t* offsets, std::size_t live,
+                          std::span<const std::string_view> keys, bool* results) {
+  std::size_t present = 0;
+  pipeline_groups(g, keys, false, [&](std::size_t i, const place& at) {
+    const bool hit = some_holds<Lanes>(g.base + at.group, offsets, live, at.mask);
+    results[i] = hit;
+    present += hit;
+  });
   return present;
 }
 
@@ -134,25 +143,14 @@ struct insert_counts {
 template <unsigned Lanes>
 insert_counts insert_groups(const group_view& g, std::uint32_t target, const std::uint32_t* others,
                             std::size_t count, std::span<const std::string_view> keys) {
-  place ring[pipeline_ring];
-  const std::size_t n = keys.size();
-  const std::size_t lag = n > pipeline_lag ? pipeline_lag : 0;
   insert_counts counts;
-  for (std::size_t i = 0; i < n + lag; ++i) {
-    if (i < n) {
-      place& at = ring[i % pipeline_ring];
-      g.locate(keys[i], at);
-      if (lag != 0) g.prefetch(at, true);
+  pipeline_groups(g, keys, true, [&](std::size_t, const place& at) {
+    unsigned char* group = g.base + at.group;
+    if (word_ops<Lanes>::set(group + target, at.mask)) {
+      ++counts.changed;
+      counts.fresh += !some_holds<Lanes>(group, others, count, at.mask);
     }
-    if (i >= lag) {
-      const place& at = ring[(i - lag) % pipeline_ring];
-      unsigned char* group = g.base + at.group;
-      if (word_ops<Lanes>::set(group + target, at.mask)) {
-        ++counts.changed;
-        counts.fresh += !some_holds<Lanes>(group, others, count, at.mask);
-      }
-    }
-  }
+  });
   return counts;
 }
 
