@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "file_writes_fixture.hpp"
+#include "support/spawn.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ TEST_P(FileWritesSignal, InterruptedCreateLeavesNothingBehind) {
   bool signalled = false;
   while (!wait_for(p, 0ms)) {
     if (work_entries().size() > 1) {
-      ::kill(p.pid, GetParam());
+      bloomkit::test::send_signal(p.pid, GetParam());
       signalled = true;
       break;
     }
@@ -53,7 +54,7 @@ TEST_P(FileWritesSignal, InterruptedBuildLeavesNothingBehind) {
   process p = start({"build", f, "--capacity", "1e6", "--fpp", "0.01"}, "", "build");
   feed(p, make_keys("slow", 1000));
   wait_until_held(1);
-  ::kill(p.pid, GetParam());
+  bloomkit::test::send_signal(p.pid, GetParam());
   EXPECT_EQ(finish(p), 128 + GetParam());
   EXPECT_EQ(work_entries(), std::set<std::string>{"f.bf"});
   EXPECT_EQ(read_file(f), before);

@@ -347,7 +347,7 @@ TEST_P(FileWriterSignal, KilledWriterLeavesNothingBehind) {
   const pid_t pid = start_probe({named ? "named" : "unnamed", f.string()}, &out);
   // Mid-write: the lock file, and a named temp file where there is one.
   EXPECT_EQ(entries(dir.path()).size(), named ? 3u : 2u);
-  ASSERT_EQ(::kill(pid, sig), 0);
+  ASSERT_EQ(test::send_signal(pid, sig), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ::close(out);
@@ -372,7 +372,7 @@ TEST(FileWriter, AProgramsOwnSignalHandlerIsCalledInstead) {
   save(filter_with({"old"}), f);
   int out = -1;
   const pid_t pid = start_probe({"named", "own-handler", f.string()}, &out);
-  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_EQ(test::send_signal(pid, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ::close(out);
