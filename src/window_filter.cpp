@@ -73,11 +73,17 @@ struct group_view {
   std::uint32_t lines;
   std::uint32_t word_bits;
   std::uint32_t hashes;
+  std::uint32_t field_bits;  // word_bits / hashes, once per batch rather than once per key
+
+  static group_view of(unsigned char* base, const window_groups& l) noexcept {
+    return {base,          l.groups, l.group_bytes(),         l.lines,
+            l.word_bits(), l.hashes, l.word_bits() / l.hashes};
+  }
 
   void locate(std::string_view key, place& at) const noexcept {
     const digest128 d = xxh3_128(key);
     at.group = detail::multiply_high(d.high, groups) * group_bytes;
-    detail::word_mask(d.low, word_bits, hashes, at.mask.data());
+    detail::word_mask_fields(d.low, field_bits, hashes, (word_bits + 63) / 64, at.mask.data());
   }
   void prefetch(const place& at, bool write) const noexcept {
     const unsigned char* line = base + at.group;
@@ -268,8 +274,7 @@ std::size_t window_filter::insert_run(std::span<const std::string_view> keys,
   for_each_live_slot(current, [&](std::size_t slot) {
     if (slot != taken.slot) others[count++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
   });
-  const group_view g{base,          layout_.groups,      layout_.group_bytes(),
-                     layout_.lines, layout_.word_bits(), layout_.hashes};
+  const group_view g = group_view::of(base, layout_);
   const insert_counts counts = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
     return insert_groups<Lanes>(g, target, others.data(), count, keys);
   });
@@ -301,13 +306,8 @@ std::size_t window_filter::contains_many(std::span<const std::string_view> keys,
   std::array<std::uint32_t, max_slices + 1> offsets;
   const std::size_t live = live_offsets(current_slice(), offsets.data());
   // Lookups never write through the view.
-  const group_view g{
-      const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data())),
-      layout_.groups,
-      layout_.group_bytes(),
-      layout_.lines,
-      layout_.word_bits(),
-      layout_.hashes};
+  const group_view g = group_view::of(
+      const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data())), layout_);
   const std::size_t present = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
     return lookup_groups<Lanes>(g, offsets.data(), live, keys, results.data());
   });
