@@ -406,10 +406,10 @@ void validate_word_filter(std::uint32_t word_bits, std::uint32_t k, std::uint64_
     throw error(errc::invalid_argument,
                 "word size must be 8..512 bits (got " + std::to_string(word_bits) + ")");
   }
-  if (k < 1 || k > max_word_hashes || k > word_bits) {
-    throw error(errc::invalid_argument, "bits per key must be 1.." +
-                                            std::to_string(max_word_hashes) + " (got " +
-                                            std::to_string(k) + ")");
+  const std::uint32_t max_k = std::min(max_word_hashes, word_bits);  // distinct bits of a word
+  if (k < 1 || k > max_k) {
+    throw error(errc::invalid_argument, "bits per key must be 1.." + std::to_string(max_k) +
+                                            " (got " + std::to_string(k) + ")");
   }
   if (words < 1 || words > max_bits / word_bits) {
     throw error(errc::invalid_argument, "word count must be 1.." +

@@ -19,6 +19,7 @@ namespace bloomkit {
 namespace {
 
 using test::code_of;
+using test::error_of;
 
 std::uint64_t splitmix(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
@@ -169,6 +170,13 @@ TEST(WordFilterSizing, RejectsWhatCannotBe) {
   EXPECT_EQ(code_of([] { word_filter_fpp(64, 0, 1, 1); }), errc::invalid_argument);
   EXPECT_EQ(code_of([] { word_filter_fpp(64, 17, 1, 1); }), errc::invalid_argument);
   EXPECT_EQ(code_of([] { word_filter_fpp(8, 9, 1, 1); }), errc::invalid_argument);
+  // The message states the range that holds for this word: k can be at most w.
+  EXPECT_NE(error_of([] { word_filter_fpp(8, 9, 1, 1); }, errc::invalid_argument)
+                .find("bits per key must be 1..8 (got 9)"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { word_filter_fpp(64, 17, 1, 1); }, errc::invalid_argument)
+                .find("bits per key must be 1..16 (got 17)"),
+            std::string::npos);
   EXPECT_EQ(code_of([] { word_filter_fpp(64, 4, 0, 1); }), errc::invalid_argument);
   EXPECT_EQ(code_of([] { word_filter_sizing(64, 0, 0.01); }), errc::invalid_argument);
   EXPECT_EQ(code_of([] { word_filter_sizing(64, 10, 1.5); }), errc::invalid_argument);
