@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include "support/redis_server.hpp"
+#include "support/spawn.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cache_guard_test {
@@ -101,11 +102,7 @@ class process {
     return wait(30s);
   }
   // Whether it ended (without reaping it, so wait() still gets its status).
-  bool exited() {
-    siginfo_t info{};
-    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-           info.si_pid == pid_;
-  }
+  bool exited() { return bloomkit::test::child_ended(pid_); }
   std::string out() const { return read_text(out_); }
   std::string err() const { return read_text(err_); }
 

@@ -38,23 +38,24 @@ inline int spawn_with_default_signals(pid_t* pid, const std::string& program,
   return error;
 }
 
+// Whether the child `pid` has ended, without reaping it (the caller still collects its status).
+inline bool child_ended(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
 // Sends `sig` to the child `pid`; returns kill's result. Under ThreadSanitizer the child's
 // runtime defers an asynchronous signal to its next intercepted call and, rarely, never runs
 // the handler (seen: a probe in pause() outlived SIGHUP with its lock file still there; a second
-// SIGHUP ended it). There the signal is sent again every 100 ms until the child has ended
-// (checked without reaping it, so the caller still collects its status), for up to 30 s.
-// Elsewhere one signal is sent and the test sees what the program made of it.
+// SIGHUP ended it). There the signal is sent again every 100 ms until the child has ended, for
+// up to 30 s. Elsewhere one signal is sent and the test sees what the program made of it.
 inline int send_signal(pid_t pid, int sig) {
   const int sent = ::kill(pid, sig);
 #if defined(__SANITIZE_THREAD__)
-  for (int attempt = 0; sent == 0 && attempt < 300; ++attempt) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-        info.si_pid == pid) {
-      break;
-    }
+  for (int attempt = 0; sent == 0 && attempt < 300 && !child_ended(pid); ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ::kill(pid, sig);
+    if (::kill(pid, sig) != 0) break;  // already reaped
   }
 #endif
   return sent;
