@@ -51,7 +51,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -76,6 +75,7 @@
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/version.hpp"
 #include "bloomkit/window_filter.hpp"
+#include "machine_info.hpp"
 #include "memory_bench.hpp"
 #include "memory_probe.hpp"
 
@@ -267,22 +267,6 @@ void bm_libbloom_check(benchmark::State& state, std::size_t n, bool hit) {
 
 // ---------------------------------------------------------------------------------------------
 // Machine description for the JSON context.
-
-std::string first_line_with(const char* path, std::string_view prefix) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) return line;
-  }
-  return {};
-}
-
-std::string after_colon(const std::string& line) {
-  const auto colon = line.find(':');
-  if (colon == std::string::npos) return line;
-  const auto start = line.find_first_not_of(" \t", colon + 1);
-  return start == std::string::npos ? std::string() : line.substr(start);
-}
 
 std::string compiler_name() {
 #if defined(__clang__)

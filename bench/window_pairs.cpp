@@ -15,14 +15,17 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_dataset.hpp"
+#include "machine_info.hpp"
 
 namespace {
 
@@ -80,14 +83,6 @@ void report(const row& r) {
       quantile(r.ratios, 0.75));
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,8 +98,8 @@ int main(int argc, char** argv) {
   double load[3] = {};
   ::getloadavg(load, 3);
   std::printf("Machine: %s; %ld cores; %s %s; load average %.2f; n = %zu, %d rounds\n",
-              cpu_model().c_str(), ::sysconf(_SC_NPROCESSORS_ONLN), host.sysname, host.release,
-              load[0], n, rounds);
+              after_colon(first_line_with("/proc/cpuinfo", "model name")).c_str(),
+              ::sysconf(_SC_NPROCESSORS_ONLN), host.sysname, host.release, load[0], n, rounds);
 
   dataset& d = data_for(n);
   const auto hits = d.hits().keys();
