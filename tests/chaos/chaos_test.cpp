@@ -163,9 +163,9 @@ TEST_F(Chaos, AMappedFileReplacedInPlaceIsAnErrorOrAnAnswerNeverACrashOrAFalseNe
   // wrong: docs/CLI.md says to replace filters with mv.)
   auto q = start({"query", f, "--absent"});
   ASSERT_TRUE(q->write(key_lines("k", 5000)));
-  // Time for the reader to map f before it is rewritten: a reader that started after the cp maps
-  // the small filter and rightly reports nothing wrong (seen once under TSan on a loaded machine).
-  std::this_thread::sleep_for(1s);
+  // The reader must map f before it is rewritten: a reader that started after the cp maps the
+  // small filter and rightly reports nothing wrong (a fixed 1 s wait was too short in CI).
+  ASSERT_TRUE(q->wait_until_mapped(f, 120s)) << "the reader never mapped " << f;
   ASSERT_EQ(std::system(("cp '" + smaller + "' '" + f + "'").c_str()), 0);
   q->write(key_lines("k", 20000));
   const auto r = q->wait();
@@ -179,7 +179,7 @@ TEST_F(Chaos, AMappedFileReplacedInPlaceIsAnErrorOrAnAnswerNeverACrashOrAFalseNe
   ASSERT_EQ(run({"add", bigger}, key_lines("k", 20000) + key_lines("x", 20000)).status, 0);
   q = start({"query", f, "--absent"});
   ASSERT_TRUE(q->write(key_lines("k", 5000)));
-  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(q->wait_until_mapped(f, 120s)) << "the reader never mapped " << f;
   fs::rename(bigger, f);
   q->write(key_lines("k", 20000));
   const auto m = q->wait();

@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bloomkit::test {
@@ -85,6 +87,27 @@ class child_process {
       done += static_cast<std::size_t>(n);
     }
     return true;
+  }
+
+  // Waits until the child has `path` mapped (a line of /proc/<pid>/maps names it), at most
+  // `timeout`: a test that changes a file under a reader's mapping must know the reader mapped it
+  // first, however long a loaded machine takes to start the reader.
+  bool wait_until_mapped(const std::filesystem::path& path, std::chrono::milliseconds timeout) {
+    // Built by append: GCC 12 at -O3 warns falsely (-Wrestrict) on "literal" + string.
+    const std::string suffix = std::string(" ").append(path.string());
+    const std::string maps = std::string("/proc/").append(std::to_string(pid_)).append("/maps");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    do {
+      std::ifstream in(maps);
+      for (std::string line; std::getline(in, line);) {
+        if (line.size() >= suffix.size() &&
+            line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0) {
+          return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
   }
 
   void close_stdin() {
