@@ -9,24 +9,18 @@
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
+#include "ceil_div.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
 #include "slot_paths.hpp"
 #include "sub_filter_sizing.hpp"
 
 namespace bloomkit {
-namespace {
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
-
-}  // namespace
 
 template <class Sub>
 filter_config basic_window_filter<Sub>::slice_config(const window_config& c) {
   validate(c);
-  filter_config config{0, 0, ceil_div(c.capacity, c.slices), c.target_fpp / (c.slices + 1)};
+  filter_config config{0, 0, detail::ceil_div(c.capacity, c.slices), c.target_fpp / (c.slices + 1)};
   try {
     const filter_params sized =
         detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp);
@@ -65,7 +59,7 @@ void basic_window_filter<Sub>::check_slots() const {
     invalid(std::to_string(window.slices) + " slices need " + std::to_string(count) +
             " slots, not " + std::to_string(slots_.size()));
   }
-  const std::uint64_t capacity = ceil_div(window.capacity, window.slices);
+  const std::uint64_t capacity = detail::ceil_div(window.capacity, window.slices);
   const double target = window.target_fpp / (window.slices + 1);
   for (std::size_t i = 0; i < count; ++i) {
     const filter_config& c = slots_[i].config();

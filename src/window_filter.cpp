@@ -12,6 +12,7 @@
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "ceil_div.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
 #include "word_mask.hpp"
@@ -32,10 +33,6 @@ struct place {
 // lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
 constexpr std::size_t pipeline_lag = 24;
 constexpr std::size_t pipeline_ring = 32;  // a power of two > pipeline_lag
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
 
 // The word operations for words of Lanes 64-bit lanes, read and written as whole lanes with
 // memcpy (words sit at any byte offset). Bits of a lane past the word belong to the next word or
@@ -194,7 +191,7 @@ window_groups window_filter::group_shape(std::uint32_t slices) noexcept {
   window_groups g;
   const std::uint64_t count = slices + std::uint64_t{1};
   // 14 bytes (112 bits) per slot at least; whole lines; words of at most 256 bits.
-  g.lines = static_cast<std::uint32_t>(ceil_div(14 * count, 64));
+  g.lines = static_cast<std::uint32_t>(detail::ceil_div(14 * count, 64));
   g.word_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(32, g.group_bytes() / count));
   return g;
 }
@@ -202,7 +199,7 @@ window_groups window_filter::group_shape(std::uint32_t slices) noexcept {
 window_groups window_filter::groups_of(const window_config& c) {
   validate(c);
   window_groups g = group_shape(c.slices);
-  const std::uint64_t keys = ceil_div(c.capacity, c.slices);
+  const std::uint64_t keys = detail::ceil_div(c.capacity, c.slices);
   const double target = c.target_fpp / (c.slices + 1);
   try {
     const word_filter_params sized = word_filter_sizing(g.word_bits(), keys, target);

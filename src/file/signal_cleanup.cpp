@@ -14,7 +14,7 @@ namespace bloomkit::detail {
 namespace {
 
 constexpr int fatal_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE};
-constexpr std::size_t slot_count = 64;
+constexpr std::size_t cleanup_slots = 64;
 constexpr std::size_t max_name = 48;
 
 // A registered name. The handler reads `name` and `pid` only after seeing dir_fd >= 0 (acquire),
@@ -25,7 +25,7 @@ struct slot {
   pid_t pid = 0;  // the registering process: a forked child killed by a signal removes nothing
   char name[max_name] = {};
 };
-slot slots[slot_count];
+slot slots[cleanup_slots];
 
 // What each signal did before our handler: the handler chains to it or restores it.
 struct sigaction previous_actions[NSIG];
@@ -82,7 +82,7 @@ void install_handlers() {
 signal_cleanup::signal_cleanup(int dir_fd, std::string_view name) {
   if (name.size() >= max_name) return;
   install_handlers();
-  for (std::size_t i = 0; i < slot_count; ++i) {
+  for (std::size_t i = 0; i < cleanup_slots; ++i) {
     bool free = false;
     if (!slots[i].claimed.compare_exchange_strong(free, true, std::memory_order_acquire)) continue;
     std::memcpy(slots[i].name, name.data(), name.size());

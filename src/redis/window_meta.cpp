@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "../ceil_div.hpp"
 #include "../exact_double.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
@@ -46,7 +47,7 @@ window_meta window_meta_for(const redis_window_config& c) {
   validate_window(c);
   window_meta m;
   m.config = c;
-  const std::uint64_t per_slice = (c.capacity + c.slices - 1) / c.slices;
+  const std::uint64_t per_slice = bloomkit::detail::ceil_div(c.capacity, c.slices);
   const double p = c.target_fpp / (c.slices + 1);
   if (c.slice_format == window_slice_format::bits) {
     m.layout = shard_layout::for_capacity(per_slice, p, c.shard_bits);

@@ -26,7 +26,7 @@ namespace {
 
 using H = redis_handle<redis::redis_filter>;
 
-py::dict info_of(H& h) {
+py::dict filter_info(H& h) {
   const auto [i, url] = locked(
       h, [&](redis::redis_filter& f) { return std::make_pair(f.info(), h.client->describe()); });
   dict_report r;
@@ -113,7 +113,7 @@ void bind_redis(py::module_& m) {
           "inserted",
           [](H& h) { return locked(h, [](redis::redis_filter& f) { return f.inserted(); }); },
           "The meta's count of new keys (approximate: docs/REDIS.md).")
-      .def("info", &info_of,
+      .def("info", &filter_info,
            "`bloomkit redis info NAME --json` as a dict (plus 'warnings', a list).")
       .def(
           "expire",

@@ -28,7 +28,7 @@ using W = redis_handle<redis::redis_window_filter>;
 
 // `bloomkit redis info NAME --json` of a window filter (redis::report_info), plus 'slice_list':
 // one dict per live slice.
-py::dict info_of(W& h) {
+py::dict window_info(W& h) {
   const auto [i, url] = locked(h, [&](redis::redis_window_filter& f) {
     return std::make_pair(f.info(), h.client->describe());
   });
@@ -160,7 +160,7 @@ void bind_redis_window(py::module_& m) {
             return locked(h, [](redis::redis_window_filter& f) { return f.live_slices(); });
           },
           "The slices a lookup reads now: those of [now - window - skew, now + skew].")
-      .def("info", &info_of,
+      .def("info", &window_info,
            "`bloomkit redis info NAME --json` of a window filter as a dict (slice_fill and "
            "slice_ttl the CLI's strings, newest slice first), plus 'slice_list': per live slice "
            "a dict of slice, exists, bits_set, fill_ratio and ttl_ms.")
