@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "../ceil_div.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit::redis {
@@ -34,10 +35,11 @@ shard_layout shard_layout::for_bits(std::uint64_t bits, std::uint32_t hashes,
   validate_params(bits, hashes);
   const std::uint64_t max_shard = std::uint64_t{1} << max_bits_log2;
   if (bits <= max_shard) return {bits, 1, hashes};
-  const std::uint64_t count = (bits + max_shard - 1) / max_shard;
+  const std::uint64_t count = bloomkit::detail::ceil_div(bits, max_shard);
   // ceil(bits / count) <= max_shard, and max_shard is a multiple of 64, so rounding up to
   // whole words keeps every shard within the limit.
-  const std::uint64_t per_shard = ((bits + count - 1) / count + 63) / 64 * 64;
+  const std::uint64_t per_shard =
+      bloomkit::detail::ceil_div(bloomkit::detail::ceil_div(bits, count), 64) * 64;
   return {per_shard, count, hashes};
 }
 
