@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "spawn.hpp"
+
 namespace bloomkit::test {
 
 struct process_result {
@@ -91,7 +93,8 @@ class child_process {
 
   // Waits until the child has `path` mapped (a line of /proc/<pid>/maps names it), at most
   // `timeout`: a test that changes a file under a reader's mapping must know the reader mapped it
-  // first, however long a loaded machine takes to start the reader.
+  // first, however long a loaded machine takes to start the reader. False at once if the child
+  // ended first.
   bool wait_until_mapped(const std::filesystem::path& path, std::chrono::milliseconds timeout) {
     // Built by append: GCC 12 at -O3 warns falsely (-Wrestrict) on "literal" + string.
     const std::string suffix = std::string(" ").append(path.string());
@@ -105,6 +108,7 @@ class child_process {
           return true;
         }
       }
+      if (child_ended(pid_)) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     } while (std::chrono::steady_clock::now() < deadline);
     return false;
