@@ -7,170 +7,16 @@
 #include <string>
 #include <utility>
 
-#include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/detail/result_slots.hpp"
-#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
 #include "ceil_div.hpp"
 #include "exact_double.hpp"
 #include "filter_rules.hpp"
-#include "word_mask.hpp"
+#include "window_kernels.hpp"
 
 namespace bloomkit {
 namespace {
-
-constexpr std::size_t max_lanes = 4;  // words of at most 256 bits
-using mask_lanes = std::array<std::uint64_t, max_lanes>;
-
-// Where one key is: its group's first byte, and its mask.
-struct place {
-  std::uint64_t group;
-  mask_lanes mask;
-};
-
-// Keys ahead of the one being tested whose groups are being prefetched: a group is one or two
-// lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
-constexpr std::size_t pipeline_lag = 24;
-constexpr std::size_t pipeline_ring = 32;  // a power of two > pipeline_lag
-
-// The word operations for words of Lanes 64-bit lanes, read and written as whole lanes with
-// memcpy (words sit at any byte offset). Bits of a lane past the word belong to the next word or
-// group (or the tail bytes): a write puts back what it read there, which is why there is a
-// single writer.
-template <unsigned Lanes>
-struct word_ops {
-  // Whether some bit of the mask is 0 in v.
-  static bool lacks(const std::uint64_t (&v)[Lanes], const mask_lanes& mask) noexcept {
-    std::uint64_t missing = 0;
-    for (unsigned i = 0; i < Lanes; ++i) missing |= mask[i] & ~v[i];
-    return missing != 0;
-  }
-  static bool holds(const unsigned char* word, const mask_lanes& mask) noexcept {
-    std::uint64_t v[Lanes];
-    std::memcpy(v, word, sizeof v);
-    return !lacks(v, mask);
-  }
-  // ORs the mask in; returns whether a bit was 0.
-  static bool set(unsigned char* word, const mask_lanes& mask) noexcept {
-    std::uint64_t v[Lanes];
-    std::memcpy(v, word, sizeof v);
-    if (!lacks(v, mask)) return false;
-    for (unsigned i = 0; i < Lanes; ++i) v[i] |= mask[i];
-    std::memcpy(word, v, sizeof v);
-    return true;
-  }
-};
-
-// What a batch needs of the filter: the group array, its shape and the slots to ask.
-struct group_view {
-  unsigned char* base;
-  std::uint64_t groups;
-  std::uint64_t group_bytes;
-  std::uint32_t lines;
-  std::uint32_t word_bits;
-  std::uint32_t hashes;
-  std::uint32_t field_bits;  // word_bits / hashes, once per batch rather than once per key
-
-  static group_view of(unsigned char* base, const window_groups& l) noexcept {
-    return {base,          l.groups, l.group_bytes(),         l.lines,
-            l.word_bits(), l.hashes, l.word_bits() / l.hashes};
-  }
-
-  void locate(std::string_view key, place& at) const noexcept {
-    const digest128 d = xxh3_128(key);
-    at.group = detail::multiply_high(d.high, groups) * group_bytes;
-    detail::word_mask_fields(d.low, field_bits, hashes, (word_bits + 63) / 64, at.mask.data());
-  }
-  void prefetch(const place& at, bool write) const noexcept {
-    const unsigned char* line = base + at.group;
-    for (std::uint32_t i = 0; i < lines; ++i, line += 64) {
-      if (write) {
-        detail::prefetch_write(line);
-      } else {
-        detail::prefetch_read(line);
-      }
-    }
-  }
-};
-
-template <unsigned Lanes>
-bool some_holds(const unsigned char* group, const std::uint32_t* offsets, std::size_t count,
-                const mask_lanes& mask) noexcept {
-  for (std::size_t s = 0; s < count; ++s) {
-    if (word_ops<Lanes>::holds(group + offsets[s], mask)) return true;
-  }
-  return false;
-}
-
-// The batch pipeline of both paths: step i locates key i and prefetches its group (for writing
-// when `write`), and hands key i - lag to visit(index, place), so that each group is in cache by
-// the time its key is tested.
-template <class Visit>
-void pipeline_groups(const group_view& g, std::span<const std::string_view> keys, bool write,
-                     Visit visit) {
-  place ring[pipeline_ring];
-  const std::size_t n = keys.size();
-  const std::size_t lag = n > pipeline_lag ? pipeline_lag : 0;
-  for (std::size_t i = 0; i < n + lag; ++i) {
-    if (i < n) {
-      place& at = ring[i % pipeline_ring];
-      g.locate(keys[i], at);
-      if (lag != 0) g.prefetch(at, write);
-    }
-    if (i >= lag) visit(i - lag, ring[(i - lag) % pipeline_ring]);
-  }
-}
-
-// results[i]: whether a live slot holds keys[i].
-template <unsigned Lanes>
-std::size_t lookup_groups(const group_view& g, const std::uint32_t* offsets, std::size_t live,
-                          std::span<const std::string_view> keys, bool* results) {
-  std::size_t present = 0;
-  pipeline_groups(g, keys, false, [&](std::size_t i, const place& at) {
-    const bool hit = some_holds<Lanes>(g.base + at.group, offsets, live, at.mask);
-    results[i] = hit;
-    present += hit;
-  });
-  return present;
-}
-
-struct insert_counts {
-  std::size_t changed = 0;  // keys that changed the current slot's word
-  std::size_t fresh = 0;    // of those, the keys no other live slot holds
-};
-
-// Inserts the keys in order into the slot at byte `target` of each group; a key is new when it
-// changed that word and no other live slot (`others`) holds it (a repeat within the batch is not
-// new, as with a loop of inserts).
-template <unsigned Lanes>
-insert_counts insert_groups(const group_view& g, std::uint32_t target, const std::uint32_t* others,
-                            std::size_t count, std::span<const std::string_view> keys) {
-  insert_counts counts;
-  pipeline_groups(g, keys, true, [&](std::size_t, const place& at) {
-    unsigned char* group = g.base + at.group;
-    if (word_ops<Lanes>::set(group + target, at.mask)) {
-      ++counts.changed;
-      counts.fresh += !some_holds<Lanes>(group, others, count, at.mask);
-    }
-  });
-  return counts;
-}
-
-// Calls f.template operator()<Lanes>() for the lanes of w-bit words.
-template <class F>
-decltype(auto) with_lanes(std::uint32_t word_bits, F f) {
-  switch ((word_bits + 63) / 64) {
-    case 1:
-      return f.template operator()<1>();
-    case 2:
-      return f.template operator()<2>();
-    case 3:
-      return f.template operator()<3>();
-    default:
-      return f.template operator()<4>();
-  }
-}
 
 // The 1-bits of the w-bit word at `word`.
 std::uint32_t ones_of(const unsigned char* word, std::uint32_t word_bytes) noexcept {
@@ -222,7 +68,9 @@ window_filter::window_filter(const window_config& config)
     : window_slices(config),
       layout_(groups_of(config)),
       cells_((layout_.groups * layout_.group_bytes() + tail_bytes) * 8),
-      slot_inserted_(slot_count(), 0) {}
+      slot_inserted_(slot_count(), 0) {
+  set_simd(true);
+}
 
 window_filter::window_filter(const window_config& config, bit_array cells,
                              std::vector<std::uint64_t> slices,
@@ -231,6 +79,7 @@ window_filter::window_filter(const window_config& config, bit_array cells,
       layout_(groups_of(config)),
       cells_(std::move(cells)),
       slot_inserted_(std::move(slot_inserted)) {
+  set_simd(true);
   const std::uint64_t bits = (layout_.groups * layout_.group_bytes() + tail_bytes) * 8;
   if (cells_.size() != bits) {
     invalid("the window needs " + std::to_string(bits) + " bits of groups, not " +
@@ -244,6 +93,25 @@ window_filter::window_filter(const window_config& config, bit_array cells,
       invalid("slot " + std::to_string(i) + " holds no slice but has keys");
     }
   }
+}
+
+bool window_filter::simd_supported() noexcept {
+  return detail::avx2_window_kernels_if_supported() != nullptr;
+}
+
+bool window_filter::simd() const noexcept {
+  return kernels_ != &detail::portable_window_kernels();
+}
+
+bool window_filter::set_simd(bool enable) noexcept {
+  const detail::window_kernels* avx2 = detail::avx2_window_kernels_if_supported();
+  kernels_ = enable && avx2 != nullptr ? avx2 : &detail::portable_window_kernels();
+  return simd();
+}
+
+detail::window_group_view window_filter::group_view(unsigned char* base) const noexcept {
+  return {base,          layout_.groups,      layout_.group_bytes(),
+          layout_.lines, layout_.word_bits(), layout_.hashes};
 }
 
 std::size_t window_filter::live_offsets(std::uint64_t current, std::uint32_t* offsets) const {
@@ -271,10 +139,8 @@ std::size_t window_filter::insert_run(std::span<const std::string_view> keys,
   for_each_live_slot(current, [&](std::size_t slot) {
     if (slot != taken.slot) others[count++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
   });
-  const group_view g = group_view::of(base, layout_);
-  const insert_counts counts = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
-    return insert_groups<Lanes>(g, target, others.data(), count, keys);
-  });
+  const detail::window_insert_counts counts =
+      kernels_->insert_many(group_view(base), target, others.data(), count, keys);
   slot_inserted_[taken.slot] += counts.changed;
   return counts.fresh;
 }
@@ -303,11 +169,9 @@ std::size_t window_filter::contains_many(std::span<const std::string_view> keys,
   std::array<std::uint32_t, max_slices + 1> offsets;
   const std::size_t live = live_offsets(current_slice(), offsets.data());
   // Lookups never write through the view.
-  const group_view g = group_view::of(
-      const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data())), layout_);
-  const std::size_t present = with_lanes(layout_.word_bits(), [&]<unsigned Lanes>() {
-    return lookup_groups<Lanes>(g, offsets.data(), live, keys, results.data());
-  });
+  const std::size_t present = kernels_->contains_many(
+      group_view(const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data()))),
+      offsets.data(), live, keys, results.data());
   check_sources();
   return present;
 }

@@ -50,7 +50,9 @@ namespace bloomkit {
 
 namespace detail {
 struct filter_access;
-}
+struct window_kernels;
+struct window_group_view;
+}  // namespace detail
 
 // Where a grouped window's words are: the rule above applied to S, and the slots' sizing.
 struct window_groups {
@@ -117,6 +119,13 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   bool read_only() const noexcept { return cells_.read_only(); }
   void check_sources() const { cells_.check_source(); }
 
+  // The batch paths: AVX2 (when this CPU and build have it) or portable, which set
+  // and test the same bits; the AVX2 ones by default. set_simd is for tests and benchmarks and
+  // returns simd().
+  static bool simd_supported() noexcept;
+  bool simd() const noexcept;
+  bool set_simd(bool enable) noexcept;
+
   // Same configuration, slices and words, bit for bit (not the clock).
   friend bool operator==(const window_filter& a, const window_filter& b) noexcept {
     return a.same_slices(b) && a.slot_inserted_ == b.slot_inserted_ && a.cells_ == b.cells_;
@@ -134,10 +143,13 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   // first, to `offsets` (room for S + 1); returns how many.
   std::size_t live_offsets(std::uint64_t current, std::uint32_t* offsets) const;
   std::uint64_t slot_ones(std::size_t slot) const noexcept;
+  // The batch paths' view of the groups at `base` (the cells).
+  detail::window_group_view group_view(unsigned char* base) const noexcept;
 
   window_groups layout_;
   bit_array cells_;
   std::vector<std::uint64_t> slot_inserted_;
+  const detail::window_kernels* kernels_;
 };
 
 static_assert(filter_like<window_filter>);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -345,6 +346,49 @@ TEST(GroupedWindow, AKeySetsItsMaskInTheCurrentSlotsWordOfItsGroup) {
   EXPECT_EQ(std::memcmp(cells.data(), expected.data(), expected.size()), 0);
   EXPECT_EQ(f.slot_inserted(8), 1u);
   EXPECT_DOUBLE_EQ(f.slot_fill_ratio(8), double(g.hashes) / double(g.groups * g.word_bits()));
+}
+
+// The AVX2 and portable batch paths set the same bits and give the same answers: words of 2, 3
+// and 4 lanes (S = 3, 8, 2, 1, 4, 16), k from 1 to 16 (max_word_hashes), across rotations.
+TEST(GroupedWindow, Avx2AndPortablePathsSetTheSameBitsAndAnswerAlike) {
+  if (!window_filter::simd_supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::uint32_t k_min = max_word_hashes;
+  std::uint32_t k_max = 1;
+  for (const std::uint32_t slices : {1u, 2u, 3u, 4u, 8u, 16u}) {
+    for (const double fpp : {0.9, 0.5, 0.01, 1e-4, 1e-8, 1e-12}) {
+      const window_config c{400, fpp, 900, window_unit::seconds, slices};
+      window_filter simd(c);
+      window_filter portable(c);
+      EXPECT_FALSE(portable.set_simd(false));
+      EXPECT_TRUE(simd.simd());
+      k_min = std::min(k_min, simd.hashes());
+      k_max = std::max(k_max, simd.hashes());
+      std::uint64_t now = 1'700'000'000;
+      for (std::uint64_t round = 0; round < 6; ++round, now += 250) {
+        simd.set_now(now);
+        portable.set_now(now);
+        std::vector<std::string> keys;
+        for (std::uint64_t i = 0; i < 300; ++i) keys.push_back(key_at(round, i % 250));
+        const auto v = views(keys);
+        ASSERT_EQ(simd.insert_many(std::span(v).first(200)),
+                  portable.insert_many(std::span(v).first(200)));
+        for (std::size_t i = 200; i < v.size(); ++i)
+          ASSERT_EQ(simd.insert(v[i]), portable.insert(v[i]));
+        ASSERT_EQ(simd, portable) << slices << " " << fpp << " round " << round;
+        std::vector<std::string> asked;
+        for (std::uint64_t i = 0; i < 2000; ++i) asked.push_back(key_at(i % 8, i));
+        const auto a = views(asked);
+        std::unique_ptr<bool[]> from_simd(new bool[a.size()]);
+        std::unique_ptr<bool[]> from_portable(new bool[a.size()]);
+        EXPECT_EQ(simd.contains_many(a, {from_simd.get(), a.size()}),
+                  portable.contains_many(a, {from_portable.get(), a.size()}));
+        for (std::size_t i = 0; i < a.size(); ++i)
+          ASSERT_EQ(from_simd[i], from_portable[i]) << a[i];
+      }
+    }
+  }
+  EXPECT_EQ(k_min, 1u);
+  EXPECT_EQ(k_max, max_word_hashes);
 }
 
 // Random clocks: bursts of keys at times that move forward by 0 .. W/2 (never back), each burst

@@ -1,0 +1,146 @@
+// The AVX2 batch paths of the grouped window filter (compiled with -mavx2; used only when the CPU
+// has AVX2). A key's mask: its k field positions are 16-bit lanes of one register
+// (one multiply-high by the field width, one add of the fields' first bits), and each 64-bit
+// lane of the word ORs 1 << (position - 64 lane) over them with variable shifts, which give 0 for
+// the positions in other lanes. A word is tested with one vptest.
+
+#include "window_kernels.hpp"
+
+#if defined(__AVX2__)
+
+#include <immintrin.h>
+
+#include "bloomkit/sizing.hpp"
+#include "word_mask.hpp"
+
+namespace bloomkit::detail {
+namespace {
+
+// Up to four 64-bit draws of four 16-bit chunks each: fields j < 16, every k a word filter has.
+constexpr std::uint32_t max_fields = 16;
+static_assert(max_fields >= max_word_hashes);
+
+// A word's lanes, in the low 64-bit elements of a register (the rest 0).
+template <unsigned Lanes>
+struct vector_of {
+  using type = __m256i;
+};
+template <>
+struct vector_of<2> {
+  using type = __m128i;
+};
+
+template <unsigned Lanes>
+struct avx2_words {
+  using vector = typename vector_of<Lanes>::type;
+  using mask = vector;
+
+  class shape {
+   public:
+    shape(std::uint32_t field, std::uint32_t k) noexcept
+        : draws_((k + 3) / 4), field_(_mm256_set1_epi16(static_cast<short>(field))) {
+      alignas(32) std::uint16_t first[max_fields];
+      // A field past k starts at 0xFFFF: the saturating add keeps it there, past every lane.
+      for (std::uint32_t j = 0; j < max_fields; ++j) {
+        first[j] = j < k ? static_cast<std::uint16_t>(j * field) : std::uint16_t{0xFFFF};
+      }
+      first_ = _mm256_load_si256(reinterpret_cast<const __m256i*>(first));
+    }
+
+    mask of(std::uint64_t seed) const noexcept {
+      // In registers: four stores and one 256-bit load of them would stall store forwarding.
+      const std::uint64_t v1 = draws_ > 1 ? word_mask_next(seed) : 0;
+      const std::uint64_t v2 = draws_ > 2 ? word_mask_next(v1) : 0;
+      const std::uint64_t v3 = draws_ > 3 ? word_mask_next(v2) : 0;
+      const __m256i chunks =
+          _mm256_set_epi64x(static_cast<long long>(v3), static_cast<long long>(v2),
+                            static_cast<long long>(v1), static_cast<long long>(seed));
+      // Field j's bit: j F + floor(chunk_j F / 2^16).
+      const __m256i at = _mm256_adds_epu16(_mm256_mulhi_epu16(chunks, field_), first_);
+      const __m128i low = _mm256_castsi256_si128(at);
+      const __m128i high = _mm256_extracti128_si256(at, 1);
+      const __m128i quads[4] = {low, _mm_unpackhi_epi64(low, low), high,
+                                _mm_unpackhi_epi64(high, high)};
+      __m256i lanes[Lanes];
+      for (unsigned l = 0; l < Lanes; ++l) lanes[l] = _mm256_setzero_si256();
+      const __m256i one = _mm256_set1_epi64x(1);
+      for (std::uint32_t q = 0; q < draws_; ++q) {
+        const __m256i positions = _mm256_cvtepu16_epi64(quads[q]);
+        for (unsigned l = 0; l < Lanes; ++l) {
+          // Below the lane the count wraps to a huge one, past it it is >= 64: both shift to 0.
+          const __m256i count = _mm256_sub_epi64(positions, _mm256_set1_epi64x(64 * l));
+          lanes[l] = _mm256_or_si256(lanes[l], _mm256_sllv_epi64(one, count));
+        }
+      }
+      __m256i bits = _mm256_setzero_si256();
+      const __m256i element = _mm256_setr_epi64x(0, 1, 2, 3);
+      for (unsigned l = 0; l < Lanes; ++l) {
+        // Every element the OR of the four; kept in element l (a compare, not a blend, whose
+        // immediate clang wants constant before the loop is unrolled).
+        __m256i v = _mm256_or_si256(lanes[l], _mm256_permute4x64_epi64(lanes[l], 0x4E));
+        v = _mm256_or_si256(v, _mm256_shuffle_epi32(v, 0x4E));
+        const __m256i keep = _mm256_cmpeq_epi64(element, _mm256_set1_epi64x(l));
+        bits = _mm256_or_si256(bits, _mm256_and_si256(v, keep));
+      }
+      if constexpr (Lanes == 2) {
+        return _mm256_castsi256_si128(bits);
+      } else {
+        return bits;
+      }
+    }
+
+   private:
+    std::uint32_t draws_;
+    __m256i field_;
+    __m256i first_;
+  };
+
+  static vector load(const unsigned char* word) noexcept {
+    if constexpr (Lanes == 2) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(word));
+    } else {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(word));
+    }
+  }
+  // testc(v, m): no bit of m is 0 in v.
+  static bool covers(vector v, vector m) noexcept {
+    if constexpr (Lanes == 2) {
+      return _mm_testc_si128(v, m) != 0;
+    } else {
+      return _mm256_testc_si256(v, m) != 0;
+    }
+  }
+  static bool holds(const unsigned char* word, const mask& m) noexcept {
+    return covers(load(word), m);
+  }
+  static bool set(unsigned char* word, const mask& m) noexcept {
+    const vector v = load(word);
+    if (covers(v, m)) return false;
+    if constexpr (Lanes == 2) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(word), _mm_or_si128(v, m));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(word), _mm256_or_si256(v, m));
+    }
+    return true;
+  }
+};
+
+constexpr window_kernels avx2_table = window_paths<avx2_words>::table("avx2");
+
+}  // namespace
+
+const window_kernels* avx2_window_kernels() noexcept {
+  return &avx2_table;
+}
+
+}  // namespace bloomkit::detail
+
+#else
+
+namespace bloomkit::detail {
+const window_kernels* avx2_window_kernels() noexcept {
+  return nullptr;
+}
+}  // namespace bloomkit::detail
+
+#endif
