@@ -126,6 +126,13 @@ class CliNumbers : public Cli {
                                            "0.01",  "--shard-bits", v};
          },
          true, "(10 to 32)"},
+        {"--skew", "redis create",
+         [url](const std::string& v) {
+           return std::vector<std::string>{"redis",      "--url",  url,     "create", "n",
+                                           "--capacity", "100",    "--fpp", "0.01",   "--window",
+                                           "1h",         "--skew", v};
+         },
+         true, "(0 to 3600)"},
         {"SECONDS", "redis expire",
          [url](const std::string& v) {
            return std::vector<std::string>{"redis", "--url", url, "expire", "n", v};

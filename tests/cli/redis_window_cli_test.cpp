@@ -88,6 +88,42 @@ TEST_F(RedisWindowCli, TwoClientsWithClocksSecondsApart) {
   }
 }
 
+// --slice-format bits makes a format-1 window (for clients before the words format) and --skew
+// the clock difference its clients may have; both are stored in the meta and reported by info.
+TEST_F(RedisWindowCli, SliceFormatAndSkewAreChosenAtCreate) {
+  ok(redis({"create", "old", "--window", "1d", "--capacity", "1000", "--fpp", "0.01", "--slices",
+            "4", "--slice-format", "bits", "--skew", "60"}));
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "format_version"}).str(), "1");
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "skew"}).str(), "60");
+  auto info = parse_lines(ok(redis({"info", "old", "--now", at_day(0)})));
+  EXPECT_EQ(info.at("slice_format"), "bits");
+  EXPECT_EQ(info.at("word_bits"), "0");
+  EXPECT_EQ(info.at("skew"), "60");
+  EXPECT_EQ(ok(redis({"add", "old", "a", "b", "--now", at_day(0, 100)})),
+            "added 2 new of 2 keys\n");
+  EXPECT_EQ(ok(redis({"query", "old", "a", "b", "x", "--now", at_day(1, 99)})),
+            "1\ta\n1\tb\n0\tx\n");
+  // Forgotten W + W/S + skew after the start of their slice (slice 0 of day 0: 0 .. 21600 s):
+  // still found 59 s past W + W/S, as the skew of 60 (not the default 10) says.
+  EXPECT_EQ(ok(redis({"query", "old", "a", "--now", at_day(1, 21600 + 59)})), "1\ta\n");
+  EXPECT_EQ(ok(redis({"query", "old", "a", "--now", at_day(1, 21600 + 61)})), "0\ta\n");
+  // Created again with the same parameters: opened as it is, whatever --slice-format says.
+  ok(redis({"create", "old", "--window", "1d", "--capacity", "1000", "--fpp", "0.01", "--slices",
+            "4", "--skew", "60"}));
+  EXPECT_EQ(server_->raw({"HGET", "old:meta", "format_version"}).str(), "1");
+  // Another skew is another configuration.
+  const result other = run(redis({"create", "old", "--window", "1d", "--capacity", "1000", "--fpp",
+                                  "0.01", "--slices", "4", "--skew", "10"}));
+  EXPECT_EQ(other.status, 1) << other;
+  EXPECT_NE(other.err.find("skew 60 (asked 10)"), std::string::npos) << other;
+  // The default: words, skew 10.
+  ok(redis({"create", "new", "--window", "1d", "--capacity", "1000", "--fpp", "0.01"}));
+  info = parse_lines(ok(redis({"info", "new", "--now", at_day(0)})));
+  EXPECT_EQ(info.at("slice_format"), "words");
+  EXPECT_EQ(info.at("word_bits"), "64");
+  EXPECT_EQ(info.at("skew"), "10");
+}
+
 TEST_F(RedisWindowCli, BadWindowsAndCombinationsAreUsageErrors) {
   const std::vector<std::string> sizing = {"--capacity", "10", "--fpp", "0.01"};
   const auto create = [&](std::vector<std::string> extra) {
@@ -111,6 +147,12 @@ TEST_F(RedisWindowCli, BadWindowsAndCombinationsAreUsageErrors) {
                      "redis create");
   expect_usage_error(create({"--slices", "8"}), "redis create: --slices applies only with --window",
                      "redis create");
+  expect_usage_error(create({"--skew", "5"}), "redis create: --skew applies only with --window",
+                     "redis create");
+  expect_usage_error(create({"--slice-format", "bits"}),
+                     "redis create: --slice-format applies only with --window", "redis create");
+  expect_usage_error(create({"--window", "1h", "--slice-format", "bytes"}),
+                     "--slice-format: bytes not in {words,bits}", "redis create");
   EXPECT_EQ(server_->raw({"DBSIZE"}).integer(), 0);
   ok(redis({"create", "native", "--capacity", "100", "--fpp", "0.01"}));
   expect_usage_error(run(redis({"query", "native", "a", "--now", "5"})),

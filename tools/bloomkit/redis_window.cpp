@@ -15,12 +15,27 @@ void add_redis_window_options(CLI::App& command, redis_window_options& o) {
                             "A time-window filter: forget keys older than DURATION (90s, 15m, "
                             "24h, 7d); see docs/REDIS.md",
                             "DURATION", "With --window: slices per window (default 8)");
+  o.skew_option =
+      add_whole_number_option(command, "--skew", o.skew, std::uint64_t{0},
+                              redis::redis_window_filter::max_skew,
+                              "With --window: the most the clients' clocks differ by, in seconds "
+                              "(default 10; slices live that much longer)")
+          ->type_name("SECONDS");
+  o.slice_format_option =
+      command
+          .add_option("--slice-format", o.slice_format,
+                      "With --window: words (a key's bits in one 64-bit word per slice; the "
+                      "default) or bits (format 1, for clients of bloomkit before words)")
+          ->check(CLI::IsMember({"words", "bits"}))
+          ->capture_default_str();
 }
 
 void check_redis_window_options(const redis_window_options& o, const now_option& now) {
   if (o.given()) return;
-  if (o.slices_option != nullptr && o.slices_option->count() > 0) {
-    throw usage_error("redis create: --slices applies only with --window");
+  for (const CLI::Option* option : {o.slices_option, o.skew_option, o.slice_format_option}) {
+    if (option != nullptr && option->count() > 0) {
+      throw usage_error("redis create: " + option->get_name() + " applies only with --window");
+    }
   }
   if (now.given()) throw usage_error("redis create: --now applies only with --window");
 }
@@ -40,6 +55,9 @@ void create_redis_window(const redis_context& context, const std::string& name,
   config.target_fpp = fpp;
   config.window = w.length;
   config.slices = o.slices;
+  config.skew = o.skew;
+  config.slice_format = o.slice_format == "bits" ? redis::window_slice_format::bits
+                                                 : redis::window_slice_format::words;
   config.shard_bits = shard_bits;
   redis::client client = context.connect();
   auto filter =

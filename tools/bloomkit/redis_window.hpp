@@ -17,8 +17,13 @@
 
 namespace bloomkit::cli {
 
-// --window DURATION and --slices S of `redis create`.
-using redis_window_options = window_length_options;
+// --window DURATION, --slices S, --skew SECONDS and --slice-format words|bits of `redis create`.
+struct redis_window_options : window_length_options {
+  std::uint64_t skew = redis::redis_window_config{}.skew;
+  std::string slice_format = redis::to_string(redis::redis_window_config{}.slice_format);
+  CLI::Option* skew_option = nullptr;
+  CLI::Option* slice_format_option = nullptr;
+};
 void add_redis_window_options(CLI::App& command, redis_window_options& o);
 
 // Creates (or opens, if it exists with the same configuration) window filter `name`. A count
@@ -28,7 +33,8 @@ void add_redis_window_options(CLI::App& command, redis_window_options& o);
 void create_redis_window(const redis_context& context, const std::string& name,
                          std::uint64_t capacity, double fpp, unsigned shard_bits,
                          const redis_window_options& o, const now_option& now);
-// Throws usage_error when --slices or --now was given without --window to `redis create`.
+// Throws usage_error when --slices, --skew, --slice-format or --now was given without --window
+// to `redis create`.
 void check_redis_window_options(const redis_window_options& o, const now_option& now);
 
 // Opens `name` as a window filter when it is one and calls window(filter, keys) with --now
