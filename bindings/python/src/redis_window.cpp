@@ -12,6 +12,7 @@
 
 #include <pybind11/stl.h>
 
+#include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/window_filter.hpp"
@@ -67,6 +68,12 @@ url: as RedisFilter's (None: BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; RE
 The bits are the CLI's for the same keys and clock (`bloomkit redis add NAME --now T`). A handle
 is one connection: give each thread or process its own.)";
 
+redis::window_slice_format format_named(const std::string& name) {
+  if (name == "words") return redis::window_slice_format::words;
+  if (name == "bits") return redis::window_slice_format::bits;
+  throw error(errc::invalid_argument, "slice_format '" + name + "' is not 'words' or 'bits'");
+}
+
 }  // namespace
 
 void bind_redis_window(py::module_& m) {
@@ -74,18 +81,23 @@ void bind_redis_window(py::module_& m) {
   cls.def_static(
          "create",
          [](std::optional<std::string> url, std::string name, std::uint64_t capacity, double fpp,
-            std::uint64_t window, std::uint32_t slices, std::uint64_t skew, unsigned shard_bits) {
-           const redis::redis_window_config config{capacity, fpp, window, slices, skew, shard_bits};
+            std::uint64_t window, std::uint32_t slices, std::uint64_t skew, unsigned shard_bits,
+            const std::string& slice_format) {
+           const redis::redis_window_config config{
+               capacity, fpp, window, slices, skew, shard_bits, format_named(slice_format)};
            return make_redis_handle<redis::redis_window_filter>(url, [&](redis::client& c) {
              return redis::redis_window_filter::create(c, name, config);
            });
          },
          py::arg("url"), py::arg("name"), py::arg("capacity"), py::arg("fpp"), py::kw_only(),
          py::arg("window"), py::arg("slices") = 8, py::arg("skew") = 10,
-         py::arg("shard_bits") = redis::default_shard_bits_log2,
+         py::arg("shard_bits") = redis::default_shard_bits_log2, py::arg("slice_format") = "words",
          "Creates window filter `name`: `capacity` keys per window (of `window` seconds, in "
          "`slices` slices of 1..255) at FPP `fpp` over the live slices, clocks differing by up "
-         "to `skew` seconds (0..3600), each slice in shards of at most 2**shard_bits bits. Writes "
+         "to `skew` seconds (0..3600), each slice in shards of at most 2**shard_bits bits, in "
+         "`slice_format` 'words' (a key's bits in one 64-bit word per slice) or 'bits' (format "
+         "1, which bloomkit before the words format also reads; an existing filter of the same "
+         "parameters is opened in its own format). Writes "
          "its meta only (inserts make the slices). If it exists with the same configuration, "
          "opens it; with another, AlreadyExistsError naming what differs. Parameters out of "
          "range: InvalidArgumentError naming them.")
@@ -185,6 +197,10 @@ void bind_redis_window(py::module_& m) {
           "slices", [](W& h) { return h.get().config().slices; }, "S: slices per window.")
       .def_property_readonly(
           "skew", [](W& h) { return h.get().config().skew; }, "Clock skew allowed, seconds.")
+      .def_property_readonly(
+          "slice_format",
+          [](W& h) { return std::string(redis::to_string(h.get().config().slice_format)); },
+          "'words' or 'bits' (format 1).")
       .def_property_readonly(
           "bits_per_slice", [](W& h) { return h.get().layout().total_bits(); }, "m of one slice.")
       .def_property_readonly(

@@ -121,6 +121,34 @@ def test_same_bits_and_answers_as_cli(redis_server, cli):
     f.drop(), g.drop()
 
 
+def test_bits_format_and_skew_as_the_cli_makes_them(redis_server, cli):
+    url = redis_server.url
+    f = create(url, "py", slice_format="bits", skew=60)
+    assert (f.slice_format, f.skew) == ("bits", 60)
+    assert redis_server.command("HGET", "py:meta", "format_version") == b"1"
+    cli("redis", "--url", url, "create", "cl", "--window", f"{WINDOW}s", "--slices", SLICES,
+        "--capacity", CAPACITY, "--fpp", 0.01, "--slice-format", "bits", "--skew", 60)
+    cli("redis", "--url", url, "add", "cl", "--now", NOW, stdin=stdin(KEYS[:500]))
+    assert f.add_many(KEYS[:500]) >= 490
+    shards = sorted(k.decode().split(":", 1)[1] for k in redis_server.command("KEYS", "py:*:*"))
+    assert shards and shards == sorted(k.decode().split(":", 1)[1]
+                                       for k in redis_server.command("KEYS", "cl:*:*"))
+    for s in shards:
+        assert redis_server.command("GET", f"py:{s}") == redis_server.command("GET", f"cl:{s}")
+    g = bloomkit.RedisWindowFilter.open(url, "py")
+    # Their slice is past W + W/S from the start of the next one; the skew of 60 (not 10) keeps
+    # them 60 s more.
+    forgotten = (NOW * SLICES // WINDOW + SLICES + 1) * WINDOW // SLICES + 60
+    g.set_now(forgotten - 1)
+    assert g.contains_many(KEYS[:500]) == 500
+    g.set_now(forgotten + 1)
+    assert g.contains_many(KEYS[:500]) == 0
+    assert create(url, "w2").slice_format == "words"
+    with pytest.raises(bloomkit.InvalidArgumentError, match="slice_format 'bytes'"):
+        create(url, "bad", slice_format="bytes")
+    f.drop(), bloomkit.RedisWindowFilter.open(url, "cl").drop()
+
+
 def test_url_from_environment(redis_server, monkeypatch):
     monkeypatch.setenv("BLOOMKIT_REDIS_URL", redis_server.url)
     f = create(None, "env")
