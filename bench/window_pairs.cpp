@@ -5,7 +5,9 @@
 // times 64 batches of each filter alternating batch by batch over the same keys, and the figure
 // is the median over rounds of each round's ratio: both sides of a ratio see the same machine.
 //
-//   bloomkit_window_pairs [n] [rounds]      default n = 1e7 keys per window, 101 rounds
+//   bloomkit_window_pairs [n] [rounds] [portable]
+//       default n = 1e7 keys per window, 101 rounds; `portable`: the window filter's portable
+//       batch paths instead of its AVX2 ones (window_filter::set_simd), to see what they add
 //
 // Data as bloomkit_bench's window/ and blocked/ rows (bench_dataset.hpp): a blocked filter of n
 // keys at p = 1%; a time window of n keys in 8 slices, every slice full, looked up at the end of
@@ -88,8 +90,9 @@ void report(const row& r) {
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? static_cast<std::size_t>(std::atof(argv[1])) : 10'000'000;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 101;
-  if (n < batch * batches_per_stretch || rounds < 1) {
-    std::fprintf(stderr, "usage: bloomkit_window_pairs [n >= %zu] [rounds >= 1]\n",
+  const bool portable = argc > 3 && std::string(argv[3]) == "portable";
+  if (n < batch * batches_per_stretch || rounds < 1 || (argc > 3 && !portable) || argc > 4) {
+    std::fprintf(stderr, "usage: bloomkit_window_pairs [n >= %zu] [rounds >= 1] [portable]\n",
                  batch * batches_per_stretch);
     return 2;
   }
@@ -106,9 +109,12 @@ int main(int argc, char** argv) {
   const auto misses = d.misses().keys();
   const auto inserts = d.inserts().keys();
   const bloomkit::blocked_bloom_filter& blocked = d.full_blocked();
-  const bloomkit::window_filter& window = d.full_window();
+  bloomkit::window_filter window = d.full_window();  // a copy, whose paths can be chosen
   bloomkit::blocked_bloom_filter& blocked_target = d.insert_blocked();
   bloomkit::window_filter& window_target = d.insert_window();
+  window.set_simd(!portable);
+  window_target.set_simd(!portable);
+  std::printf("Window batch paths: %s\n", window.simd() ? "avx2" : "portable");
 
   std::array<bool, batch> results{};
   std::size_t positives = 0;
