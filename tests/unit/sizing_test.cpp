@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
+#include "ceil_div.hpp"
 #include "support/errors.hpp"
 
 namespace bloomkit {
@@ -244,6 +246,28 @@ TEST(Sizing, BytesForBits) {
   EXPECT_EQ(bytes_for_bits(1), 8u);
   EXPECT_EQ(bytes_for_bits(64), 8u);
   EXPECT_EQ(bytes_for_bits(65), 16u);
+}
+
+// detail::ceil_div (src/ceil_div.hpp), under the sizes and counts above: rounds up, and holds at
+// the top of the range, where (a + b - 1) / b would wrap.
+TEST(CeilDiv, RoundsUpAndDoesNotOverflowAtTheTopOfTheRange) {
+  using detail::ceil_div;
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(ceil_div(0, 7), 0u);
+  EXPECT_EQ(ceil_div(1, 7), 1u);
+  EXPECT_EQ(ceil_div(7, 7), 1u);
+  EXPECT_EQ(ceil_div(8, 7), 2u);
+  EXPECT_EQ(ceil_div(top, 1), top);
+  EXPECT_EQ(ceil_div(top, 2), std::uint64_t{1} << 63);
+  EXPECT_EQ(ceil_div(top - 1, 2), (std::uint64_t{1} << 63) - 1);
+  EXPECT_EQ(ceil_div(top, top), 1u);
+  EXPECT_EQ(ceil_div(top - 1, top), 1u);
+  EXPECT_EQ(ceil_div(top, top - 1), 2u);
+  // Against the textbook formula where it cannot wrap.
+  for (std::uint64_t a = 0; a < 300; ++a) {
+    for (std::uint64_t b = 1; b < 40; ++b)
+      EXPECT_EQ(ceil_div(a, b), (a + b - 1) / b) << a << " " << b;
+  }
 }
 
 }  // namespace
