@@ -10,8 +10,7 @@
 //   struct shape { shape(std::uint32_t field, std::uint32_t k);     // once per batch
 //                  mask of(std::uint64_t seed) const; };            // word_mask_fields' bits
 //   static bool holds(const unsigned char* word, const mask&);      // every mask bit set
-//   static bool set(unsigned char* word, const mask&);              // ORs it in; true if it
-//   changed
+//   static bool set(unsigned char* word, const mask&);              // ORs it in: changed?
 // Words sit at any byte offset; their lanes are read and written whole, so bits past a word (the
 // next word's, or the tail bytes') are written back as read: a single writer.
 //

@@ -119,9 +119,8 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   bool read_only() const noexcept { return cells_.read_only(); }
   void check_sources() const { cells_.check_source(); }
 
-  // The batch paths: AVX2 (when this CPU and build have it) or portable, which set
-  // and test the same bits; the AVX2 ones by default. set_simd is for tests and benchmarks and
-  // returns simd().
+  // The batch paths: AVX2 (when this CPU and build have it; the default) or portable, which set
+  // and test the same bits. set_simd is for tests and benchmarks and returns simd().
   static bool simd_supported() noexcept;
   bool simd() const noexcept;
   bool set_simd(bool enable) noexcept;
