@@ -158,8 +158,13 @@ TEST_F(RedisWindowCli, BadWindowsAndCombinationsAreUsageErrors) {
   expect_usage_error(run(redis({"query", "native", "a", "--now", "5"})),
                      "--now applies only to window filters; redis filter 'native' is not one",
                      "redis query");
-  // Another configuration of an existing window: an error naming what differs.
   ok(redis({"create", "w", "--window", "1h", "--capacity", "1000", "--fpp", "0.01"}));
+  // A window has no file form (docs/REDIS.md): pull refuses it, naming its kind, and writes
+  // nothing.
+  const result pulled = run(redis({"pull", "w", at("w.bf")}));
+  expect_error_naming(pulled, "a window filter, not a native one");
+  EXPECT_FALSE(exists("w.bf"));
+  // Another configuration of an existing window: an error naming what differs.
   const result other =
       run(redis({"create", "w", "--window", "2h", "--capacity", "1000", "--fpp", "0.01"}));
   EXPECT_EQ(other.status, 1) << other;
