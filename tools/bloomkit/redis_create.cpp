@@ -1,5 +1,6 @@
 // bloomkit redis create NAME --capacity N --fpp P [--shard-bits B] [--kind bit|counting]
-//                       [--window DURATION [--slices S] [--now UNIX_SECONDS]]
+//                       [--window DURATION [--slices S] [--skew SECONDS]
+//                                          [--slice-format words|bits] [--now UNIX_SECONDS]]
 //
 // Creates an empty filter in Redis, its shards preallocated one at a time. Creating a filter
 // that exists with the same parameters succeeds (every instance of a service may run it); with
