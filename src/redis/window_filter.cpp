@@ -21,6 +21,13 @@
 
 namespace bloomkit::redis {
 
+window_slice_format window_slice_format_named(std::string_view name) {
+  if (name == to_string(window_slice_format::words)) return window_slice_format::words;
+  if (name == to_string(window_slice_format::bits)) return window_slice_format::bits;
+  throw error(errc::invalid_argument,
+              "slice_format '" + std::string(name) + "' is not 'words' or 'bits'");
+}
+
 namespace {
 
 std::uint64_t system_seconds() {

@@ -56,8 +56,7 @@ void create_redis_window(const redis_context& context, const std::string& name,
   config.window = w.length;
   config.slices = o.slices;
   config.skew = o.skew;
-  config.slice_format = o.slice_format == "bits" ? redis::window_slice_format::bits
-                                                 : redis::window_slice_format::words;
+  config.slice_format = redis::window_slice_format_named(o.slice_format);
   config.shard_bits = shard_bits;
   redis::client client = context.connect();
   auto filter =

@@ -12,7 +12,6 @@
 
 #include <pybind11/stl.h>
 
-#include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/window_filter.hpp"
@@ -68,12 +67,6 @@ url: as RedisFilter's (None: BLOOMKIT_REDIS_URL, else redis://127.0.0.1:6379; RE
 The bits are the CLI's for the same keys and clock (`bloomkit redis add NAME --now T`). A handle
 is one connection: give each thread or process its own.)";
 
-redis::window_slice_format format_named(const std::string& name) {
-  if (name == "words") return redis::window_slice_format::words;
-  if (name == "bits") return redis::window_slice_format::bits;
-  throw error(errc::invalid_argument, "slice_format '" + name + "' is not 'words' or 'bits'");
-}
-
 }  // namespace
 
 void bind_redis_window(py::module_& m) {
@@ -83,8 +76,13 @@ void bind_redis_window(py::module_& m) {
          [](std::optional<std::string> url, std::string name, std::uint64_t capacity, double fpp,
             std::uint64_t window, std::uint32_t slices, std::uint64_t skew, unsigned shard_bits,
             const std::string& slice_format) {
-           const redis::redis_window_config config{
-               capacity, fpp, window, slices, skew, shard_bits, format_named(slice_format)};
+           const redis::redis_window_config config{capacity,
+                                                   fpp,
+                                                   window,
+                                                   slices,
+                                                   skew,
+                                                   shard_bits,
+                                                   redis::window_slice_format_named(slice_format)};
            return make_redis_handle<redis::redis_window_filter>(url, [&](redis::client& c) {
              return redis::redis_window_filter::create(c, name, config);
            });

@@ -63,6 +63,9 @@ enum class window_slice_format {
 constexpr const char* to_string(window_slice_format f) noexcept {
   return f == window_slice_format::words ? "words" : "bits";
 }
+// The format named "words" or "bits" (to_string's names); another name is
+// errc::invalid_argument, "slice_format 'x' is not 'words' or 'bits'".
+window_slice_format window_slice_format_named(std::string_view name);
 
 struct redis_window_config {
   std::uint64_t capacity = 0;  // keys per window: the rate at which the FPP bound holds
