@@ -96,7 +96,7 @@ std::vector<const Sub*> basic_window_filter<Sub>::live_slots(std::uint64_t curre
 
 template <class Sub>
 std::size_t basic_window_filter<Sub>::insert_run(std::span<const std::string_view> keys,
-                                                 std::uint64_t current) {
+                                                 std::uint64_t current, bool* added) {
   // The current slice's slot first, then the older live ones: a key is new unless one of them
   // holds it, and a repeat within the run is not new, exactly as a loop of insert().
   const taken_slot taken = take_slot(current);
@@ -106,7 +106,7 @@ std::size_t basic_window_filter<Sub>::insert_run(std::span<const std::string_vie
   for_each_live(current, [&](const Sub& f) {
     if (&f != &target) slots.push_back(&f);
   });
-  return detail::slot_paths<Sub>::insert_many(target, slots, keys);
+  return detail::slot_paths<Sub>::insert_many(target, slots, keys, added);
 }
 
 template <class Sub>
@@ -119,7 +119,17 @@ template <class Sub>
 std::size_t basic_window_filter<Sub>::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
   return insert_runs(keys.size(), [&](std::size_t first, std::size_t count, std::uint64_t slice) {
-    return insert_run(keys.subspan(first, count), slice);
+    return insert_run(keys.subspan(first, count), slice, nullptr);
+  });
+}
+
+template <class Sub>
+std::size_t basic_window_filter<Sub>::insert_many(std::span<const std::string_view> keys,
+                                                  std::span<bool> added) {
+  detail::require_writable(read_only());
+  detail::require_result_slots(keys.size(), added.size());
+  return insert_runs(keys.size(), [&](std::size_t first, std::size_t count, std::uint64_t slice) {
+    return insert_run(keys.subspan(first, count), slice, added.data() + first);
   });
 }
 

@@ -47,12 +47,14 @@ struct blocked_kernels {
   std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
                                blocked_batch batch, bool* results) noexcept;
   // Window slots (filters of `blocks` blocks each, slots[0] first; filter_pipeline.hpp):
-  // lookups in all of them, and inserts into slots[0] that count keys no slot held.
+  // lookups in all of them, and inserts into slots[0] that count keys no slot held (added as
+  // for insert_many).
   std::size_t (*contains_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
                                         std::uint64_t blocks, blocked_batch batch,
                                         bool* results) noexcept;
   slot_insert_counts (*insert_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
-                                             std::uint64_t blocks, blocked_batch batch) noexcept;
+                                             std::uint64_t blocks, blocked_batch batch,
+                                             bool* added) noexcept;
 };
 
 // The most slots the slot kernels take at once.
@@ -179,13 +181,13 @@ struct blocked_paths {
     });
   }
   static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
-                                                 std::uint64_t blocks,
-                                                 blocked_batch batch) noexcept {
+                                                 std::uint64_t blocks, blocked_batch batch,
+                                                 bool* added) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
     return over(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
-                                   slot_pipeline_lag);
+                                   slot_pipeline_lag, added);
     });
   }
 

@@ -167,10 +167,11 @@ struct slot_insert_counts {
 
 // Inserts the keys in order into slot 0 (single writer) and counts them: a key is new when a
 // cell of it was 0 in slot 0 and no other slot holds it (the window's insert: a repeat within
-// the batch is not new). lag 0 is the plain loop.
+// the batch is not new). added (nullptr: not wanted): per key, whether it was new. lag 0 is the
+// plain loop.
 template <class Ops, class DigestAt>
 slot_insert_counts insert_slots_pipeline(slot_ops<Ops> slots, std::size_t n, DigestAt digest_at,
-                                         std::size_t lag) {
+                                         std::size_t lag, bool* added) {
   typename Ops::location ring[pipeline_ring];
   slot_insert_counts counts;
   for (std::size_t i = 0; i < n + lag; ++i) {
@@ -185,10 +186,13 @@ slot_insert_counts insert_slots_pipeline(slot_ops<Ops> slots, std::size_t n, Dig
     if (i >= lag) {
       const auto& at = ring[(i - lag) % pipeline_ring];
       // A key slot 0 held already is not new: the older slots need not be asked.
+      bool fresh = false;
       if (slots.ops[0].template insert<false>(at)) {
         ++counts.changed;
-        counts.fresh += !some_slot_holds(slots, 1, at);
+        fresh = !some_slot_holds(slots, 1, at);
+        counts.fresh += fresh;
       }
+      if (added != nullptr) added[i - lag] = fresh;
     }
   }
   return counts;

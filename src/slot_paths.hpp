@@ -35,21 +35,21 @@ struct slot_paths {
   }
 
   // Inserts the keys, in order, into slots[0] and returns how many no slot held before; slots[0]
-  // counts the keys that changed it.
+  // counts the keys that changed it. added (nullptr: not wanted): per key, whether it was new.
   static std::size_t insert_many(Sub& target, std::span<const Sub* const> slots,
-                                 std::span<const std::string_view> keys) {
+                                 std::span<const std::string_view> keys, bool* added) {
     slot_insert_counts counts;
     if constexpr (Sub::blocked) {
       std::vector<std::uint64_t*> words = words_of(slots);
       words[0] = filter_access::writable_words(target);
       counts = kernels_of(slots).insert_many_in_slots(words.data(), words.size(), blocks_of(slots),
-                                                      {keys.data(), nullptr, keys.size()});
+                                                      {keys.data(), nullptr, keys.size()}, added);
     } else {
       std::vector<ops> each = ops_of(slots);
       each[0].words = filter_access::writable_words(target);
       const std::size_t lag = target.byte_size() >= dram_filter_bytes ? slot_pipeline_lag : 0;
       counts = insert_slots_pipeline(slot_ops<ops>{each.data(), each.size()}, keys.size(),
-                                     hash_at(keys), lag);
+                                     hash_at(keys), lag, added);
     }
     filter_access::add_inserted(target, counts.changed);
     return counts.fresh;

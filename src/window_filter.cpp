@@ -122,8 +122,8 @@ std::size_t window_filter::live_offsets(std::uint64_t current, std::uint32_t* of
   return live;
 }
 
-std::size_t window_filter::insert_run(std::span<const std::string_view> keys,
-                                      std::uint64_t current) {
+std::size_t window_filter::insert_run(std::span<const std::string_view> keys, std::uint64_t current,
+                                      bool* added) {
   const taken_slot taken = take_slot(current);
   unsigned char* base = reinterpret_cast<unsigned char*>(cells_.mutable_words().data());
   const std::uint32_t target = static_cast<std::uint32_t>(taken.slot * layout_.word_bytes);
@@ -140,7 +140,7 @@ std::size_t window_filter::insert_run(std::span<const std::string_view> keys,
     if (slot != taken.slot) others[count++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
   });
   const detail::window_insert_counts counts =
-      kernels_->insert_many(group_view(base), target, others.data(), count, keys);
+      kernels_->insert_many(group_view(base), target, others.data(), count, keys, added);
   slot_inserted_[taken.slot] += counts.changed;
   return counts.fresh;
 }
@@ -153,7 +153,16 @@ bool window_filter::insert(std::string_view key) {
 std::size_t window_filter::insert_many(std::span<const std::string_view> keys) {
   detail::require_writable(read_only());
   return insert_runs(keys.size(), [&](std::size_t first, std::size_t count, std::uint64_t slice) {
-    return insert_run(keys.subspan(first, count), slice);
+    return insert_run(keys.subspan(first, count), slice, nullptr);
+  });
+}
+
+std::size_t window_filter::insert_many(std::span<const std::string_view> keys,
+                                       std::span<bool> added) {
+  detail::require_writable(read_only());
+  detail::require_result_slots(keys.size(), added.size());
+  return insert_runs(keys.size(), [&](std::size_t first, std::size_t count, std::uint64_t slice) {
+    return insert_run(keys.subspan(first, count), slice, added.data() + first);
   });
 }
 

@@ -57,10 +57,10 @@ struct window_kernels {
                                bool* results) noexcept;
   // Inserts the keys in order into the slot at byte `target` of each group; a key is fresh when
   // it changed that word and no other live slot (`others`) holds it (a repeat within the batch
-  // is not, as with a loop of inserts).
+  // is not, as with a loop of inserts). added (nullptr: not wanted): per key, whether it was.
   window_insert_counts (*insert_many)(const window_group_view& g, std::uint32_t target,
                                       const std::uint32_t* others, std::size_t count,
-                                      std::span<const std::string_view> keys) noexcept;
+                                      std::span<const std::string_view> keys, bool* added) noexcept;
 };
 
 const window_kernels& portable_window_kernels() noexcept;
@@ -160,14 +160,17 @@ struct window_paths {
   template <unsigned Lanes>
   static window_insert_counts insert(const window_group_view& g, std::uint32_t target,
                                      const std::uint32_t* others, std::size_t count,
-                                     std::span<const std::string_view> keys) noexcept {
+                                     std::span<const std::string_view> keys, bool* added) noexcept {
     window_insert_counts counts;
-    pipeline<Lanes>(g, keys, true, [&](std::size_t, const place<Lanes>& at) {
+    pipeline<Lanes>(g, keys, true, [&](std::size_t i, const place<Lanes>& at) {
       unsigned char* group = g.base + at.group;
+      bool fresh = false;
       if (Words<Lanes>::set(group + target, at.mask)) {
         ++counts.changed;
-        counts.fresh += !some_holds<Lanes>(group, others, count, at.mask);
+        fresh = !some_holds<Lanes>(group, others, count, at.mask);
+        counts.fresh += fresh;
       }
+      if (added != nullptr) added[i] = fresh;
     });
     return counts;
   }
@@ -194,9 +197,10 @@ struct window_paths {
   }
   static window_insert_counts insert_many(const window_group_view& g, std::uint32_t target,
                                           const std::uint32_t* others, std::size_t count,
-                                          std::span<const std::string_view> keys) noexcept {
+                                          std::span<const std::string_view> keys,
+                                          bool* added) noexcept {
     return with_lanes(g.word_bits, [&]<unsigned Lanes>() {
-      return insert<Lanes>(g, target, others, count, keys);
+      return insert<Lanes>(g, target, others, count, keys, added);
     });
   }
 

@@ -10,8 +10,13 @@ round also sends the same keys as SMISMEMBER on a missing set: Redis's own cost 
 BATCH arguments answering BATCH integers, the floor under any module command, measured
 interleaved with the module's so that the load of a shared machine hits both alike.
 
+With --window DURATION (issue 14), each round also reserves a window filter for the same N keys
+per window (BK.RESERVE ... KIND window WINDOW DURATION SLICES S) and sends the same BF.MADD /
+BF.MEXISTS to it, interleaved, and the medians of the per-round ratios window / blocked are
+printed: the module's window against the module's own static filter.
+
   bench/redis/module_bench.py build/release/src/redis_module/bloomkit_redis_module.so \
-      [--keys 1000000] [--batch 1000] [--rounds 3]
+      [--keys 1000000] [--batch 1000] [--rounds 3] [--window 7d [--slices 8]]
 """
 
 import argparse
@@ -90,6 +95,8 @@ def main():
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--window", help="also time a window filter of this WINDOW (e.g. 7d)")
+    parser.add_argument("--slices", type=int, default=8)
     o = parser.parse_args()
     keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
     directory = tempfile.mkdtemp(prefix="bloomkit-module-bench-")
@@ -113,23 +120,40 @@ def main():
               f"{os.cpu_count()} CPUs; load average {os.getloadavg()}")
         print(f"{o.keys} keys, p = 0.01, {o.batch} keys per command")
         rows = {}
+        phases = [("BF.MADD", "static"), ("BF.MEXISTS", "static"), ("SMISMEMBER", None)]
+        if o.window:
+            print(f"window: WINDOW {o.window} SLICES {o.slices}, {o.keys} keys per window")
+            phases += [("BF.MADD", "window"), ("BF.MEXISTS", "window")]
         print("| round | command | keys/s | server CPU s per 1e6 keys |")
         print("|---:|---|---:|---:|")
         for round in range(o.rounds):
-            key = f"bench{round}"
-            conn.command("BF.RESERVE", key, "0.01", o.keys)
-            for command in ("BF.MADD", "BF.MEXISTS", "SMISMEMBER"):
-                target = "bench-missing-set" if command == "SMISMEMBER" else key
-                wall, cpu, reply = phase(conn, command, target, keys, o.batch)
+            keys_of = {"static": f"bench{round}", "window": f"window{round}", None:
+                       "bench-missing-set"}
+            conn.command("BF.RESERVE", keys_of["static"], "0.01", o.keys)
+            if o.window:
+                reply = conn.command("BK.RESERVE", keys_of["window"], o.keys, "0.01", "KIND",
+                                     "window", "WINDOW", o.window, "SLICES", o.slices)
+                assert reply.startswith(b"+OK"), reply
+            for command, kind in phases:
+                wall, cpu, reply = phase(conn, command, keys_of[kind], keys, o.batch)
                 if command == "BF.MEXISTS":
                     assert reply.count(b":1\r\n") == o.keys, "a false negative"
-                rows.setdefault(command, []).append((o.keys / wall, cpu * 1e6 / o.keys))
-                print(f"| {round + 1} | {command} | {o.keys / wall:,.0f} | "
+                name = command if kind != "window" else f"{command} (window)"
+                rows.setdefault(name, []).append((o.keys / wall, cpu * 1e6 / o.keys))
+                print(f"| {round + 1} | {name} | {o.keys / wall:,.0f} | "
                       f"{cpu * 1e6 / o.keys:.3f} |", flush=True)
-            conn.command("DEL", key)
+            conn.command("DEL", keys_of["static"], keys_of["window"])
         for command, figures in rows.items():
             print(f"| median | {command} | {statistics.median(f[0] for f in figures):,.0f} | "
                   f"{statistics.median(f[1] for f in figures):.3f} |")
+        if o.window:
+            print("| window / static (median of rounds) | keys/s | server CPU per key |")
+            print("|---|---:|---:|")
+            for command in ("BF.MADD", "BF.MEXISTS"):
+                pairs = list(zip(rows[f"{command} (window)"], rows[command]))
+                speed = statistics.median(w[0] / s[0] for w, s in pairs)
+                cost = statistics.median(w[1] / s[1] for w, s in pairs)
+                print(f"| {command} | {speed:.2f} | {cost:.2f} |")
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -55,6 +55,9 @@ class basic_window_filter : public window_slices,
   using detail::integral_keys<basic_window_filter>::contains;
   // The same results as a loop of insert / contains (lookups batched over every live slice).
   std::size_t insert_many(std::span<const std::string_view> keys);
+  // As above, and added[i]: whether keys[i] was new to the window (as insert(keys[i]) in order;
+  // the Redis module's BF.MADD). Throws errc::invalid_argument unless added has a slot per key.
+  std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> added);
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
 
   // Not defined (two windows' slices need not cover the same times): throw errc::unsupported.
@@ -95,8 +98,10 @@ class basic_window_filter : public window_slices,
   basic_window_filter(const window_config& config, std::vector<SubFilter> slots,
                       std::vector<std::uint64_t> slot_slices, std::uint64_t inserts);
   void check_slots() const;
-  // Inserts keys (all in slice `current`); returns how many were new to the window.
-  std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current);
+  // Inserts keys (all in slice `current`); returns how many were new to the window, and each
+  // key's answer in added unless it is nullptr.
+  std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current,
+                         bool* added);
   // The slots of the live slices at slice `current`, newest first.
   std::vector<const SubFilter*> live_slots(std::uint64_t current) const;
   template <class Visit>

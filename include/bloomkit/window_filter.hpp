@@ -89,6 +89,10 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   using detail::integral_keys<window_filter>::contains;
   // The same results as a loop of insert / contains, pipelined over the keys.
   std::size_t insert_many(std::span<const std::string_view> keys);
+  // As above, and added[i]: whether keys[i] was new to the window (as insert(keys[i]) in order:
+  // a crawler's "which of these URLs are new"). Throws errc::invalid_argument unless added has a
+  // slot per key.
+  std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> added);
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
 
   // Not defined (two windows' slices need not cover the same times): throw errc::unsupported.
@@ -136,8 +140,10 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   // errc::invalid_argument unless they fit the configuration.
   window_filter(const window_config& config, bit_array cells, std::vector<std::uint64_t> slots,
                 std::vector<std::uint64_t> slot_inserted, std::uint64_t inserts);
-  // Inserts keys (all in slice `current`); returns how many were new to the window.
-  std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current);
+  // Inserts keys (all in slice `current`); returns how many were new to the window, and each
+  // key's answer in added unless it is nullptr.
+  std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current,
+                         bool* added);
   // Writes the byte offsets in a group of the live slots' words at slice `current`, newest
   // first, to `offsets` (room for S + 1); returns how many.
   std::size_t live_offsets(std::uint64_t current, std::uint32_t* offsets) const;

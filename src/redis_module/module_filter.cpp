@@ -68,9 +68,12 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
                      std::span<bool> added) {
   return std::visit(
       [&]<class Filter>(Filter& filter) -> std::size_t {
-        if constexpr (is_window<Filter> || is_counting<Filter>) {
-          // A window refreshes a key it holds (the key moves to the current slice); a counting
-          // filter counts every insert, so that one BK.REMOVE undoes one add.
+        if constexpr (is_window<Filter>) {
+          // A window refreshes a key it holds (the key moves to the current slice).
+          filter.insert_many(keys, added);
+          return keys.size();
+        } else if constexpr (is_counting<Filter>) {
+          // A counting filter counts every insert, so that one BK.REMOVE undoes one add.
           for (std::size_t i = 0; i < keys.size(); ++i) added[i] = filter.insert(keys[i]);
           return keys.size();
         } else {

@@ -33,6 +33,25 @@ def test_madd_and_mexists(r):
     assert r.bf().mexists("missing", "a", "b") == [0, 0]
 
 
+def test_window_madd_answers_each_key_as_bf_add_does(r):
+    # A count window of 4 slices of 100 inserts: one BF.MADD of 1000 keys crosses slices, repeats
+    # keys within itself and brings back keys its window has forgotten; per key it answers what
+    # BF.ADD answers for the same keys one at a time.
+    for key in ("batched", "looped"):
+        r.execute_command("BK.RESERVE", key, 400, 0.01, "KIND", "window", "WINDOW", 400,
+                          "SLICES", 4)
+    keys = [f"url:{i}" for i in range(1000)]
+    keys[::7] = keys[:len(keys[::7])]
+    keys[700::11] = keys[100:100 + len(keys[700::11])]
+    looped = [r.execute_command("BF.ADD", "looped", k) for k in keys]
+    assert 0 < sum(looped) < len(keys)
+    assert r.execute_command("BF.MADD", "batched", *keys) == looped
+    assert r.execute_command("BF.MEXISTS", "batched", *keys) == \
+        r.execute_command("BF.MEXISTS", "looped", *keys)
+    assert r.execute_command("BF.SCANDUMP", "batched", 0) == \
+        r.execute_command("BF.SCANDUMP", "looped", 0)
+
+
 def test_reserve(r):
     assert r.bf().create("f", 0.001, 1000) is True
     assert error_of(r, "BF.RESERVE", "f", 0.001, 1000) == "item exists"

@@ -193,6 +193,34 @@ TYPED_TEST(WindowFilter, InsertManyIsALoopOfInsert) {
   EXPECT_EQ(batched.current_slice(), 7u);
 }
 
+// Per-key answers: what insert() answers for each key in turn, over slice changes within the
+// batch (a count window of 100-insert slices), repeats within it and keys of older slices.
+TYPED_TEST(WindowFilter, InsertManyAnswersPerKeyAsALoopOfInsert) {
+  const window_config c{300, 0.01, 300, window_unit::inserts, 3};
+  TypeParam batched(c);
+  TypeParam looped(c);
+  auto keys = test::make_keys(1'000, 5);
+  for (std::size_t i = 0; i < keys.size(); i += 7) keys[i] = keys[i / 2];       // recent repeats
+  for (std::size_t i = 600; i < keys.size(); i += 11) keys[i] = keys[i - 450];  // forgotten
+  std::vector<char> expected;
+  for (const auto& k : keys) expected.push_back(looped.insert(k) ? 1 : 0);
+  const std::vector<std::string_view> all = views(keys);
+  std::vector<char> answers;
+  std::size_t added = 0;
+  for (std::size_t first = 0; first < keys.size(); first += 250) {  // batches across slices
+    auto batch = std::make_unique<bool[]>(250);
+    added += batched.insert_many(std::span(all).subspan(first, 250), {batch.get(), 250});
+    answers.insert(answers.end(), batch.get(), batch.get() + 250);
+  }
+  ASSERT_EQ(answers, expected);
+  EXPECT_EQ(added, static_cast<std::size_t>(std::count(expected.begin(), expected.end(), 1)));
+  EXPECT_GT(added, 0u);
+  EXPECT_LT(added, keys.size());
+  EXPECT_TRUE(batched == looped);
+  bool one = false;
+  EXPECT_NE(error_of([&] { batched.insert_many(all, {&one, 1}); }, errc::invalid_argument), "");
+}
+
 // Windows of a few MiB take the prefetching pipelines (over every live slot at once): batches
 // still give what loops of insert / contains give, for every layout, over slice changes, with
 // repeats within a batch and keys of older slices inserted again.
@@ -212,8 +240,21 @@ void expect_batches_are_loops() {
         keys.begin() + static_cast<std::ptrdiff_t>(t / 100 * 5'000) + 20'000);
     for (std::size_t i = 0; i < slice.size(); i += 13) slice[i] = slice[i / 3];
     std::size_t added = 0;
-    for (const auto& k : slice) added += looped.insert(k) ? 1 : 0;
-    ASSERT_EQ(batched.insert_many(views(slice)), added) << "t = " << t;
+    auto expected = std::make_unique<bool[]>(slice.size());
+    for (std::size_t i = 0; i < slice.size(); ++i) {
+      expected[i] = looped.insert(slice[i]);
+      added += expected[i] ? 1 : 0;
+    }
+    // Alternate slices ask for the per-key answers.
+    if (t % 200 == 0) {
+      ASSERT_EQ(batched.insert_many(views(slice)), added) << "t = " << t;
+    } else {
+      auto answers = std::make_unique<bool[]>(slice.size());
+      ASSERT_EQ(batched.insert_many(views(slice), {answers.get(), slice.size()}), added);
+      for (std::size_t i = 0; i < slice.size(); ++i) {
+        ASSERT_EQ(answers[i], expected[i]) << slice[i] << " at t = " << t;
+      }
+    }
     ASSERT_TRUE(batched == looped) << "t = " << t;
     ASSERT_EQ(batched.inserted(), looped.inserted()) << "t = " << t;
     auto answers = std::make_unique<bool[]>(keys.size());
