@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -49,8 +51,36 @@ py::dict info_of(const py_filter<F>& w) {
   return r.dict();
 }
 
+// insert_many with each key's answer (whether it was new, as insert(key) in order): windows
+// answer on their batched path, the set filters and chains on theirs by digest, the peers by a
+// loop of insert.
 template <class F>
-std::size_t add_many(py_filter<F>& w, py::handle keys) {
+std::size_t insert_answering(F& f, std::span<const std::string_view> keys, std::span<bool> added) {
+  if constexpr (requires { f.insert_many(keys, added); }) {
+    return f.insert_many(keys, added);
+  } else if constexpr (requires(std::span<const typename F::digest_type> d) {
+                         F::digests_of(keys, {});
+                         f.insert_many(d, added);
+                       }) {
+    std::vector<typename F::digest_type> digests(keys.size());
+    F::digests_of(keys, digests);
+    return f.insert_many(std::span<const typename F::digest_type>(digests), added);
+  } else {
+    std::size_t fresh = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) fresh += (added[i] = f.insert(keys[i]));
+    return fresh;
+  }
+}
+
+template <class F>
+std::size_t add_many(py_filter<F>& w, py::handle keys, py::handle out) {
+  if (!out.is_none()) {
+    return answered_batch(keys, out,
+                          [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
+                            write_lock lock(w.gate, gil::released);
+                            return insert_answering(w.filter, chunk, answers);
+                          });
+  }
   key_batch batch(keys);
   std::size_t added = 0;
   batch.run([&](std::span<const std::string_view> chunk, std::size_t) {
@@ -62,11 +92,11 @@ std::size_t add_many(py_filter<F>& w, py::handle keys) {
 
 template <class F>
 std::size_t contains_many(const py_filter<F>& w, py::handle keys, py::handle out) {
-  return lookup_batch(keys, out,
-                      [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
-                        read_lock lock(w.gate, gil::released);
-                        return w.filter.contains_many(chunk, answers);
-                      });
+  return answered_batch(keys, out,
+                        [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
+                          read_lock lock(w.gate, gil::released);
+                          return w.filter.contains_many(chunk, answers);
+                        });
 }
 
 // f.merge(g) / f.intersect(g): g is read while f is written; the gates are taken in address
@@ -170,10 +200,12 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
   add_fast_method(cls, &single_key<F>::contains_def);
   add_fast_method(cls, &single_key<F>::test_and_add_def);
 
-  cls.def("add_many", &add_many<F>, py::arg("keys"),
+  cls.def("add_many", &add_many<F>, py::arg("keys"), py::arg("out") = py::none(),
           "Adds a batch of keys (a list or iterable of str / bytes / int, a NumPy integer array,\n"
           "or bytes of newline-separated keys) with the C++ batched path, the GIL released;\n"
-          "returns how many were new.")
+          "returns how many were new. out, a writable buffer of 1-byte items with one item per\n"
+          "key, receives whether each key was new, as add(key) in order would answer (a key\n"
+          "repeated within the batch is new once).")
       .def("contains_many", &contains_many<F>, py::arg("keys"), py::arg("out") = py::none(),
            "Looks up a batch of keys (as add_many takes them) with the C++ batched path, the GIL\n"
            "released; returns how many are (probably) present. out, a writable buffer of 1-byte\n"

@@ -101,11 +101,11 @@ class bool_out {
   bool held_ = false;
 };
 
-// contains_many of every class: runs lookup(chunk, answers) -> present over the batch's chunks
-// (without the GIL), the answers going to `out` when given (one 1-byte item per key) or to
-// scratch; returns how many keys are present.
-template <class Lookup>
-std::size_t lookup_batch(pybind11::handle keys, pybind11::handle out, Lookup lookup) {
+// contains_many of every class, and add_many with `out`: runs answer(chunk, answers) -> count
+// over the batch's chunks (without the GIL), the answers going to `out` when given (one 1-byte
+// item per key) or to scratch; returns the sum of the counts.
+template <class Answer>
+std::size_t answered_batch(pybind11::handle keys, pybind11::handle out, Answer answer) {
   key_batch batch(keys);
   bool_out results(out);
   if (batch.size()) results.require_size(*batch.size());
@@ -117,7 +117,7 @@ std::size_t lookup_batch(pybind11::handle keys, pybind11::handle out, Lookup loo
         const std::span<bool> answers = results.given()
                                             ? results.slice(first, chunk.size())
                                             : std::span<bool>(scratch.get(), chunk.size());
-        present += lookup(chunk, answers);
+        present += answer(chunk, answers);
       });
   if (!batch.size()) results.require_size(total);
   return present;

@@ -133,8 +133,15 @@ void bind_redis_key_methods(pybind11::class_<H, Extra...>& cls, const char* add_
           py::arg("key"), "Adds a key; returns whether it was (probably) present before.")
       .def(
           "add_many",
-          [](H& h, py::handle keys) {
+          [](H& h, py::handle keys, py::handle out) {
             F& f = h.get();
+            if (!out.is_none()) {
+              return answered_batch(
+                  keys, out, [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
+                    std::lock_guard<std::mutex> guard(h.lock);
+                    return f.insert_many(chunk, answers);
+                  });
+            }
             key_batch batch(keys);
             std::size_t added = 0;
             batch.run([&](std::span<const std::string_view> chunk, std::size_t) {
@@ -143,14 +150,15 @@ void bind_redis_key_methods(pybind11::class_<H, Extra...>& cls, const char* add_
             });
             return added;
           },
-          py::arg("keys"),
+          py::arg("keys"), py::arg("out") = py::none(),
           "Adds a batch (as the local filters' add_many takes it), pipelined; returns how many "
-          "were new.")
+          "were new. out (one 1-byte item per key) receives whether each key was new, as add(key) "
+          "in order would answer.")
       .def(
           "contains_many",
           [](H& h, py::handle keys, py::handle out) {
             F& f = h.get();
-            return lookup_batch(
+            return answered_batch(
                 keys, out, [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
                   std::lock_guard<std::mutex> guard(h.lock);
                   return f.contains_many(chunk, answers);

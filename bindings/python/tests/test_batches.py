@@ -136,3 +136,33 @@ def test_long_and_non_ascii_keys_hash_as_single_keys(tmp_path):
     out = bytearray(len(keys))
     assert batch.contains_many(iter(keys), out=out) == len(keys)
     assert all(out)
+
+
+ANSWERING = KINDS + [
+    lambda: bloomkit.WindowFilter(300, 0.01, window=300, unit="inserts", slices=3),
+    lambda: bloomkit.BlockedWindowFilter(300, 0.01, window=300, unit="inserts", slices=3),
+    lambda: bloomkit.ScalableBlockedBloomFilter(100, 0.01),
+    lambda: bloomkit.GuavaFilter.for_capacity(N, 0.01),
+]
+
+
+@pytest.mark.parametrize("make", ANSWERING,
+                         ids=["classic", "blocked", "counting", "scalable", "window",
+                              "count-window", "count-blocked-window", "scalable-blocked", "guava"])
+def test_add_many_out_answers_as_add_does(make):
+    # Per key, what add() answers in order: repeats within the batch are new once; a count window
+    # of 100-insert slices crosses slices within the batch and forgets the first keys.
+    batched, looped = make(), make()
+    keys = [f"https://example.com/{i}" for i in range(3000)]
+    keys[::7] = keys[:len(keys[::7])]
+    keys[2000::11] = keys[:len(keys[2000::11])]
+    expected = [looped.add(k) for k in keys]
+    assert 0 < sum(expected) < len(keys)
+    out = np.zeros(len(keys), dtype=bool)
+    assert batched.add_many(keys, out=out) == sum(expected)
+    assert out.tolist() == expected
+    assert batched.contains_many(keys) == looped.contains_many(keys)
+    again = bytearray(len(keys))
+    assert batched.add_many(iter(keys), out=again) == looped.add_many(keys)
+    with pytest.raises(bloomkit.InvalidArgumentError, match="out has 2 items for 3 keys"):
+        batched.add_many(["a", "b", "c"], out=bytearray(2))

@@ -96,3 +96,16 @@ def test_processes_share_one_filter(redis_server):
         added = pool.starmap(_worker, [(redis_server.url, KEYS[i::3]) for i in range(3)])
     assert sum(added) == len(KEYS)
     assert bloomkit.RedisFilter.open(redis_server.url, "shared").contains_many(KEYS) == len(KEYS)
+
+
+def test_add_many_out_answers_per_key_as_add_does(redis_server):
+    batched = bloomkit.RedisFilter.create(redis_server.url, "answers-batched", 10000, 0.01)
+    looped = bloomkit.RedisFilter.create(redis_server.url, "answers-looped", 10000, 0.01)
+    keys = KEYS[:2000] + KEYS[:300] + KEYS[2000:2500]  # repeats within the batch
+    expected = [looped.add(k) for k in keys]
+    out = np.zeros(len(keys), dtype=bool)
+    assert batched.add_many(keys, out=out) == sum(expected)
+    assert out.tolist() == expected
+    assert not any(out[2000:2300])
+    with pytest.raises(bloomkit.InvalidArgumentError, match="out has 1 items for 2 keys"):
+        batched.add_many(["a", "b"], out=bytearray(1))

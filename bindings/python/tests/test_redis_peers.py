@@ -120,3 +120,17 @@ def test_errors(redis_server):
         g.add("x")
     with pytest.raises(bloomkit.InvalidArgumentError, match="closed"):
         g.add("x")
+
+
+
+@pytest.mark.parametrize("make", [
+    lambda url, name: bloomkit.GoZeroRedisFilter(url, name, BITS),
+    lambda url, name: bloomkit.GuavaHelperRedisFilter(url, name, BITS, 5),
+], ids=["go-zero", "guava-helper"])
+def test_add_many_out_answers_per_key_as_add_does(redis_server, make):
+    batched, looped = make(redis_server.url, "out-batched"), make(redis_server.url, "out-looped")
+    keys = KEYS[:1000] + KEYS[:100]
+    expected = [looped.add(k) for k in keys]
+    out = np.zeros(len(keys), dtype=bool)
+    assert batched.add_many(keys, out=out) == sum(expected)
+    assert out.tolist() == expected and not any(out[1000:])

@@ -193,3 +193,23 @@ def test_errors(redis_server, cli):
     f.close()
     with pytest.raises(bloomkit.InvalidArgumentError):
         f.add("x")
+
+
+def test_add_many_out_answers_per_key_as_add_does(redis_server):
+    # "Which of these URLs were not seen within the window", in one round trip per batch.
+    batched = create(redis_server.url, "answers-batched")
+    looped = create(redis_server.url, "answers-looped")
+    first = KEYS[:1500] + KEYS[:200]
+    expected = [looped.add(k) for k in first]
+    out = np.zeros(len(first), dtype=bool)
+    assert batched.add_many(first, out=out) == sum(expected)
+    assert out.tolist() == expected and not any(out[1500:])
+    # A slice later, keys of the older slice are not new; others are.
+    for f in (batched, looped):
+        f.set_now(NOW + WINDOW // SLICES)
+    later = KEYS[1000:2500]
+    expected = [looped.add(k) for k in later]
+    out = bytearray(len(later))
+    assert batched.add_many(iter(later), out=out) == sum(expected)
+    assert [bool(b) for b in out] == expected
+    assert not any(out[:500])
