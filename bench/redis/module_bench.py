@@ -16,7 +16,10 @@ BF.MEXISTS to it, interleaved, and the medians of the per-round ratios window / 
 printed: the module's window against the module's own static filter.
 
   bench/redis/module_bench.py build/release/src/redis_module/bloomkit_redis_module.so \
-      [--keys 1000000] [--batch 1000] [--rounds 3] [--window 7d [--slices 8]]
+      [--keys 1000000] [--capacity N] [--batch 1000] [--rounds 3] [--window 7d [--slices 8]]
+
+--capacity sizes both filters for N keys (default: --keys), so that filters larger than the
+caches are timed without sending N keys.
 """
 
 import argparse
@@ -93,11 +96,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("module")
     parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--capacity", type=int, help="keys both filters are sized for")
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--window", help="also time a window filter of this WINDOW (e.g. 7d)")
     parser.add_argument("--slices", type=int, default=8)
     o = parser.parse_args()
+    capacity = o.capacity or o.keys
     keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
     directory = tempfile.mkdtemp(prefix="bloomkit-module-bench-")
     port = free_port()
@@ -118,20 +123,20 @@ def main():
         version = conn.command("INFO", "SERVER").decode().split("redis_version:")[1].split()[0]
         print(f"redis-server {version}; {platform.processor() or platform.machine()}; "
               f"{os.cpu_count()} CPUs; load average {os.getloadavg()}")
-        print(f"{o.keys} keys, p = 0.01, {o.batch} keys per command")
+        print(f"{o.keys} keys, filters sized for {capacity} at p = 0.01, {o.batch} keys per command")
         rows = {}
         phases = [("BF.MADD", "static"), ("BF.MEXISTS", "static"), ("SMISMEMBER", None)]
         if o.window:
-            print(f"window: WINDOW {o.window} SLICES {o.slices}, {o.keys} keys per window")
+            print(f"window: WINDOW {o.window} SLICES {o.slices}, {capacity} keys per window")
             phases += [("BF.MADD", "window"), ("BF.MEXISTS", "window")]
         print("| round | command | keys/s | server CPU s per 1e6 keys |")
         print("|---:|---|---:|---:|")
         for round in range(o.rounds):
             keys_of = {"static": f"bench{round}", "window": f"window{round}", None:
                        "bench-missing-set"}
-            conn.command("BF.RESERVE", keys_of["static"], "0.01", o.keys)
+            conn.command("BF.RESERVE", keys_of["static"], "0.01", capacity)
             if o.window:
-                reply = conn.command("BK.RESERVE", keys_of["window"], o.keys, "0.01", "KIND",
+                reply = conn.command("BK.RESERVE", keys_of["window"], capacity, "0.01", "KIND",
                                      "window", "WINDOW", o.window, "SLICES", o.slices)
                 assert reply.startswith(b"+OK"), reply
             for command, kind in phases:
