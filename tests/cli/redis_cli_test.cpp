@@ -59,6 +59,22 @@ TEST_F(RedisCli, CreateAddQuery) {
   EXPECT_EQ(r.out, "1\ta\n") << r;
 }
 
+TEST_F(RedisCli, AddPrintNewPrintsTheNewKeys) {
+  ASSERT_EQ(redis({"create", "urls", "--capacity", "1e5", "--fpp", "0.01"}).status, 0);
+  auto r = redis({"add", "urls", "--print-new"}, "a\nb\na\n");
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "a\nb\n") << r;
+  EXPECT_EQ(r.err, "added 2 new of 3 keys\n") << r;
+  r = redis({"add", "urls", "b", "c", "--print-new"});
+  EXPECT_EQ(r.out, "c\n") << r;
+  // A peer's key answers per key too (its stdin then takes one connection).
+  r = redis({"--layout", "go-zero", "--bits", "65536", "add", "gz", "--print-new"},
+            "a\nb\na\n");
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "a\nb\n") << r;
+  EXPECT_EQ(r.err, "added 2 new of 3 keys\n") << r;
+}
+
 TEST_F(RedisCli, InfoTextAndJson) {
   ASSERT_EQ(
       redis({"create", "f", "--capacity", "3e5", "--fpp", "0.01", "--shard-bits", "20"}).status, 0);

@@ -78,6 +78,21 @@ TEST_F(RedisWindowCli, CreateAddQueryInfoDrop) {
   EXPECT_EQ(server_->raw({"DBSIZE"}).integer(), 0);
 }
 
+TEST_F(RedisWindowCli, PrintNewPrintsTheKeysNotSeenWithinTheWindow) {
+  ok(redis({"create", "seen", "--window", "7d", "--capacity", "100000", "--fpp", "0.01",
+            "--slices", "7"}));
+  result r = run(redis({"add", "seen", "--print-new", "--now", at_day(0)}), "u1\nu2\nu1\n");
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "u1\nu2\n") << r;
+  EXPECT_EQ(r.err, "added 2 new of 3 keys\n") << r;
+  r = run(redis({"add", "seen", "u2", "u3", "--print-new", "--now", at_day(3)}));
+  EXPECT_EQ(r.out, "u3\n") << r;
+  // Day 9: u1 (day 0) is forgotten; u2 was refreshed on day 3.
+  r = run(redis({"add", "seen", "--print-new", "--now", at_day(9)}), "u1\nu2\nu3\n");
+  EXPECT_EQ(r.out, "u1\n") << r;
+  EXPECT_EQ(r.err, "added 1 new of 3 keys\n") << r;
+}
+
 TEST_F(RedisWindowCli, TwoClientsWithClocksSecondsApart) {
   ok(redis({"create", "w", "--window", "1h", "--capacity", "1000", "--fpp", "0.01"}));
   // Slices of 450 s; the writer's clock 8 s ahead, at a slice boundary.

@@ -44,6 +44,33 @@ TEST_F(CliWindow, KeysAreFoundForTheWindowAndForgottenAfterIt) {
   EXPECT_EQ(ok({"query", f, "--count", "--now", now(0)}, "a\nb\nc\n"), "present=2 absent=1\n");
 }
 
+// add --print-new: a pipeline's dedup within the window. stdout holds the keys that were new (in
+// input order, a repeat within the input once), stderr the result line; a key seen within the
+// window is not printed, one forgotten after it is again.
+TEST_F(CliWindow, PrintNewPrintsTheKeysNotSeenWithinTheWindow) {
+  const std::string f = week();
+  result r = run({"add", f, "--print-new", "--now", now(0)}, "u1\nu2\nu1\nu3\n");
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_EQ(r.out, "u1\nu2\nu3\n") << r;
+  EXPECT_EQ(r.err, "added 3 new of 4 keys\n") << r;
+  r = run({"add", f, "u2", "u4", "--print-new", "--now", now(3)});
+  EXPECT_EQ(r.out, "u4\n") << r;
+  // Day 9: u1 and u3 (day 0) are forgotten; u2 was refreshed on day 3, u4 came on day 3.
+  r = run({"add", f, "--print-new", "--now", now(9)}, "u1\nu2\nu3\nu4\nu5\n");
+  EXPECT_EQ(r.out, "u1\nu3\nu5\n") << r;
+  EXPECT_EQ(r.err, "added 3 new of 5 keys\n") << r;
+  EXPECT_EQ(ok({"query", f, "--count", "--now", now(9)}, "u1\nu2\nu3\nu4\nu5\n"),
+            "present=5 absent=0\n");
+  // Every kind answers per key: a classic filter prints a key the first time only.
+  const std::string c = at("set.bf");
+  ok({"create", c, "--capacity", "1000", "--fpp", "0.01"});
+  r = run({"add", c, "--print-new"}, "x\ny\nx\n");
+  EXPECT_EQ(r.out, "x\ny\n") << r;
+  r = run({"add", c, "--print-new", "y", "z"});
+  EXPECT_EQ(r.out, "z\n") << r;
+  EXPECT_EQ(r.err, "added 1 new of 2 keys\n") << r;
+}
+
 TEST_F(CliWindow, InfoShowsTheWindowSlicesAndFillPerSlice) {
   const std::string f = week();
   ok({"add", f, "--now", now(1)}, make_keys("w", 100));

@@ -1,9 +1,10 @@
-// bloomkit add FILE [KEY...] [--now UNIX_SECONDS]
+// bloomkit add FILE [KEY...] [--now UNIX_SECONDS] [--print-new]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) into an existing filter file
 // with the batched insert_many, and saves it (atomically) when anything changed. The file is
 // locked from load to save (output_file.hpp): concurrent writers serialize.
-// Prints: added <new> new of <keys> keys
+// Prints: added <new> new of <keys> keys (on stderr with --print-new, which prints the new keys
+// on stdout: new_keys.hpp)
 // Warns on stderr when the filter now holds more keys than its capacity (not scalable ones).
 
 #include <memory>
@@ -20,6 +21,7 @@
 #include "filter_kinds.hpp"
 #include "key_encoding.hpp"
 #include "key_input.hpp"
+#include "new_keys.hpp"
 #include "output_file.hpp"
 #include "window_options.hpp"
 
@@ -31,6 +33,7 @@ struct add_options {
   std::string file;
   std::vector<std::string> keys;
   now_option now;
+  bool print_new = false;
 };
 
 void run_add(const add_options& o) {
@@ -40,7 +43,13 @@ void run_add(const add_options& o) {
   const key_type key_type = read_header(o.file).keys();
   key_encoder encoder(key_type, quoted_name(o.file));
   const key_tally added =
-      tally_keys(o.keys, [&](auto batch) { return insert_many(filter, encoder.encode(batch)); });
+      o.print_new
+          ? insert_printing_new(o.keys,
+                                [&](auto batch, std::span<bool> answers) {
+                                  return insert_many(filter, encoder.encode(batch), answers);
+                                })
+          : tally_keys(o.keys,
+                       [&](auto batch) { return insert_many(filter, encoder.encode(batch)); });
   const std::uint64_t keys = added.keys;
   const std::uint64_t fresh = added.counted;
   // A key is new when it changed the filter: no new key means the file would not change, except
@@ -53,7 +62,9 @@ void run_add(const add_options& o) {
       },
       filter);
   if (fresh > 0 || (counts_every_insert && keys > 0)) save(filter, o.file, key_type);
-  out.commit(fmt::format("added {} new of {} keys\n", fresh, keys));
+  const std::string result = fmt::format("added {} new of {} keys\n", fresh, keys);
+  if (o.print_new) fmt::print(stderr, "{}", result);
+  out.commit(o.print_new ? "" : result);
   warn_if_past_capacity(filter, o.file);
 }
 
@@ -65,6 +76,7 @@ command add_add_command(CLI::App& app) {
   add_required_argument(*sub, "FILE", o->file, "Filter file to update");
   add_keys_argument(*sub, o->keys, "add");
   add_now_option(*sub, o->now);
+  add_print_new_option(*sub, o->print_new);
   return {sub, "add", [o] { run_add(*o); }};
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/detail/answered_inserts.hpp"
 #include "bloomkit/error.hpp"
 #include "cli_error.hpp"
 #include "window_options.hpp"
@@ -138,6 +139,13 @@ bool inserts_concurrently(const any_filter& filter) noexcept {
 
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys) {
   return std::visit([&](auto& f) -> std::size_t { return f.insert_many(keys); }, filter);
+}
+
+std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys,
+                        std::span<bool> added) {
+  return std::visit(
+      [&](auto& f) -> std::size_t { return detail::insert_many_answering(f, keys, added); },
+      filter);
 }
 
 std::size_t contains_many(const any_filter& filter, std::span<const std::string_view> keys,

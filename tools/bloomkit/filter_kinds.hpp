@@ -95,6 +95,9 @@ bool inserts_concurrently(const any_filter& filter) noexcept;
 
 // Batched insert and lookup, whatever the kind.
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys);
+// As above, and added[i]: whether keys[i] was new (detail/answered_inserts.hpp).
+std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys,
+                        std::span<bool> added);
 std::size_t contains_many(const any_filter& filter, std::span<const std::string_view> keys,
                           std::span<bool> results);
 

@@ -1,10 +1,11 @@
-// bloomkit redis [--layout go-zero|guava-helper --bits M ...] add NAME [KEY...]
+// bloomkit redis [--layout go-zero|guava-helper --bits M ...] add NAME [KEY...] [--print-new]
 //
 // Inserts keys (the KEY arguments, or stdin's lines; "-" is stdin) with the pipelined
 // insert_many, in batches of 4096, into a bloomkit filter or a peer's key NAME (--layout
 // go-zero, guava-helper; with --funnel long each key is a signed 64-bit decimal). A peer's key
 // filled from stdin is loaded over two connections at once (the parallel fill).
-// Prints: added <new> new of <keys> keys
+// Prints: added <new> new of <keys> keys (on stderr with --print-new, which prints the new keys
+// on stdout: new_keys.hpp; a peer's key then takes one connection)
 // Warns on stderr when the server refused to count the new keys in the filter's meta (an ACL
 // user without HINCRBY): the keys are in, `inserted` is too low.
 // Warns on stderr when a bloomkit filter now holds more keys than its capacity.
@@ -23,6 +24,7 @@
 #include "cli_error.hpp"
 #include "input.hpp"
 #include "key_input.hpp"
+#include "new_keys.hpp"
 #include "parallel_fill.hpp"
 #include "redis_context.hpp"
 #include "redis_window.hpp"
@@ -35,6 +37,7 @@ struct redis_add_options {
   std::string name;
   std::vector<std::string> keys;
   now_option now;
+  bool print_new = false;
 };
 
 // Filter: redis::redis_filter, redis::single_string_filter (a peer's key) or
@@ -42,9 +45,15 @@ struct redis_add_options {
 template <typename Filter>
 void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
   const key_tally added =
-      tally_keys(o.keys, [&](auto batch) { return filter.insert_many(encoder.encode(batch)); });
+      o.print_new ? insert_printing_new(o.keys,
+                                        [&](auto batch, std::span<bool> answers) {
+                                          return filter.insert_many(encoder.encode(batch), answers);
+                                        })
+                  : tally_keys(o.keys, [&](auto batch) {
+                      return filter.insert_many(encoder.encode(batch));
+                    });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
-  fmt::print("added {} new of {} keys\n", added.counted, added.keys);
+  fmt::print(o.print_new ? stderr : stdout, "added {} new of {} keys\n", added.counted, added.keys);
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
     if (filter.uncounted_inserts() > 0) {
       print_warning(fmt::format(
@@ -107,7 +116,8 @@ void add_peer_keys_from_stdin(const redis_context& context, const redis_add_opti
 }
 
 void run_redis_add(const redis_context& context, const redis_add_options& o) {
-  if (context.is_peer() && (o.keys.empty() || o.keys == std::vector<std::string>{"-"})) {
+  if (context.is_peer() && !o.print_new &&
+      (o.keys.empty() || o.keys == std::vector<std::string>{"-"})) {
     return add_peer_keys_from_stdin(context, o);
   }
   const auto add = [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); };
@@ -122,6 +132,7 @@ command add_redis_add_command(CLI::App& group, redis_context_ptr context) {
   add_required_argument(*sub, "NAME", o->name, "Filter name");
   add_keys_argument(*sub, o->keys, "add");
   add_now_option(*sub, o->now);
+  add_print_new_option(*sub, o->print_new);
   return {sub, "add", [context, o] { run_redis_add(*context, *o); }};
 }
 

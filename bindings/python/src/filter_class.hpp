@@ -15,12 +15,12 @@
 #include <string_view>
 #include <typeinfo>
 #include <utility>
-#include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include "bloomkit/detail/answered_inserts.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
 #include "dict_report.hpp"
@@ -51,34 +51,13 @@ py::dict info_of(const py_filter<F>& w) {
   return r.dict();
 }
 
-// insert_many with each key's answer (whether it was new, as insert(key) in order): windows
-// answer on their batched path, the set filters and chains on theirs by digest, the peers by a
-// loop of insert.
-template <class F>
-std::size_t insert_answering(F& f, std::span<const std::string_view> keys, std::span<bool> added) {
-  if constexpr (requires { f.insert_many(keys, added); }) {
-    return f.insert_many(keys, added);
-  } else if constexpr (requires(std::span<const typename F::digest_type> d) {
-                         F::digests_of(keys, {});
-                         f.insert_many(d, added);
-                       }) {
-    std::vector<typename F::digest_type> digests(keys.size());
-    F::digests_of(keys, digests);
-    return f.insert_many(std::span<const typename F::digest_type>(digests), added);
-  } else {
-    std::size_t fresh = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) fresh += (added[i] = f.insert(keys[i]));
-    return fresh;
-  }
-}
-
 template <class F>
 std::size_t add_many(py_filter<F>& w, py::handle keys, py::handle out) {
   if (!out.is_none()) {
     return answered_batch(keys, out,
                           [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
                             write_lock lock(w.gate, gil::released);
-                            return insert_answering(w.filter, chunk, answers);
+                            return detail::insert_many_answering(w.filter, chunk, answers);
                           });
   }
   key_batch batch(keys);
