@@ -13,6 +13,7 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
 #include "filter_image.hpp"
+#include "key_errors.hpp"
 #include "module_filter.hpp"
 #include "module_value.hpp"
 
@@ -25,19 +26,11 @@ constexpr std::size_t chunk_bytes = std::size_t{8} << 20;
 // BF.SCANDUMP passes of a pull before a key that keeps changing under it is an error.
 constexpr int pull_attempts = 3;
 
-std::string key_named(const std::string& name) {
-  return "module key '" + name + "'";
-}
-
-// The reply to `args`, sent to the node that holds `name`. An error reply is errc::wrong_type
-// (WRONGTYPE) or errc::server_error, naming the key.
+// The reply to `args`, sent to the node that holds `name`. An error reply throws
+// (throw_reply_error).
 redis::reply run(redis::client& c, const std::string& name, std::vector<std::string> args) {
   redis::reply r = c.execute(redis::command{std::move(args), 1});
-  if (r.is_error()) {
-    const bool wrong_type = r.str().rfind("WRONGTYPE", 0) == 0;
-    throw error(wrong_type ? errc::wrong_type : errc::server_error,
-                key_named(name) + ": " + r.str());
-  }
+  if (r.is_error()) throw_reply_error(name, r.str());
   return r;
 }
 

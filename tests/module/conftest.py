@@ -161,3 +161,24 @@ def raw(r, *command):
     """The reply of a command as the server sent it, without the parsing bf() installs."""
     r.response_callbacks.pop(command[0], None)
     return r.execute_command(*command)
+
+
+@pytest.fixture(scope="module")
+def bloomkit():
+    """Runs the bloomkit CLI (BLOOMKIT_EXE): bloomkit(*args, stdin=None, check=True)."""
+    exe = os.environ.get("BLOOMKIT_EXE")
+    if not exe or not os.path.exists(exe):
+        pytest.skip("BLOOMKIT_EXE (the bloomkit CLI) is not set: CTest sets it")
+
+    def run(*args, stdin=None, check=True):
+        p = subprocess.run([exe, *map(str, args)], input=stdin, capture_output=True, text=True,
+                           timeout=60)
+        if check:
+            assert p.returncode == 0, f"bloomkit {args}: {p.returncode} {p.stderr}"
+        return p
+
+    return run
+
+
+def url(server):
+    return f"redis://127.0.0.1:{server.port}"

@@ -3,34 +3,13 @@ module holds goes to a file of its kind and back, keys answer the same on both s
 refusals (existing target, no module, a kind the module lacks, not a module key) are clear."""
 
 import os
-import subprocess
 
 import pytest
 
-from conftest import raw
+from conftest import raw, url
 
 KEYS = [f"key{i}" for i in range(3000)]
 ABSENT = [f"absent{i}" for i in range(3000)]
-
-
-@pytest.fixture(scope="module")
-def bloomkit():
-    exe = os.environ.get("BLOOMKIT_EXE")
-    if not exe or not os.path.exists(exe):
-        pytest.skip("BLOOMKIT_EXE (the bloomkit CLI) is not set: CTest sets it")
-
-    def run(*args, stdin=None, check=True):
-        p = subprocess.run([exe, *map(str, args)], input=stdin, capture_output=True, text=True,
-                           timeout=60)
-        if check:
-            assert p.returncode == 0, f"bloomkit {args}: {p.returncode} {p.stderr}"
-        return p
-
-    return run
-
-
-def url(server):
-    return f"redis://127.0.0.1:{server.port}"
 
 
 # (how to make the key, the kind of the file pull writes)

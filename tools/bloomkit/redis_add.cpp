@@ -121,7 +121,7 @@ void run_redis_add(const redis_context& context, const redis_add_options& o) {
     return add_peer_keys_from_stdin(context, o);
   }
   const auto add = [&](auto& filter, key_encoder& keys) { add_keys(filter, keys, o); };
-  with_filter_or_window(context, "add", o.name, o.now, add, add);
+  with_any_redis_filter(context, "add", o.name, o.now, add);
 }
 
 }  // namespace

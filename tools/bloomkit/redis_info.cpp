@@ -7,9 +7,14 @@
 // Checks every shard: a missing or short one is an error (exit 1) naming it. Warns on stderr
 // about what may break the filter later: shards whose time to live differs from the meta's, a
 // server maxmemory-policy that may evict its keys, a peer's key that does not exist.
+// A key of the bloomkit module's type: its name, layout `module` and BK.INFO's fields.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 
 #include <fmt/core.h>
 
@@ -51,6 +56,27 @@ void run_peer_info(const redis_context& context, redis::client& client,
   for (const std::string& w : filter->warnings()) print_warning(w);
 }
 
+// A key of the bloomkit module's type: its name, layout `module`, then BK.INFO's fields (those of
+// `bloomkit info --json` for the filter it holds).
+void run_module_key_info(redis::client& client, const redis_info_options& o) {
+  report r;
+  r.add("name", o.name).add("url", client.describe()).add("layout", "module");
+  for (const redis_module::module_info_field& f : redis_module::module_key_info(client, o.name)) {
+    std::visit(
+        [&]<class V>(const V& v) {
+          if constexpr (std::is_same_v<V, long long>) {
+            r.add(f.name, static_cast<std::uint64_t>(v));
+          } else if constexpr (std::is_same_v<V, double>) {
+            r.add(f.name, v);
+          } else {
+            r.add(f.name, std::string_view(v));
+          }
+        },
+        f.value);
+  }
+  fmt::print("{}", o.json ? r.json() : r.text());
+}
+
 void run_redis_info(const redis_context& context, const redis_info_options& o) {
   context.check_layout_options("info");
   if (o.now.given()) context.require_native("info");  // --now: window filters only
@@ -65,7 +91,14 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
     throw usage_error("--now applies only to window filters; redis filter '" + o.name +
                       "' is not one");
   }
-  auto filter = redis::redis_filter::open(client, o.name);
+  std::optional<redis::redis_filter> native;
+  try {
+    native.emplace(redis::redis_filter::open(client, o.name));
+  } catch (const error& e) {
+    if (e.code() != errc::not_found || !redis_module::is_module_key(client, o.name)) throw;
+    return run_module_key_info(client, o);
+  }
+  redis::redis_filter& filter = *native;
   const redis::filter_info i = filter.info();
   report r;
   redis::report_info(i, client.describe(), r);

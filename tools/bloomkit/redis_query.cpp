@@ -32,7 +32,7 @@ void run_redis_query(const redis_context& context, const redis_query_options& o)
       filter.contains_many(keys.encode(batch), answers);
     });
   };
-  with_filter_or_window(context, "query", o.name, o.now, query, query);
+  with_any_redis_filter(context, "query", o.name, o.now, query);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #pragma once
 // Window filters in Redis from the `bloomkit redis` commands (docs/CLI.md, "Window filters in
 // Redis"): `redis create --window`, and add / query / info on a name whose meta says it is a
-// window filter, each with --now.
+// window filter, each with --now; add and query open module keys too (with_any_redis_filter).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,8 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/window_filter.hpp"
 #include "cli_error.hpp"
+#include "key_commands.hpp"
+#include "key_transfer.hpp"
 #include "redis_context.hpp"
 #include "window_options.hpp"
 
@@ -37,37 +40,53 @@ void create_redis_window(const redis_context& context, const std::string& name,
 // to `redis create`.
 void check_redis_window_options(const redis_window_options& o, const now_option& now);
 
-// Opens `name` as a window filter when it is one and calls window(filter, keys) with --now
-// applied; else calls context.with_filter(command, name, native) (native(filter, keys)). --now on a
-// filter that is not a window is a usage error, checked before anything is written.
-template <class Native, class Window>
-void with_filter_or_window(const redis_context& context, std::string_view command,
-                           const std::string& name, const now_option& now, Native&& native,
-                           Window&& window) {
+// Opens `name` in the layout its keys hold and calls fn(filter, keys) (fn takes every filter
+// type): a peer's key (--layout), a native filter, a window filter (its meta says so; --now
+// applied) or a key of the bloomkit module's type (redis_module::module_key: BF.INSERT /
+// BF.MEXISTS). --now on a filter that is not a client-side window is a usage error, checked
+// before anything is written.
+template <class Fn>
+void with_any_redis_filter(const redis_context& context, std::string_view command,
+                           const std::string& name, const now_option& now, Fn&& fn) {
   const auto run_window = [&](redis::client& client) {
     auto filter = redis::redis_window_filter::open(client, name);
     if (now.given()) filter.set_now(now.seconds);
     key_encoder keys = context.encoder(name);
-    window(filter, keys);
+    fn(filter, keys);
   };
   if (now.given()) {
     context.require_native(command);
     redis::client client = context.connect();
     if (!redis::redis_window_filter::is_window(client, name)) {
+      if (redis_module::is_module_key(client, name)) {
+        throw usage_error("--now applies only to window filters of the client-side layout; '" +
+                          name + "' is a module key, whose windows age by the server's clock");
+      }
       throw usage_error("--now applies only to window filters; redis filter '" + name +
                         "' is not one");
     }
     return run_window(client);
   }
+  if (context.is_peer()) return context.with_filter(command, name, fn);
+  redis::client client = context.connect();
+  std::optional<redis::redis_filter> native;
   try {
-    context.with_filter(command, name, native);
+    native.emplace(redis::redis_filter::open(client, name));
   } catch (const error& e) {
-    // A native open refuses a window's meta (errc::unsupported): open it as a window instead.
-    if (e.code() != errc::unsupported || context.layout != "native") throw;
-    redis::client client = context.connect();
-    if (!redis::redis_window_filter::is_window(client, name)) throw;
-    run_window(client);
+    // A native open refuses a window's meta (errc::unsupported) and finds no meta for a module
+    // key (errc::not_found): open those as what they are.
+    if (e.code() == errc::unsupported && redis::redis_window_filter::is_window(client, name)) {
+      return run_window(client);
+    }
+    if (e.code() == errc::not_found && redis_module::is_module_key(client, name)) {
+      redis_module::module_key key(client, name);
+      key_encoder keys = context.encoder(name);
+      return fn(key, keys);
+    }
+    throw;
   }
+  key_encoder keys = context.encoder(name);
+  fn(*native, keys);
 }
 
 // `redis info` of a window filter: its meta, then per live slice its fill and time to live.

@@ -1,0 +1,55 @@
+#pragma once
+// Module keys from a client (bloomkit::redis::client): adds and lookups through the module's
+// BF.INSERT NOCREATE and BF.MEXISTS, pipelined, and the fields of its BK.INFO. What `bloomkit
+// redis add | query | info` do on a key of the module's type (docs/CLI.md, "Module keys"), so
+// that the CLI reaches module filters, the module's windows included, as it reaches the
+// client-side layouts. Linked with key_transfer (target bloomkit_module_transfer).
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "bloomkit/redis/client.hpp"
+
+namespace bloomkit::redis_module {
+
+// Keys per BF.INSERT / BF.MEXISTS: at 1000 the module runs at Redis's own floor per key
+// (bench/RESULTS.md, "Redis module").
+inline constexpr std::size_t keys_per_module_command = 1000;
+
+// Module key `name` as the CLI's add and query use a filter. Its adds go through BF.INSERT
+// NOCREATE (a key deleted meanwhile is not created again with RedisBloom's defaults), its lookups
+// through BF.MEXISTS, in commands of keys_per_module_command keys pipelined in one round trip.
+// Errors throw bloomkit::error naming the key: not_found (no key), wrong_type (not a module
+// filter), server_error for a refusal (a NONSCALING filter that is full: the keys before the
+// first it refused are in), invalid_argument for answer spans of the wrong size.
+class module_key {
+ public:
+  module_key(redis::client& c, std::string name) : client_(c), name_(std::move(name)) {}
+  const std::string& name() const noexcept { return name_; }
+
+  // fresh[i] (unless fresh is empty): whether keys[i] was new (a window: not inserted within
+  // it). Returns how many were.
+  std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> fresh = {});
+  // results[i]: whether keys[i] may be present (false for all when the key does not exist).
+  // Returns how many may be.
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results);
+
+ private:
+  redis::client& client_;
+  std::string name_;
+};
+
+// BK.INFO's fields, in its order: kind, hash_scheme, nonscaling, then those of `bloomkit info
+// --json` (integers as integers, numbers as doubles, the rest as text).
+struct module_info_field {
+  std::string name;
+  std::variant<long long, double, std::string> value;
+};
+std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name);
+
+}  // namespace bloomkit::redis_module

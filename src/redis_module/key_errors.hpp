@@ -1,0 +1,24 @@
+#pragma once
+// Internal: how the client-side module key code (key_transfer.cpp, key_commands.cpp) names a key
+// and turns the module's error replies into bloomkit::error.
+
+#include <string>
+
+#include "bloomkit/error.hpp"
+
+namespace bloomkit::redis_module {
+
+inline std::string key_named(const std::string& name) {
+  return "module key '" + name + "'";
+}
+
+// WRONGTYPE -> errc::wrong_type, "ERR not found" (BF.INSERT NOCREATE, BK.INFO of no key) ->
+// errc::not_found, any other refusal errc::server_error; the message names the key.
+[[noreturn]] inline void throw_reply_error(const std::string& name, const std::string& text) {
+  errc code = errc::server_error;
+  if (text.rfind("WRONGTYPE", 0) == 0) code = errc::wrong_type;
+  if (text == "ERR not found") code = errc::not_found;
+  throw error(code, key_named(name) + ": " + text);
+}
+
+}  // namespace bloomkit::redis_module
