@@ -13,70 +13,28 @@ used_cpu_user + used_cpu_sys) per field in microseconds, one line per round.
 import argparse
 import os
 import random
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
+
+from module_bench import encode, redis_server, server_cpu
 
 TYPES = ["u1", "u8", "u16", "u32", "u48", "u63", "i64"]
 STRING_BITS = 1 << 27
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def encode(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-class Connection:
-    def __init__(self, port):
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-
-    def command(self, *args):
-        self.sock.sendall(encode(*args))
-        data = b""
-        while not data.endswith(b"\r\n") or data.startswith(b"$") and data.count(b"\r\n") < 2:
-            data += self.sock.recv(1 << 20)
-        return data
-
-    def server_cpu(self):
-        info = self.command("INFO", "CPU").decode()
-        fields = dict(line.split(":", 1) for line in info.split("\r\n") if ":" in line)
-        return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
-
-    def cost_per_field(self, field_type, commands, fields):
-        payload = []
-        for _ in range(commands):
-            args = ["BITFIELD_RO", "k"]
-            for _ in range(fields):
-                args += ["GET", field_type, random.randrange(STRING_BITS // 64) * 64]
-            payload.append(encode(*args))
-        payload = b"".join(payload)
-        header = b"*%d\r\n" % fields
-        cpu0 = self.server_cpu()
-        self.sock.sendall(payload)
-        received = b""
-        while received.count(header) < commands:
-            received += self.sock.recv(1 << 22)
-        return (self.server_cpu() - cpu0) * 1e6 / (commands * fields)
+def cost_per_field(conn, field_type, commands, fields):
+    payload = []
+    for _ in range(commands):
+        args = ["BITFIELD_RO", "k"]
+        for _ in range(fields):
+            args += ["GET", field_type, random.randrange(STRING_BITS // 64) * 64]
+        payload.append(encode(*args))
+    payload = b"".join(payload)
+    header = b"*%d\r\n" % fields
+    cpu0 = server_cpu(conn)
+    conn.sock.sendall(payload)
+    received = b""
+    while received.count(header) < commands:
+        received += conn.sock.recv(1 << 22)
+    return (server_cpu(conn) - cpu0) * 1e6 / (commands * fields)
 
 
 def main():
@@ -86,22 +44,12 @@ def main():
     parser.add_argument("--fields", type=int, default=1000)
     o = parser.parse_args()
     random.seed(1)
-    directory = tempfile.mkdtemp(prefix="bloomkit-bitfield-cost-")
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--dir", directory, "--save", "", "--appendonly", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        conn = Connection(port)
+    with redis_server() as conn:
         conn.command("SETRANGE", "k", STRING_BITS // 8 - 1, "x")
         print(f"load average {os.getloadavg()}; server CPU µs per GET field")
         for _ in range(o.rounds):
-            print(" ".join(f"{t}: {conn.cost_per_field(t, o.commands, o.fields):.3f}"
+            print(" ".join(f"{t}: {cost_per_field(conn, t, o.commands, o.fields):.3f}"
                            for t in TYPES), flush=True)
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

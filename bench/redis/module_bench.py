@@ -23,6 +23,7 @@ caches are timed without sending N keys.
 """
 
 import argparse
+import contextlib
 import os
 import platform
 import shutil
@@ -73,6 +74,35 @@ class Connection:
         return data
 
 
+@contextlib.contextmanager
+def redis_server(*extra):
+    """A redis-server (with `extra` arguments) on a free 127.0.0.1 port in a temporary directory,
+    killed by PID at the end: yields a Connection to it."""
+    directory = tempfile.mkdtemp(prefix="bloomkit-redis-bench-")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--dir", directory, "--save", "", "--appendonly", "no", *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield connect(port)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def connect(port, timeout=10):
+    """A Connection to the server on `port` once it accepts one (it may still be starting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return Connection(port)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def server_cpu(conn):
     info = conn.command("INFO", "CPU").decode()
     fields = dict(line.split(":", 1) for line in info.split("\r\n") if ":" in line)
@@ -104,22 +134,7 @@ def main():
     o = parser.parse_args()
     capacity = o.capacity or o.keys
     keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
-    directory = tempfile.mkdtemp(prefix="bloomkit-module-bench-")
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--dir", directory, "--save", "", "--appendonly", "no",
-                             "--loadmodule", os.path.abspath(o.module)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                conn = Connection(port)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    with redis_server("--loadmodule", os.path.abspath(o.module)) as conn:
         version = conn.command("INFO", "SERVER").decode().split("redis_version:")[1].split()[0]
         print(f"redis-server {version}; {platform.processor() or platform.machine()}; "
               f"{os.cpu_count()} CPUs; load average {os.getloadavg()}")
@@ -159,10 +174,6 @@ def main():
                 speed = statistics.median(w[0] / s[0] for w, s in pairs)
                 cost = statistics.median(w[1] / s[1] for w, s in pairs)
                 print(f"| {command} | {speed:.2f} | {cost:.2f} |")
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":
