@@ -9,6 +9,7 @@
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "key_errors.hpp"
+#include "module_value.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -50,6 +51,29 @@ std::size_t answers_of(const std::string& name, const std::vector<redis::reply>&
 }
 
 }  // namespace
+
+module_key module_key::open(redis::client& c, std::string name) {
+  const redis::reply r = c.execute(redis::command{{"TYPE", name}, 1});
+  if (r.is_error()) throw_reply_error(name, r.str());
+  if (r.str() == "none") throw error(errc::not_found, key_named(name) + " does not exist");
+  if (r.str() != module_type_name) {
+    throw error(errc::wrong_type,
+                key_named(name) + " holds a " + r.str() + ", not a module filter");
+  }
+  return module_key(c, std::move(name));
+}
+
+bool module_key::insert(std::string_view key) {
+  bool fresh = false;
+  insert_many({&key, 1}, {&fresh, 1});
+  return fresh;
+}
+
+bool module_key::contains(std::string_view key) {
+  bool present = false;
+  contains_many({&key, 1}, {&present, 1});
+  return present;
+}
 
 std::size_t module_key::insert_many(std::span<const std::string_view> keys, std::span<bool> fresh) {
   if (!fresh.empty()) detail::require_result_slots(keys.size(), fresh.size(), "insert_many");

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -30,7 +31,14 @@ inline constexpr std::size_t keys_per_module_command = 1000;
 class module_key {
  public:
   module_key(redis::client& c, std::string name) : client_(c), name_(std::move(name)) {}
+  // Key `name` after checking that it is one of the module's (TYPE): errc::not_found when there
+  // is no key, errc::wrong_type when it holds something else.
+  static module_key open(redis::client& c, std::string name);
   const std::string& name() const noexcept { return name_; }
+
+  // One key: whether it was new; whether it may be present.
+  bool insert(std::string_view key);
+  bool contains(std::string_view key);
 
   // fresh[i] (unless fresh is empty): whether keys[i] was new (a window: not inserted within
   // it). Returns how many were.
@@ -51,5 +59,24 @@ struct module_info_field {
   std::variant<long long, double, std::string> value;
 };
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name);
+
+// Adds the fields to a report (the CLI's report, the Python binding's dict_report), in order:
+// integers (counts, never negative) as std::uint64_t, numbers as double, the rest as text.
+template <class Report>
+void add_module_key_info(const std::vector<module_info_field>& fields, Report& r) {
+  for (const module_info_field& f : fields) {
+    std::visit(
+        [&]<class V>(const V& v) {
+          if constexpr (std::is_same_v<V, long long>) {
+            r.add(f.name, static_cast<std::uint64_t>(v));
+          } else if constexpr (std::is_same_v<V, double>) {
+            r.add(f.name, v);
+          } else {
+            r.add(f.name, std::string_view(v));
+          }
+        },
+        f.value);
+  }
+}
 
 }  // namespace bloomkit::redis_module

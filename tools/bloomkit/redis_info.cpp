@@ -12,9 +12,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <type_traits>
-#include <variant>
 
 #include <fmt/core.h>
 
@@ -24,6 +21,8 @@
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "json.hpp"
+#include "key_commands.hpp"
+#include "key_transfer.hpp"
 #include "redis_context.hpp"
 #include "redis_window.hpp"
 
@@ -61,19 +60,7 @@ void run_peer_info(const redis_context& context, redis::client& client,
 void run_module_key_info(redis::client& client, const redis_info_options& o) {
   report r;
   r.add("name", o.name).add("url", client.describe()).add("layout", "module");
-  for (const redis_module::module_info_field& f : redis_module::module_key_info(client, o.name)) {
-    std::visit(
-        [&]<class V>(const V& v) {
-          if constexpr (std::is_same_v<V, long long>) {
-            r.add(f.name, static_cast<std::uint64_t>(v));
-          } else if constexpr (std::is_same_v<V, double>) {
-            r.add(f.name, v);
-          } else {
-            r.add(f.name, std::string_view(v));
-          }
-        },
-        f.value);
-  }
+  redis_module::add_module_key_info(redis_module::module_key_info(client, o.name), r);
   fmt::print("{}", o.json ? r.json() : r.text());
 }
 

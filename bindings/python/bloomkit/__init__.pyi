@@ -298,6 +298,13 @@ class GuavaHelperRedisFilter(_PeerRedisFilter):
     def for_capacity(url: Optional[str], key: str, capacity: int, fpp: float,
                      funnel: str = "string") -> GuavaHelperRedisFilter: ...
 
+class RedisModuleFilter(_RedisKeyMethods):
+    """A key of bloomkit's Redis module, through BF.INSERT NOCREATE / BF.MEXISTS / BK.INFO."""
+    @staticmethod
+    def open(url: Optional[str], name: str) -> RedisModuleFilter: ...
+    @property
+    def name(self) -> str: ...
+
 # Keys of bloomkit's Redis module (bloomkit_redis_module.so) to and from filter files, as
 # `bloomkit redis pull` (of a module key) and `redis push --module` (docs/REDIS.md, "Module keys
 # and files"). Both return {"kind": str, "bits": int, "filters": int, "bytes": int}.

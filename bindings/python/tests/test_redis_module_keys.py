@@ -2,6 +2,9 @@
 loads bloomkit's Redis module: every kind the module holds to a file and back, the same answers
 on both sides, the files the CLI's `redis pull` writes, and the refusals."""
 
+import json
+
+import numpy as np
 import pytest
 
 import bloomkit
@@ -96,3 +99,47 @@ def test_push_without_the_module(redis_server, tmp_path):
     bloomkit.BloomFilter.for_capacity(100, 0.01).save(path)
     with pytest.raises(bloomkit.UnsupportedError, match="has no bloomkit module"):
         bloomkit.push_module_key(redis_server.url, path, "f")
+
+
+@pytest.mark.parametrize("reserve", [
+    ("BF.RESERVE", "m", 0.01, 1000),
+    ("BK.RESERVE", "m", 40000, 0.01, "KIND", "window", "WINDOW", "7d", "SLICES", 4),
+], ids=["scalable", "window"])
+def test_module_filter_adds_looks_up_and_reports(server, cli, reserve):
+    server.command(*reserve)
+    f = bloomkit.RedisModuleFilter.open(server.url, "m")
+    assert f.name == "m"
+    assert f.add("a") and not f.add("a") and "a" in f and f.test_and_add("a")
+    out = np.zeros(len(KEYS) + 1, dtype=bool)
+    assert f.add_many(KEYS + ["a"], out=out) == out.sum() >= 0.97 * len(KEYS)
+    assert not out[-1]
+    # What it added, the module's own commands find; it answers as they do.
+    assert exists_all(server, "m", KEYS) == [1] * len(KEYS)
+    answers = bytearray(len(ABSENT))
+    assert f.contains_many(ABSENT, out=answers) == sum(exists_all(server, "m", ABSENT))
+    assert list(answers) == exists_all(server, "m", ABSENT)
+    info = f.info()
+    assert (info["name"], info["layout"]) == ("m", "module") and f.hashes == info["hashes"]
+    assert info["inserted"] == server.command("BF.CARD", "m")
+    # The CLI's info of the same key: the same fields.
+    cli_info = json.loads(cli("redis", "--url", server.url, "info", "m", "--json").stdout)
+    assert {k: v for k, v in cli_info.items() if k != "url"} == \
+        {k: v for k, v in info.items() if k != "url"}
+    f.close()
+
+
+def test_module_filter_refusals(server):
+    with pytest.raises(bloomkit.NotFoundError, match="module key 'none' does not exist"):
+        bloomkit.RedisModuleFilter.open(server.url, "none")
+    server.command("SET", "s", "x")
+    with pytest.raises(bloomkit.WrongTypeError, match="holds a string, not a module filter"):
+        bloomkit.RedisModuleFilter.open(server.url, "s")
+    server.command("BF.RESERVE", "full", 0.01, 2, "NONSCALING")
+    f = bloomkit.RedisModuleFilter.open(server.url, "full")
+    with pytest.raises(bloomkit.ServerError, match="non scaling filter is full"):
+        f.add_many(["k1", "k2", "k3"])
+    # Deleted under the handle: an add does not create it again.
+    server.command("DEL", "full")
+    with pytest.raises(bloomkit.NotFoundError):
+        f.add("k4")
+    assert server.command("EXISTS", "full") == 0
