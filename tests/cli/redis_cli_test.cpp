@@ -68,8 +68,7 @@ TEST_F(RedisCli, AddPrintNewPrintsTheNewKeys) {
   r = redis({"add", "urls", "b", "c", "--print-new"});
   EXPECT_EQ(r.out, "c\n") << r;
   // A peer's key answers per key too (its stdin then takes one connection).
-  r = redis({"--layout", "go-zero", "--bits", "65536", "add", "gz", "--print-new"},
-            "a\nb\na\n");
+  r = redis({"--layout", "go-zero", "--bits", "65536", "add", "gz", "--print-new"}, "a\nb\na\n");
   EXPECT_EQ(r.status, 0) << r;
   EXPECT_EQ(r.out, "a\nb\n") << r;
   EXPECT_EQ(r.err, "added 2 new of 3 keys\n") << r;

@@ -79,8 +79,8 @@ TEST_F(RedisWindowCli, CreateAddQueryInfoDrop) {
 }
 
 TEST_F(RedisWindowCli, PrintNewPrintsTheKeysNotSeenWithinTheWindow) {
-  ok(redis({"create", "seen", "--window", "7d", "--capacity", "100000", "--fpp", "0.01",
-            "--slices", "7"}));
+  ok(redis({"create", "seen", "--window", "7d", "--capacity", "100000", "--fpp", "0.01", "--slices",
+            "7"}));
   result r = run(redis({"add", "seen", "--print-new", "--now", at_day(0)}), "u1\nu2\nu1\n");
   EXPECT_EQ(r.status, 0) << r;
   EXPECT_EQ(r.out, "u1\nu2\n") << r;
