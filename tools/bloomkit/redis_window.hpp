@@ -68,6 +68,7 @@ void with_any_redis_filter(const redis_context& context, std::string_view comman
     return run_window(client);
   }
   if (context.is_peer()) return context.with_filter(command, name, fn);
+  context.check_layout_options(command);  // --bits, --hashes, --funnel without --layout
   redis::client client = context.connect();
   std::optional<redis::redis_filter> native;
   try {
