@@ -102,11 +102,14 @@ std::vector<module_info_field> module_key_info(redis::client& c, const std::stri
     if (v.type() == redis::reply::kind::integer) {
       f.value = v.integer();
     } else {
-      // RESP2 sends a double as text: a field that is all one number is a double.
+      // RESP2 sends a double as text: a field that is all one number is a double, but for
+      // slice_fill (one number per live slice, sometimes only one), text as `bloomkit info`
+      // prints it.
       const std::string& text = v.str();
       double number = 0;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-      if (ec == std::errc() && end == text.data() + text.size() && !text.empty()) {
+      if (f.name != "slice_fill" && ec == std::errc() && end == text.data() + text.size() &&
+          !text.empty()) {
         f.value = number;
       } else {
         f.value = text;
