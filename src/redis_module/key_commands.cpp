@@ -91,6 +91,19 @@ std::size_t module_key::contains_many(std::span<const std::string_view> keys,
   return answers_of(name_, client_.execute_many(commands), results);
 }
 
+void module_key::expire(std::uint64_t seconds) {
+  const redis::reply r =
+      client_.execute(redis::command{{"EXPIRE", name_, std::to_string(seconds)}, 1});
+  if (r.is_error()) throw_reply_error(name_, r.str());
+  if (r.integer() == 0) throw error(errc::not_found, key_named(name_) + " does not exist");
+}
+
+void module_key::drop() {
+  const redis::reply r = client_.execute(redis::command{{"UNLINK", name_}, 1});
+  if (r.is_error()) throw_reply_error(name_, r.str());
+  if (r.integer() == 0) throw error(errc::not_found, key_named(name_) + " does not exist");
+}
+
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name) {
   const redis::reply r = c.execute(redis::command{{"BK.INFO", name}, 1});
   if (r.is_error()) throw_reply_error(name, r.str());

@@ -6,6 +6,7 @@
 // client-side layouts. Linked with key_transfer (target bloomkit_module_transfer).
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ class module_key {
   // results[i]: whether keys[i] may be present (false for all when the key does not exist).
   // Returns how many may be.
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results);
+
+  // `bloomkit redis expire` / `drop` of a module key: EXPIRE and UNLINK of its one key
+  // (errc::not_found when it is gone).
+  void expire(std::uint64_t seconds);
+  void drop();
 
  private:
   redis::client& client_;

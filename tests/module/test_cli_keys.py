@@ -71,3 +71,17 @@ def test_refusals_name_the_problem(r, shared_server, bloomkit):
     p = bloomkit("redis", "--url", u, "add", "none", "a", check=False)
     assert p.returncode == 1 and "filter 'none' does not exist" in p.stderr
     assert r.exists("none") == 0
+
+
+def test_expire_and_drop_a_module_key(r, shared_server, bloomkit):
+    u = url(shared_server)
+    r.execute_command("BK.RESERVE", "w", 1000, 0.01, "KIND", "window", "WINDOW", "7d")
+    p = bloomkit("redis", "--url", u, "expire", "w", 3600)
+    assert p.stdout == "expire w: 1 keys expire in 3600 s\n"
+    assert 3590 <= r.ttl("w") <= 3600
+    assert bloomkit("redis", "--url", u, "drop", "w").stdout == "dropped w\n"
+    assert r.exists("w") == 0
+    # Gone: both are the native layout's "does not exist", exit 1.
+    for args in (("drop", "w"), ("expire", "w", 60)):
+        p = bloomkit("redis", "--url", u, *args, check=False)
+        assert p.returncode == 1 and "filter 'w' does not exist" in p.stderr

@@ -2,7 +2,8 @@
 //
 // Deletes a filter: its meta first (every client sees "does not exist" at once), then its
 // shards (UNLINK: freed in the background), and every other key of the name's shapes on every
-// master (SCAN): the orphans of an interrupted create or rebuild, with or without a meta.
+// master (SCAN): the orphans of an interrupted create or rebuild, with or without a meta. A key of
+// the bloomkit module's type (and no such keys) is unlinked.
 // Prints: dropped NAME
 
 #include <memory>
@@ -11,7 +12,10 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/error.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "key_commands.hpp"
+#include "key_transfer.hpp"
 #include "names.hpp"
 #include "redis_context.hpp"
 
@@ -22,7 +26,12 @@ namespace {
 void run_redis_drop(const redis_context& context, const std::string& name) {
   context.require_native("drop");
   redis::client client = context.connect();
-  redis::redis_filter::drop(client, name);
+  try {
+    redis::redis_filter::drop(client, name);
+  } catch (const error& e) {
+    if (e.code() != errc::not_found || !redis_module::is_module_key(client, name)) throw;
+    redis_module::module_key(client, name).drop();
+  }
   fmt::print("dropped {}\n", printable(name));
 }
 

@@ -1,17 +1,22 @@
 // bloomkit redis expire NAME SECONDS
 //
-// Sets a time to live on every key of the filter: its meta and all its shards.
+// Sets a time to live on every key of the filter: its meta and all its shards (a key of the
+// bloomkit module's type: that one key).
 // Prints: expire NAME: <keys> keys expire in <SECONDS> s
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/error.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "cli_error.hpp"
+#include "key_commands.hpp"
+#include "key_transfer.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {
@@ -27,10 +32,18 @@ void run_redis_expire(const redis_context& context, const redis_expire_options& 
   context.require_native("expire");
   const std::uint64_t seconds = parse_count(o.seconds, "SECONDS", 1, std::uint64_t{1} << 40);
   redis::client client = context.connect();
-  auto filter = redis::redis_filter::open(client, o.name);
-  filter.expire(std::chrono::seconds(static_cast<std::chrono::seconds::rep>(seconds)));
+  std::optional<redis::redis_filter> native;
+  try {
+    native.emplace(redis::redis_filter::open(client, o.name));
+  } catch (const error& e) {
+    if (e.code() != errc::not_found || !redis_module::is_module_key(client, o.name)) throw;
+    redis_module::module_key(client, o.name).expire(seconds);
+    fmt::print("expire {}: 1 keys expire in {} s\n", printable(o.name), seconds);
+    return;
+  }
+  native->expire(std::chrono::seconds(static_cast<std::chrono::seconds::rep>(seconds)));
   fmt::print("expire {}: {} keys expire in {} s\n", printable(o.name),
-             filter.layout().shard_count + 1, seconds);
+             native->layout().shard_count + 1, seconds);
 }
 
 }  // namespace
