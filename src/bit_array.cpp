@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -16,35 +17,46 @@ namespace {
 
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 
-// Anonymous mappings come zeroed and lazily backed, so a new filter costs nothing until its
-// pages are touched. Large arrays are aligned to 2 MiB and marked for transparent huge pages:
-// a random probe then costs a cache miss, not a cache miss plus a TLB miss.
-std::uint64_t* allocate_zeroed(std::size_t bytes, std::size_t& mapped_bytes) {
-  const bool huge = bytes >= huge_page;
-  const std::size_t request = huge ? bytes + huge_page : bytes;
-  void* p = ::mmap(nullptr, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) {
-    throw error(errc::too_large, "cannot allocate " + std::to_string(bytes) +
-                                     " bytes for the filter's bits: " + std::strerror(errno));
+// The in-process policy (storage_allocator.hpp). Anonymous mappings come zeroed and lazily backed,
+// so a new filter costs nothing until its pages are touched. Large arrays are aligned to 2 MiB and
+// marked for transparent huge pages: a random probe then costs a cache miss, not a cache miss
+// plus a TLB miss.
+class mapped_memory final : public storage_allocator {
+ public:
+  storage_block allocate(std::size_t bytes) override {
+    const bool huge = bytes >= huge_page;
+    const std::size_t request = huge ? bytes + huge_page : bytes;
+    void* p = ::mmap(nullptr, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      throw error(errc::too_large, "cannot allocate " + std::to_string(bytes) +
+                                       " bytes for the filter's bits: " + std::strerror(errno));
+    }
+    auto* base = static_cast<unsigned char*>(p);
+    if (!huge) return {reinterpret_cast<std::uint64_t*>(base), base, request};
+    // Trim the mapping to a 2 MiB-aligned window of `bytes` (rounded up to whole pages).
+    const auto addr = reinterpret_cast<std::uintptr_t>(base);
+    const std::uintptr_t aligned = (addr + huge_page - 1) & ~(std::uintptr_t{huge_page} - 1);
+    const std::size_t head = aligned - addr;
+    const std::size_t page = 4096;
+    const std::size_t body = (bytes + page - 1) / page * page;
+    if (head) ::munmap(base, head);
+    const std::size_t tail = request - head - body;
+    if (tail) ::munmap(base + head + body, tail);
+    ::madvise(base + head, body, MADV_HUGEPAGE);
+    return {reinterpret_cast<std::uint64_t*>(base + head), base + head, body};
   }
-  auto* base = static_cast<unsigned char*>(p);
-  if (!huge) {
-    mapped_bytes = request;
-    return reinterpret_cast<std::uint64_t*>(base);
+  void deallocate(const storage_block& block) noexcept override {
+    ::munmap(block.base, block.bytes);
   }
-  // Trim the mapping to a 2 MiB-aligned window of `bytes` (rounded up to whole pages).
-  const auto addr = reinterpret_cast<std::uintptr_t>(base);
-  const std::uintptr_t aligned = (addr + huge_page - 1) & ~(std::uintptr_t{huge_page} - 1);
-  const std::size_t head = aligned - addr;
-  const std::size_t page = 4096;
-  const std::size_t body = (bytes + page - 1) / page * page;
-  if (head) ::munmap(base, head);
-  const std::size_t tail = request - head - body;
-  if (tail) ::munmap(base + head + body, tail);
-  ::madvise(base + head, body, MADV_HUGEPAGE);
-  mapped_bytes = body;
-  return reinterpret_cast<std::uint64_t*>(base + head);
-}
+  // Dropping the pages returns them to the kernel and reads back zero: cheaper than memset for
+  // large arrays, and the memory is given back.
+  void zero(const storage_block& block, std::size_t bytes) noexcept override {
+    if (::madvise(block.base, block.bytes, MADV_DONTNEED) != 0) std::memset(block.words, 0, bytes);
+  }
+};
+
+mapped_memory default_allocator;
+std::atomic<storage_allocator*> installed_allocator{&default_allocator};
 
 // Without the POPCNT instruction the compiler calls a slow library routine per word, so the
 // loop is built twice and picked at run time. (Not target_clones: its ifunc resolver runs
@@ -70,13 +82,36 @@ std::uint64_t count_bits(const std::uint64_t* words, std::size_t n) noexcept {
 
 }  // namespace
 
+void storage_allocator::zero(const storage_block& block, std::size_t bytes) noexcept {
+  std::memset(block.words, 0, bytes);
+}
+
+storage_allocator& mapped_memory_allocator() noexcept {
+  return default_allocator;
+}
+
+storage_allocator& current_storage_allocator() noexcept {
+  return *installed_allocator.load(std::memory_order_acquire);
+}
+
+void set_storage_allocator(storage_allocator& allocator) noexcept {
+  installed_allocator.store(&allocator, std::memory_order_release);
+}
+
+void bit_array::allocate() {
+  storage_allocator& allocator = current_storage_allocator();
+  block_ = allocator.allocate(byte_size());
+  allocator_ = &allocator;
+  words_ = block_.words;
+}
+
 bit_array::bit_array(std::uint64_t bits) : bits_(bits) {
   if (bits > max_bits) {
     throw error(errc::too_large, "bit array of " + std::to_string(bits) +
                                      " bits exceeds the maximum of " + std::to_string(max_bits));
   }
   if (bits == 0) return;
-  words_ = allocate_zeroed(byte_size(), mapped_bytes_);
+  allocate();
 }
 
 bit_array bit_array::view(const std::uint64_t* words, std::uint64_t bits,
@@ -103,7 +138,7 @@ bit_array::bit_array(const bit_array& other)
     words_ = other.words_;
     return;
   }
-  words_ = allocate_zeroed(byte_size(), mapped_bytes_);
+  allocate();
   std::memcpy(words_, other.words_, byte_size());
 }
 
@@ -115,7 +150,8 @@ bit_array& bit_array::operator=(const bit_array& other) {
 bit_array::bit_array(bit_array&& other) noexcept
     : words_(std::exchange(other.words_, nullptr)),
       bits_(std::exchange(other.bits_, 0)),
-      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
+      block_(std::exchange(other.block_, {})),
+      allocator_(std::exchange(other.allocator_, nullptr)),
       owner_(std::move(other.owner_)),
       source_(std::exchange(other.source_, nullptr)) {}
 
@@ -124,7 +160,8 @@ bit_array& bit_array::operator=(bit_array&& other) noexcept {
     release();
     words_ = std::exchange(other.words_, nullptr);
     bits_ = std::exchange(other.bits_, 0);
-    mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+    block_ = std::exchange(other.block_, {});
+    allocator_ = std::exchange(other.allocator_, nullptr);
     owner_ = std::move(other.owner_);
     source_ = std::exchange(other.source_, nullptr);
   }
@@ -136,12 +173,13 @@ bit_array::~bit_array() {
 }
 
 void bit_array::release() noexcept {
-  if (!owner_ && words_ != nullptr) ::munmap(words_, mapped_bytes_);
+  if (allocator_ != nullptr) allocator_->deallocate(block_);
   owner_.reset();
   source_ = nullptr;
   words_ = nullptr;
   bits_ = 0;
-  mapped_bytes_ = 0;
+  block_ = {};
+  allocator_ = nullptr;
 }
 
 std::span<std::uint64_t> bit_array::mutable_words() {
@@ -156,11 +194,7 @@ std::uint64_t bit_array::count() const noexcept {
 void bit_array::clear() {
   auto words = mutable_words();
   if (words.empty()) return;
-  // Dropping the pages returns them to the kernel and reads back zero: cheaper than memset
-  // for large arrays, and the memory is given back.
-  if (::madvise(words_, mapped_bytes_, MADV_DONTNEED) != 0) {
-    std::memset(words_, 0, byte_size());
-  }
+  allocator_->zero(block_, byte_size());
 }
 
 bool operator==(const bit_array& a, const bit_array& b) noexcept {

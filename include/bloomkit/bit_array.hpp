@@ -2,9 +2,10 @@
 // bit_array: the word storage behind every filter.
 //
 // Bits live in little-endian 64-bit words: bit i is bit (i % 64) of word i / 64. Storage is
-// 64-byte aligned (one cache line) and either owned (anonymous memory, zeroed, backed by huge
-// pages where the kernel allows) or a read-only view over memory someone else owns, such as a
-// mapped file. Bits past size() in the last word are always 0.
+// 64-byte aligned (one cache line) and either owned (zeroed memory from the storage allocator,
+// storage_allocator.hpp: anonymous memory on huge pages in process, Redis's allocator in the
+// module) or a read-only view over memory someone else owns, such as a mapped file. Bits past
+// size() in the last word are always 0.
 //
 // A view over a mapped file (mapped_file.hpp) remembers it: check_source() after reading its bits
 // throws errc::io_error naming the file when the file was truncated or overwritten while mapped.
@@ -20,13 +21,15 @@
 
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/mapped_file.hpp"
+#include "bloomkit/storage_allocator.hpp"
 
 namespace bloomkit {
 
 class bit_array {
  public:
   bit_array() = default;
-  // Owned, zeroed storage for `bits` bits. Throws errc::too_large when it cannot be allocated.
+  // Owned, zeroed storage for `bits` bits from current_storage_allocator(). Throws errc::too_large
+  // when it cannot be allocated (or the allocator refuses it).
   explicit bit_array(std::uint64_t bits);
   // A read-only view over word_count_for(bits) words at `words` (64-byte aligned); `owner`
   // keeps the memory alive for as long as the view (and its copies) exist.
@@ -54,6 +57,8 @@ class bit_array {
   std::size_t word_count() const noexcept { return word_count_for(bits_); }
   std::size_t byte_size() const noexcept { return word_count() * 8; }
   bool read_only() const noexcept { return owner_ != nullptr; }
+  // Bytes the owned storage holds, as its allocator counts them (0 for a view).
+  std::size_t allocated_bytes() const noexcept { return block_.bytes; }
   // The mapped file a view reads, or nullptr.
   const mapped_file* source() const noexcept { return source_; }
   // Throws errc::io_error naming the file when this is a view over a mapped file that was
@@ -98,13 +103,16 @@ class bit_array {
   friend bool operator==(const bit_array& a, const bit_array& b) noexcept;
 
  private:
+  // Owned storage of byte_size() bytes from current_storage_allocator().
+  void allocate();
   void release() noexcept;
 
   std::uint64_t* words_ = nullptr;
   std::uint64_t bits_ = 0;
-  std::size_t mapped_bytes_ = 0;         // owned storage: length of the anonymous mapping
-  std::shared_ptr<const void> owner_;    // views: whoever owns the words
-  const mapped_file* source_ = nullptr;  // views of a mapped file: that file (owned by owner_)
+  storage_block block_;                     // owned storage (words_ == block_.words)
+  storage_allocator* allocator_ = nullptr;  // owned storage: where block_ goes back
+  std::shared_ptr<const void> owner_;       // views: whoever owns the words
+  const mapped_file* source_ = nullptr;     // views of a mapped file: that file (owned by owner_)
 };
 
 }  // namespace bloomkit

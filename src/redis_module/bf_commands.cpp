@@ -1,6 +1,7 @@
 // BF.RESERVE, BF.ADD, BF.MADD, BF.INSERT, BF.EXISTS, BF.MEXISTS with RedisBloom's arguments,
 // replies and error strings.
 
+#include <charconv>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -19,7 +20,7 @@ constexpr const char* full_error = "ERR non scaling filter is full";
 struct create_options {
   double error_rate = default_error_rate;
   long long capacity = static_cast<long long>(default_capacity);
-  long long expansion = default_expansion;
+  std::uint32_t expansion = default_expansion;
   bool nonscaling = false;
   bool create = true;
 };
@@ -29,16 +30,22 @@ struct create_options {
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
               std::span<RedisModuleString* const> items, const create_options& options, bool single,
               const char* event) {
+  memory_budget budget(ctx);
   filter_key key(ctx, name, open_read | open_write);
   if (key.empty() && options.create) {
     try {
       key.create(make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                                static_cast<std::uint32_t>(options.expansion), options.nonscaling));
+                                options.expansion, options.nonscaling));
     } catch (const error& e) {
-      return reply_error(ctx, std::string("ERR ") + e.what());
+      return reply_failure(ctx, budget, e);
     }
   } else if (key.value() == nullptr || !key.value()->filter) {
     return reply_not_usable(ctx, key);
+  }
+  // The sub-filters a chain may add for these keys are checked against maxmemory before any key
+  // goes in: a refused add changes nothing (a key it created above stays, empty, as BF.RESERVE's).
+  if (!budget.admits(growth_allocations(*key.value()->filter, items.size()))) {
+    return reply_error(ctx, budget.refusal());
   }
   const std::vector<std::string_view> keys = views_of(items);
   const auto added = std::make_unique<bool[]>(keys.size());
@@ -46,9 +53,9 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   try {
     handled = add_keys(*key.value()->filter, keys, {added.get(), keys.size()});
   } catch (const error& e) {
-    // A chain that cannot grow (its memory ceiling or 2^63 keys): the keys before stayed added,
-    // so the replicas must see the command too.
-    reply_error(ctx, std::string("ERR ") + e.what());
+    // A chain that cannot grow (its memory ceiling, 2^63 keys, or maxmemory for a window): the
+    // keys before stayed added, so the replicas must see the command too.
+    reply_failure(ctx, budget, e);
     announce_write(ctx, event, name);
     return module_ok;
   }
@@ -97,6 +104,29 @@ int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key) {
   return RedisModule_ReplyWithError(ctx, "ERR filter is being loaded by BF.LOADCHUNK");
 }
 
+expansion_check parse_expansion(std::string_view text, std::uint32_t& out) {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = text.substr(negative ? 1 : 0);
+  unsigned long long value = 0;
+  const auto [end, problem] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || end != digits.data() + digits.size() ||
+      (problem != std::errc() && problem != std::errc::result_out_of_range)) {
+    return expansion_check::not_integer;
+  }
+  if (negative || (problem == std::errc() && value == 0)) return expansion_check::below_one;
+  if (problem == std::errc::result_out_of_range ||
+      value > scalable_blocked_bloom_filter::max_growth) {
+    return expansion_check::too_large;
+  }
+  out = static_cast<std::uint32_t>(value);
+  return expansion_check::ok;
+}
+
+std::string expansion_range_error(std::string_view text) {
+  return "ERR EXPANSION " + std::string(text) + " is out of range: give 1.." +
+         std::to_string(scalable_blocked_bloom_filter::max_growth);
+}
+
 void announce_write(RedisModuleCtx* ctx, const char* event, RedisModuleString* key) {
   RedisModule_ReplicateVerbatim(ctx);
   RedisModule_NotifyKeyspaceEvent(ctx, notify_generic, event, key);
@@ -125,12 +155,16 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       options.nonscaling = true;
     } else if (keyword_is(argument, "EXPANSION")) {
       if (++i == argc) return RedisModule_ReplyWithError(ctx, "ERR no expansion");
-      const std::optional<long long> expansion = to_integer(view_of(argv[i]));
-      if (!expansion) return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-      if (*expansion < 1) {
-        return RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
+      switch (parse_expansion(view_of(argv[i]), options.expansion)) {
+        case expansion_check::ok:
+          break;
+        case expansion_check::not_integer:
+          return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+        case expansion_check::below_one:
+          return RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
+        case expansion_check::too_large:
+          return reply_error(ctx, expansion_range_error(view_of(argv[i])));
       }
-      options.expansion = *expansion;
       expansion_given = true;
     } else {
       return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
@@ -141,7 +175,7 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   return reserve_key(ctx, argv[1], "bf.reserve", [&] {
     return make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                          static_cast<std::uint32_t>(options.expansion), options.nonscaling);
+                          options.expansion, options.nonscaling);
   });
 }
 
@@ -180,9 +214,16 @@ int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       if (!error_rate) return RedisModule_ReplyWithError(ctx, "Bad error rate");
       options.error_rate = *error_rate;
     } else if (keyword_is(argument, "EXPANSION")) {
-      const std::optional<long long> expansion = to_integer(view_of(argv[++i]));
-      if (!expansion) return RedisModule_ReplyWithError(ctx, "Bad expansion");
-      options.expansion = *expansion;
+      switch (parse_expansion(view_of(argv[++i]), options.expansion)) {
+        case expansion_check::ok:
+          break;
+        case expansion_check::not_integer:
+          return RedisModule_ReplyWithError(ctx, "Bad expansion");
+        case expansion_check::below_one:
+          return RedisModule_ReplyWithError(ctx, "Bad argument received");
+        case expansion_check::too_large:
+          return reply_error(ctx, expansion_range_error(view_of(argv[i])));
+      }
     } else if (keyword_is(argument, "NOCREATE")) {
       options.create = false;
     } else if (keyword_is(argument, "NONSCALING")) {
@@ -192,8 +233,7 @@ int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
   }
   if (items < 0 || items >= argc) return RedisModule_WrongArity(ctx);
-  if (!(options.error_rate > 0 && options.error_rate < 1) || options.capacity < 1 ||
-      options.expansion < 1) {
+  if (!(options.error_rate > 0 && options.error_rate < 1) || options.capacity < 1) {
     return RedisModule_ReplyWithError(ctx, "Bad argument received");
   }
   return add_items(ctx, argv[1], {argv + items, static_cast<std::size_t>(argc - items)}, options,

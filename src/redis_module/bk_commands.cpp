@@ -133,11 +133,15 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
             ctx, "ERR unknown KIND: give classic, blocked, counting, scalable or window");
       }
     } else if (keyword_is(option, "EXPANSION")) {
-      const std::optional<long long> expansion = to_integer(value);
-      if (!expansion || *expansion < 1 || *expansion > 1024) {
-        return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+      switch (parse_expansion(value, r.expansion)) {
+        case expansion_check::ok:
+          break;
+        case expansion_check::not_integer:
+        case expansion_check::below_one:
+          return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+        case expansion_check::too_large:
+          return reply_error(ctx, expansion_range_error(value));
       }
-      r.expansion = static_cast<std::uint32_t>(*expansion);
     } else if (keyword_is(option, "WINDOW")) {
       const auto window = parse_window(value);
       if (!window) {

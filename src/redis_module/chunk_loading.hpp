@@ -9,11 +9,13 @@
 
 namespace bloomkit::redis_module {
 
-// `iterator` is 1 + the payload offset just after `data` (BF.SCANDUMP's). value.loading must be
-// set. Returns false, changing nothing, when the chunk is empty or does not start where the
-// bytes received so far end. Throws image_error when the payload is bad (past its end, or its
-// checksum or fields do not hold once complete). After the last chunk value.filter holds the
-// filter and value.loading is reset.
+// `iterator` (chunk_iterator.hpp) is 1 + the payload offset just after `data`, perhaps with a
+// shape tag and a last-chunk flag (BF.SCANDUMP's). value.loading must be set. Returns false,
+// changing nothing, when the chunk is empty or does not start where the bytes received so far
+// end. Throws image_error when the payload is bad (past its end, a chunk of a filter of another
+// shape than the header's, a last chunk that leaves the image incomplete, or its checksum or
+// fields do not hold once complete). After the last chunk value.filter holds the filter and
+// value.loading is reset.
 bool load_chunk(module_value& value, std::uint64_t iterator, std::string_view data);
 
 }  // namespace bloomkit::redis_module

@@ -11,7 +11,8 @@ add_library(bloomkit_module_codec STATIC
   ${CMAKE_CURRENT_LIST_DIR}/module_filter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/filter_image.cpp
   ${CMAKE_CURRENT_LIST_DIR}/value_codec.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/chunk_loading.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/chunk_loading.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chunk_iterator.cpp)
 set_target_properties(bloomkit_module_codec PROPERTIES
   POSITION_INDEPENDENT_CODE ON
   CXX_VISIBILITY_PRESET hidden

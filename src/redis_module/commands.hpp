@@ -1,12 +1,16 @@
 #pragma once
 // The module's commands, one function each (RedisModuleCmdFunc), and what they share.
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "bloomkit/error.hpp"
 #include "filter_type.hpp"
 #include "module_api.hpp"
+#include "redis_memory.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -33,6 +37,20 @@ inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());
 }
 
+// The reply to an error while making or growing a filter: the OOM error when `budget` refused
+// the memory, "ERR <what>" otherwise.
+inline int reply_failure(RedisModuleCtx* ctx, const memory_budget& budget, const error& e) {
+  return reply_error(ctx,
+                     budget.refusal().empty() ? std::string("ERR ") + e.what() : budget.refusal());
+}
+
+// EXPANSION's value, RedisBloom's growth factor, read as the whole number it is (never cut to 32
+// bits): ok (into `out`) when it is 1..1024 (scalable_filter.hpp's max_growth).
+enum class expansion_check { ok, not_integer, below_one, too_large };
+expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
+// "ERR EXPANSION <text> is out of range: give 1..1024".
+std::string expansion_range_error(std::string_view text);
+
 // The error for a key that holds no usable filter: RedisBloom's "ERR not found" for a missing
 // key, WRONGTYPE for another type, and one for a key whose BF.LOADCHUNK has not finished.
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key);
@@ -44,15 +62,18 @@ void announce_write(RedisModuleCtx* ctx, const char* event, RedisModuleString* k
 // BF.RESERVE / BK.RESERVE once their arguments are valid: key `name` gets make()'s filter unless
 // it holds something ("ERR item exists", WRONGTYPE); a filter that cannot be sized is "ERR
 // <why>". Replies OK and announces `event`.
+// A filter whose bits would pass maxmemory is refused with Redis's OOM error (redis_memory.hpp),
+// and the key is not created.
 template <class Make>
 int reserve_key(RedisModuleCtx* ctx, RedisModuleString* name, const char* event, Make make) {
+  memory_budget budget(ctx);
   filter_key key(ctx, name, open_read | open_write);
   if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
   if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
   try {
     key.create(make());
   } catch (const error& e) {
-    return reply_error(ctx, std::string("ERR ") + e.what());
+    return reply_failure(ctx, budget, e);
   }
   RedisModule_ReplyWithSimpleString(ctx, "OK");
   announce_write(ctx, event, name);

@@ -1,15 +1,18 @@
 // BF.SCANDUMP and BF.LOADCHUNK: a filter's image (filter_image.hpp) in chunks, as RedisBloom's
 // clients use them: SCANDUMP key 0 gives (1, header); SCANDUMP key it gives (next, chunk) until
 // (0, ""); each (iterator, data) pair is fed to LOADCHUNK in the same order. An iterator past 1 is
-// 1 + the payload offset just after its chunk, so LOADCHUNK knows where a chunk goes.
+// 1 + the payload offset just after its chunk, so LOADCHUNK knows where a chunk goes, with the
+// dumped filter's shape tag and a last-chunk flag (chunk_iterator.hpp).
 
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "arguments.hpp"
+#include "chunk_iterator.hpp"
 #include "chunk_loading.hpp"
 #include "commands.hpp"
+#include "redis_memory.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -47,18 +50,33 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
   }
   const module_value& value = *key.value();
-  RedisModule_ReplyWithArray(ctx, 2);
   if (*iterator == 0) {
     const std::string header = header_of(value);
+    RedisModule_ReplyWithArray(ctx, 2);
     RedisModule_ReplyWithLongLong(ctx, 1);
     RedisModule_ReplyWithStringBuffer(ctx, header.data(), header.size());
     return module_ok;
   }
   const std::vector<std::string_view> pieces = payload_of(value);
+  std::vector<std::uint64_t> part_bytes;
   std::uint64_t total = 0;
-  for (std::string_view piece : pieces) total += piece.size();
-  const auto offset = static_cast<std::uint64_t>(*iterator - 1);
-  if (offset >= total) {
+  for (std::string_view piece : pieces) {
+    part_bytes.push_back(piece.size());
+    total += piece.size();
+  }
+  const auto kind = static_cast<std::uint8_t>(value.filter->filter.index());
+  const std::uint32_t tag = chunk_shape_tag(kind, part_bytes);
+  const chunk_iterator it = decode_chunk_iterator(*iterator);
+  if (it.end == 0) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+  const std::uint64_t offset = it.end - 1;
+  if ((it.tag != 0 && it.tag != tag) || offset > total) {
+    return RedisModule_ReplyWithError(
+        ctx,
+        "ERR the filter changed during BF.SCANDUMP (the key was deleted and recreated with "
+        "another shape): dump it again from iterator 0");
+  }
+  RedisModule_ReplyWithArray(ctx, 2);
+  if (offset == total) {
     RedisModule_ReplyWithLongLong(ctx, 0);
     RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     return module_ok;
@@ -66,7 +84,8 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   const std::string chunk =
       payload_slice(pieces, offset,
                     static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, total - offset)));
-  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + chunk.size() + 1));
+  const std::uint64_t end = offset + chunk.size();
+  RedisModule_ReplyWithLongLong(ctx, encode_chunk_iterator({end + 1, end == total, tag}));
   RedisModule_ReplyWithStringBuffer(ctx, chunk.data(), chunk.size());
   return module_ok;
 }
@@ -79,6 +98,7 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
   }
   const std::string_view data = view_of(argv[3]);
+  memory_budget budget(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
   if (*iterator == 1) {
     if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
@@ -95,6 +115,11 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (key.value() == nullptr) return reply_not_usable(ctx, key);
   module_value& value = *key.value();
   if (!value.loading) return RedisModule_ReplyWithError(ctx, "ERR filter is already loaded");
+  // The parts this chunk starts are checked against maxmemory first: a refused chunk changes
+  // nothing, and may be sent again once there is room.
+  if (!budget.admits(value.loading->allocations_for(data.size()))) {
+    return reply_error(ctx, budget.refusal());
+  }
   try {
     if (!load_chunk(value, static_cast<std::uint64_t>(*iterator), data)) {
       return RedisModule_ReplyWithError(ctx, "ERR invalid offset - chunk out of order");
@@ -102,7 +127,8 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   } catch (const image_error& e) {
     // A payload that fails its checksum never becomes a filter: the key goes.
     key.remove();
-    reply_error(ctx, std::string("ERR received bad data: ") + e.what());
+    reply_error(ctx, budget.refusal().empty() ? std::string("ERR received bad data: ") + e.what()
+                                              : budget.refusal());
     announce_write(ctx, "del", argv[1]);
     return module_ok;
   }

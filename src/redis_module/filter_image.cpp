@@ -10,6 +10,7 @@
 
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/error.hpp"
+#include "chunk_iterator.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -216,6 +217,27 @@ image_loader::image_loader(std::string_view header) : header_(header) {
   }
   // No part is allocated yet: append() allocates each when its first byte arrives, so a header
   // alone (a hostile BF.LOADCHUNK, a corrupt RDB value) never gets the memory it declares.
+}
+
+std::size_t image_loader::allocated_bytes() const noexcept {
+  std::size_t bytes = 0;
+  for (const bit_array& words : words_) bytes += words.allocated_bytes();
+  return bytes;
+}
+
+std::vector<std::uint64_t> image_loader::allocations_for(std::uint64_t bytes) const {
+  std::vector<std::uint64_t> sizes;
+  const std::uint64_t end = loaded_ + std::min(bytes, payload_bytes_ - loaded_);
+  std::uint64_t start = 0;
+  for (std::size_t i = 0; i < part_bytes_.size() && start < end; ++i) {
+    if (i >= words_.size()) sizes.push_back(part_bytes_[i]);
+    start += part_bytes_[i];
+  }
+  return sizes;
+}
+
+std::uint32_t image_loader::shape_tag() const noexcept {
+  return chunk_shape_tag(kind_, part_bytes_);
 }
 
 std::vector<std::string_view> image_loader::loaded_payload() const {

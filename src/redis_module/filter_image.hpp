@@ -49,6 +49,13 @@ class image_loader {
   std::uint64_t payload_bytes() const noexcept { return payload_bytes_; }
   std::uint64_t loaded_bytes() const noexcept { return loaded_; }
   bool complete() const noexcept { return loaded_ == payload_bytes_; }
+  // Bytes of the parts allocated so far, as their allocator counts them (MEMORY USAGE).
+  std::size_t allocated_bytes() const noexcept;
+  // The sizes of the parts that append() of `bytes` more bytes would allocate (a check of the
+  // memory before it allocates).
+  std::vector<std::uint64_t> allocations_for(std::uint64_t bytes) const;
+  // A tag of the image's shape (kind and part sizes): chunk_iterator.hpp.
+  std::uint32_t shape_tag() const noexcept;
   // The payload received so far, as byte views.
   std::vector<std::string_view> loaded_payload() const;
 

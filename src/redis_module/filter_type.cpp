@@ -101,7 +101,9 @@ void rewrite_value(RedisModuleIO* aof, RedisModuleString* key, void* value) {
 std::size_t value_memory(const void* value) {
   const auto& v = *static_cast<const module_value*>(value);
   if (v.filter) return sizeof(module_value) + memory_of(*v.filter);
-  return sizeof(module_value) + v.loading->header().size() + v.loading->payload_bytes();
+  // What a load has allocated so far, not what its header declares (the rest may never come).
+  return sizeof(module_value) + sizeof(image_loader) + v.loading->header().size() +
+         v.loading->allocated_bytes();
 }
 
 void digest_value(RedisModuleDigest* digest, void* value) {

@@ -12,6 +12,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
+#include "chunk_iterator.hpp"
 #include "filter_image.hpp"
 #include "key_errors.hpp"
 #include "module_filter.hpp"
@@ -34,10 +35,18 @@ redis::reply run(redis::client& c, const std::string& name, std::vector<std::str
   return r;
 }
 
+// Thrown by scandump() when the server says the key changed during the dump.
+struct dump_restarted {};
+
 // BF.SCANDUMP's (iterator, data) pair.
 std::pair<long long, std::string> scandump(redis::client& c, const std::string& name,
                                            long long iterator) {
-  const redis::reply r = run(c, name, {"BF.SCANDUMP", name, std::to_string(iterator)});
+  const redis::reply r =
+      c.execute(redis::command{{"BF.SCANDUMP", name, std::to_string(iterator)}, 1});
+  if (r.is_error()) {
+    if (r.str().find("changed during BF.SCANDUMP") != std::string::npos) throw dump_restarted{};
+    throw_reply_error(name, r.str());
+  }
   if (r.type() != redis::reply::kind::array || r.elements().size() != 2) {
     throw error(errc::server_error,
                 key_named(name) + ": unexpected BF.SCANDUMP reply " + r.to_string());
@@ -54,11 +63,13 @@ std::optional<module_filter> scan_once(redis::client& c, const std::string& name
       auto [next, data] = scandump(c, name, iterator);
       if (next == 0) break;
       loader.append(data);
-      if (static_cast<std::uint64_t>(next - 1) != loader.loaded_bytes()) return std::nullopt;
+      if (decode_chunk_iterator(next).end - 1 != loader.loaded_bytes()) return std::nullopt;
       iterator = next;
     }
     return loader.finish();
   } catch (const image_error&) {
+    return std::nullopt;
+  } catch (const dump_restarted&) {
     return std::nullopt;
   }
 }

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "module_api.hpp"
+#include "redis_memory.hpp"
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx,
                                                                          RedisModuleString**, int) {
@@ -10,6 +11,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   if (init_module_api(ctx, "bloomkit", 1) != module_ok) return module_err;
   // Bad RDB reads come back as errors to the loader instead of aborting the server.
   RedisModule_SetModuleOptions(ctx, option_handle_io_errors);
+  // Every filter's bits from Redis's allocator: used_memory, maxmemory and MEMORY USAGE see them.
+  install_redis_allocator();
   if (register_filter_type(ctx) != module_ok) {
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
     return module_err;

@@ -42,6 +42,14 @@ decltype(RedisModule_DigestEndSequence) RedisModule_DigestEndSequence = nullptr;
 decltype(RedisModule_Log) RedisModule_Log = nullptr;
 decltype(RedisModule_LogIOError) RedisModule_LogIOError = nullptr;
 decltype(RedisModule_Free) RedisModule_Free = nullptr;
+decltype(RedisModule_Alloc) RedisModule_Alloc = nullptr;
+decltype(RedisModule_GetContextFlags) RedisModule_GetContextFlags = nullptr;
+decltype(RedisModule_TryAlloc) RedisModule_TryAlloc = nullptr;
+decltype(RedisModule_MallocSize) RedisModule_MallocSize = nullptr;
+decltype(RedisModule_GetUsedMemoryRatio) RedisModule_GetUsedMemoryRatio = nullptr;
+decltype(RedisModule_GetServerInfo) RedisModule_GetServerInfo = nullptr;
+decltype(RedisModule_FreeServerInfo) RedisModule_FreeServerInfo = nullptr;
+decltype(RedisModule_ServerInfoGetFieldUnsigned) RedisModule_ServerInfoGetFieldUnsigned = nullptr;
 }  // extern "C"
 
 namespace bloomkit::redis_module {
@@ -89,6 +97,18 @@ const std::array required_functions{
     api_entry{"RedisModule_Log", &RedisModule_Log},
     api_entry{"RedisModule_LogIOError", &RedisModule_LogIOError},
     api_entry{"RedisModule_Free", &RedisModule_Free},
+    api_entry{"RedisModule_Alloc", &RedisModule_Alloc},
+    api_entry{"RedisModule_GetContextFlags", &RedisModule_GetContextFlags},
+};
+
+// Newer servers' functions: the module works without them (redis_memory.hpp says how).
+const std::array optional_functions{
+    api_entry{"RedisModule_TryAlloc", &RedisModule_TryAlloc},
+    api_entry{"RedisModule_MallocSize", &RedisModule_MallocSize},
+    api_entry{"RedisModule_GetUsedMemoryRatio", &RedisModule_GetUsedMemoryRatio},
+    api_entry{"RedisModule_GetServerInfo", &RedisModule_GetServerInfo},
+    api_entry{"RedisModule_FreeServerInfo", &RedisModule_FreeServerInfo},
+    api_entry{"RedisModule_ServerInfoGetFieldUnsigned", &RedisModule_ServerInfoGetFieldUnsigned},
 };
 
 }  // namespace
@@ -100,6 +120,11 @@ int init_module_api(RedisModuleCtx* ctx, const char* name, int version) {
   RedisModule_GetApi = reinterpret_cast<decltype(RedisModule_GetApi)>(lookup);
   for (const api_entry& entry : required_functions) {
     if (RedisModule_GetApi(entry.name, entry.slot) != module_ok) return module_err;
+  }
+  for (const api_entry& entry : optional_functions) {
+    if (RedisModule_GetApi(entry.name, entry.slot) != module_ok) {
+      std::memset(entry.slot, 0, sizeof(void*));
+    }
   }
   RedisModule_GetApi("RedisModule_IsModuleNameBusy", &RedisModule_IsModuleNameBusy);
   if (RedisModule_IsModuleNameBusy != nullptr && RedisModule_IsModuleNameBusy(name)) {

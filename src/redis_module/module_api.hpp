@@ -17,6 +17,7 @@ struct RedisModuleKey;
 struct RedisModuleType;
 struct RedisModuleIO;
 struct RedisModuleDigest;
+struct RedisModuleServerInfoData;
 
 using RedisModuleCmdFunc = int (*)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 using RedisModuleTypeLoadFunc = void* (*)(RedisModuleIO* rdb, int encver);
@@ -90,6 +91,18 @@ extern void (*RedisModule_Log)(RedisModuleCtx* ctx, const char* level, const cha
 extern void (*RedisModule_LogIOError)(RedisModuleIO* io, const char* level, const char* format,
                                       ...);
 extern void (*RedisModule_Free)(void* pointer);
+extern void* (*RedisModule_Alloc)(std::size_t bytes);
+extern int (*RedisModule_GetContextFlags)(RedisModuleCtx* ctx);
+// Optional (Redis >= 7.0: TryAlloc; >= 6.0: the others): null when the server lacks them.
+extern void* (*RedisModule_TryAlloc)(std::size_t bytes);
+extern std::size_t (*RedisModule_MallocSize)(void* pointer);
+extern float (*RedisModule_GetUsedMemoryRatio)();
+extern RedisModuleServerInfoData* (*RedisModule_GetServerInfo)(RedisModuleCtx* ctx,
+                                                               const char* section);
+extern void (*RedisModule_FreeServerInfo)(RedisModuleCtx* ctx, RedisModuleServerInfoData* data);
+extern unsigned long long (*RedisModule_ServerInfoGetFieldUnsigned)(RedisModuleServerInfoData* data,
+                                                                    const char* field,
+                                                                    int* out_err);
 
 }  // extern "C"
 
@@ -107,6 +120,12 @@ inline constexpr int notify_generic = 1 << 2;
 // The module checks RedisModule_IsIOError itself instead of Redis aborting on a bad RDB read.
 inline constexpr int option_handle_io_errors = 1 << 0;
 inline constexpr long postponed_array_length = -1;
+// RedisModule_GetContextFlags: maxmemory is set; its policy may evict keys; the command came over
+// the replication link; the server is loading an AOF or RDB file.
+inline constexpr int ctx_flags_maxmemory = 1 << 8;
+inline constexpr int ctx_flags_evict = 1 << 9;
+inline constexpr int ctx_flags_replicated = 1 << 12;
+inline constexpr int ctx_flags_loading = 1 << 13;
 inline constexpr std::uint64_t type_method_version = 1;
 inline constexpr const char* wrong_type_error =
     "WRONGTYPE Operation against a key holding the wrong kind of value";

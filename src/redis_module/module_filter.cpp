@@ -6,6 +6,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/error.hpp"
+
 namespace bloomkit::redis_module {
 
 namespace {
@@ -129,7 +132,47 @@ std::optional<std::uint64_t> expansion_of(const module_filter& f) {
 
 std::size_t memory_of(const module_filter& f) {
   return sizeof(module_filter) +
-         std::visit([](const auto& filter) { return filter.byte_size(); }, f.filter);
+         std::visit(
+             []<class Filter>(const Filter& filter) -> std::size_t {
+               if constexpr (is_scalable<Filter> || is_window<Filter>) {
+                 std::size_t bytes = 0;
+                 if constexpr (is_scalable<Filter>) {
+                   for (const auto& part : filter.sub_filters()) {
+                     bytes += sizeof part + part.storage().allocated_bytes();
+                   }
+                 } else {
+                   for (const auto& part : filter.slots()) {
+                     bytes += sizeof part + part.storage().allocated_bytes();
+                   }
+                 }
+                 return bytes;
+               } else {
+                 return filter.storage().allocated_bytes();
+               }
+             },
+             f.filter);
+}
+
+std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint64_t keys) {
+  std::vector<std::uint64_t> sizes;
+  const auto* chain = std::get_if<scalable_blocked_bloom_filter>(&f.filter);
+  if (chain == nullptr || f.nonscaling) return sizes;
+  const std::uint64_t inserted = chain->inserted();
+  std::uint64_t room = chain->capacity();
+  for (std::size_t index = chain->sub_filter_count();
+       room - std::min(room, inserted) < keys &&
+       index < scalable_blocked_bloom_filter::max_sub_filters;
+       ++index) {
+    try {
+      const filter_config next =
+          scalable_blocked_bloom_filter::sub_filter_config(chain->params(), index);
+      sizes.push_back(bit_array::word_count_for(next.cells) * sizeof(std::uint64_t));
+      room += next.capacity;
+    } catch (const error&) {
+      break;  // a sub-filter that cannot exist: the add itself says so
+    }
+  }
+  return sizes;
 }
 
 }  // namespace bloomkit::redis_module

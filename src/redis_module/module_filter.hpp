@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "bloomkit/basic_window_filter.hpp"
 #include "bloomkit/blocked_bloom_filter.hpp"
@@ -53,6 +54,12 @@ std::uint64_t capacity_of(const module_filter& f);
 std::uint64_t items_of(const module_filter& f);
 std::uint64_t filter_count_of(const module_filter& f);
 std::optional<std::uint64_t> expansion_of(const module_filter& f);
+// MEMORY USAGE's figure: what the value holds, its bits as their allocator counts them.
 std::size_t memory_of(const module_filter& f);
+
+// The sizes in bytes of the sub-filters a chain would add to take `keys` more keys, all new (an
+// upper bound: the memory an add may allocate, checked before it changes anything). Empty for the
+// kinds that do not grow, and past the sub-filters a chain cannot have (the add refuses those).
+std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint64_t keys);
 
 }  // namespace bloomkit::redis_module

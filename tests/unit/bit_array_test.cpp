@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "bloomkit/storage_allocator.hpp"
 
 namespace bloomkit {
 namespace {
@@ -108,6 +110,66 @@ TEST(BitArray, AllocationFailureIsACleanError) {
     EXPECT_EQ(e.code(), errc::too_large);
     EXPECT_NE(std::string(e.what()).find("cannot allocate"), std::string::npos) << e.what();
   }
+}
+
+// The allocation policy (storage_allocator.hpp): a host's allocator serves every new array, gets
+// each block back, zeroes on clear(); arrays made before keep the allocator they came from.
+class counting_allocator final : public storage_allocator {
+ public:
+  storage_block allocate(std::size_t bytes) override {
+    if (refuse) throw error(errc::too_large, "refused by the host");
+    void* base = ::operator new(bytes + 64);
+    std::memset(base, 0, bytes + 64);
+    const auto addr = (reinterpret_cast<std::uintptr_t>(base) + 63) & ~std::uintptr_t{63};
+    ++live;
+    held += bytes + 64;
+    return {reinterpret_cast<std::uint64_t*>(addr), base, bytes + 64};
+  }
+  void deallocate(const storage_block& block) noexcept override {
+    --live;
+    held -= block.bytes;
+    ::operator delete(block.base);
+  }
+  void zero(const storage_block& block, std::size_t bytes) noexcept override {
+    ++zeroed;
+    storage_allocator::zero(block, bytes);
+  }
+  int live = 0;
+  int zeroed = 0;
+  std::size_t held = 0;
+  bool refuse = false;
+};
+
+TEST(BitArray, AllocatesThroughTheInstalledAllocator) {
+  counting_allocator host;
+  bit_array before(1000);
+  set_storage_allocator(host);
+  {
+    bit_array a(1000);
+    EXPECT_EQ(host.live, 1);
+    EXPECT_EQ(a.allocated_bytes(), host.held);
+    EXPECT_GE(a.allocated_bytes(), a.byte_size());
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 64, 0u);
+    a.set(7);
+    bit_array copy = a;
+    EXPECT_EQ(host.live, 2);
+    EXPECT_TRUE(copy.test(7));
+    copy.clear();
+    EXPECT_EQ(host.zeroed, 1);
+    EXPECT_EQ(copy.count(), 0u);
+    bit_array moved = std::move(a);
+    EXPECT_EQ(host.live, 2);
+    host.refuse = true;
+    EXPECT_THROW(bit_array(64), error);
+    host.refuse = false;
+  }
+  EXPECT_EQ(host.live, 0);
+  EXPECT_EQ(host.held, 0u);
+  set_storage_allocator(mapped_memory_allocator());
+  // Made before the host's allocator: still the in-process one, and freed there.
+  EXPECT_GT(before.allocated_bytes(), 0u);
+  before.set(3);
+  EXPECT_TRUE(before.test(3));
 }
 
 }  // namespace
