@@ -43,7 +43,8 @@ client client::connect(const url& target, client_options options) {
     const detail::credentials sentinel_auth{p->target.sentinel_user, p->target.sentinel_password,
                                             0};
     for (const auto& where : p->target.nodes) {
-      p->sentinels.push_back(std::make_unique<connection>(where, sentinel_auth, options, p->tls));
+      p->sentinels.push_back(std::make_unique<connection>(where, sentinel_auth, options, p->tls,
+                                                          detail::peer::sentinel));
     }
   }
 

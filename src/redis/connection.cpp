@@ -3,6 +3,7 @@
 #include <hiredis/hiredis.h>
 
 #include <charconv>
+#include <limits>
 
 #include "bloomkit/error.hpp"
 #include "tls_context.hpp"
@@ -11,6 +12,30 @@ namespace bloomkit::redis::detail {
 namespace {
 
 constexpr std::size_t read_chunk = 64 * 1024;
+
+// What one reply may hold (connection::reply_guard). From a Redis server: at most 2^24 elements
+// in all its arrays (128 MiB of pointers that hiredis allocates as the arrays are announced; the
+// client's own largest replies, a batch's BITFIELD or CLUSTER SLOTS's 16384 ranges, hold far
+// fewer), any number of bytes (each reply still arrives within the read timeout). From a
+// Sentinel, whose replies are an address or a few short strings: 1 MiB, so at most a third as
+// many elements (the shortest element, "+\r\n", is 3 bytes): more could not arrive.
+constexpr std::size_t redis_max_elements = std::size_t{1} << 24;
+constexpr std::size_t sentinel_max_bytes = std::size_t{1} << 20;
+constexpr std::size_t sentinel_max_elements = sentinel_max_bytes / 3;
+
+// hiredis's createArray, refusing an array that would take the reply past its element limit
+// before hiredis allocates it (hiredis then fails the read with an "out of memory" error, which
+// next_reply replaces by the limit's).
+void* guarded_array(const redisReadTask* task, int elements) {
+  auto& guard = *static_cast<connection::reply_guard*>(task->privdata);
+  if (task->parent == nullptr) guard.elements = 0;  // a new reply
+  guard.elements += static_cast<std::size_t>(std::max(elements, 0));
+  if (guard.elements > guard.max_elements) {
+    guard.refused = elements;
+    return nullptr;
+  }
+  return guard.base->createArray(task, elements);
+}
 
 reply convert(const redisReply* r) {
   switch (r->type) {
@@ -60,12 +85,25 @@ void append(std::string& resp, const command& c) {
 }  // namespace
 
 connection::connection(endpoint where, const credentials& auth, const client_options& options,
-                       std::shared_ptr<const tls_context> tls)
+                       std::shared_ptr<const tls_context> tls, peer kind)
     : where_(std::move(where)),
       auth_(auth),
       options_(options),
       tls_(std::move(tls)),
-      read_timeout_(options.command_timeout) {}
+      kind_(kind),
+      read_timeout_(options.command_timeout) {
+  if (kind_ == peer::sentinel) {
+    guard_.max_elements = sentinel_max_elements;
+    guard_.max_bytes = sentinel_max_bytes;
+  } else {
+    guard_.max_elements = redis_max_elements;
+    guard_.max_bytes = std::numeric_limits<std::size_t>::max();
+  }
+}
+
+std::string connection::who() const {
+  return (kind_ == peer::sentinel ? "Sentinel at " : "Redis at ") + where_.to_string();
+}
 
 connection::~connection() {
   drop();
@@ -94,6 +132,11 @@ io_result connection::failure(std::string_view what, transfer t) {
   return result;
 }
 
+io_result connection::failure(std::string message) {
+  drop();
+  return {io_status::broken, std::move(message)};
+}
+
 io_result connection::ensure_connected() {
   if (stream_.is_open()) return {};
   transfer opened = stream_.open(where_, tls_.get(), options_.connect_timeout);
@@ -107,6 +150,16 @@ io_result connection::ensure_connected() {
   }
   reader_ = redisReaderCreate();
   if (reader_ == nullptr) throw std::bad_alloc();
+  if (!functions_) {
+    guard_.base = reader_->fn;  // hiredis's defaults (static: they outlive every reader)
+    functions_ = std::make_unique<redisReplyObjectFunctions>(*reader_->fn);
+    functions_->createArray = guarded_array;
+  }
+  reader_->fn = functions_.get();
+  reader_->privdata = &guard_;
+  guard_.elements = 0;
+  guard_.bytes = 0;
+  guard_.refused = -1;
   answered_ = false;
   read_timeout_ = options_.command_timeout;
 
@@ -189,17 +242,36 @@ void connection::check_not_tls(char first_byte) {
 }
 
 void* connection::next_reply(io_result& outcome) {
+  // The whole reply within the read timeout: a server trickling it in a byte at a time must not
+  // hold the client for longer.
+  const auto until = std::chrono::steady_clock::now() + read_timeout_;
   while (true) {
     void* raw = nullptr;
     if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
-      outcome = failure("protocol error from",
-                        {io_status::broken, std::string(redisReaderGetError(reader_))});
+      if (guard_.refused >= 0) {
+        outcome = failure(who() + " sent a reply announcing " + std::to_string(guard_.refused) +
+                          " elements (more than the " + std::to_string(guard_.max_elements) +
+                          " that one reply " + (kind_ == peer::sentinel ? "from a sentinel " : "") +
+                          "may hold)");
+      } else {
+        outcome = failure("protocol error from",
+                          {io_status::broken, std::string(redisReaderGetError(reader_))});
+      }
       return nullptr;
     }
-    if (raw != nullptr) return raw;
+    if (raw != nullptr) {
+      guard_.bytes = reader_->len - reader_->pos;  // the next replies' bytes read so far
+      return raw;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      outcome = failure("", {io_status::timeout, {}});
+      return nullptr;
+    }
     if (in_.size() < read_chunk) in_.resize(read_chunk);
     std::size_t got = 0;
-    transfer t = stream_.read_some(in_.data(), in_.size(), got, read_timeout_);
+    transfer t = stream_.read_some(in_.data(), in_.size(), got, left);
     if (t.status != io_status::ok) {
       if (!answered_ && t.status == io_status::broken) t.reason += unanswered_hint();
       outcome = failure("lost the connection to", t);
@@ -207,6 +279,13 @@ void* connection::next_reply(io_result& outcome) {
     }
     if (!answered_) check_not_tls(in_[0]);
     answered_ = true;
+    guard_.bytes += got;
+    if (guard_.bytes > guard_.max_bytes) {
+      outcome = failure(who() + " sent a reply of more than " + std::to_string(guard_.max_bytes) +
+                        " bytes (more than a " + (kind_ == peer::sentinel ? "sentinel" : "server") +
+                        " sends)");
+      return nullptr;
+    }
     if (redisReaderFeed(reader_, in_.data(), got) != REDIS_OK) throw std::bad_alloc();
   }
 }

@@ -15,6 +15,7 @@
 #include "transport.hpp"
 
 struct redisReader;
+struct redisReplyObjectFunctions;
 
 namespace bloomkit::redis::detail {
 
@@ -31,6 +32,10 @@ struct outgoing {
   bool asking = false;
 };
 
+// Who is at the other end: a Redis server, or a Sentinel (whose replies are a few short strings,
+// so it gets tighter limits; see reply_limits in connection.cpp). Messages name it so.
+enum class peer { redis, sentinel };
+
 struct credentials {
   std::string user;
   std::string password;
@@ -41,7 +46,7 @@ class connection {
  public:
   // `tls` null: plain TCP. The context is shared by every connection of a client.
   connection(endpoint where, const credentials& auth, const client_options& options,
-             std::shared_ptr<const tls_context> tls);
+             std::shared_ptr<const tls_context> tls, peer kind = peer::redis);
   ~connection();
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
@@ -68,10 +73,25 @@ class connection {
   // send + read of one command; throws errc::unreachable / errc::timeout on failure.
   reply call(const command& c);
 
+  // How long one reply may take to arrive whole (command_timeout unless changed, e.g. by WAIT).
   void set_read_timeout(std::chrono::milliseconds timeout) { read_timeout_ = timeout; }
+
+  // What one reply may hold, checked as it arrives: hiredis allocates the element pointers an
+  // array announces before they arrive (16 GiB for "*2147483647", then a free touching every one:
+  // a 44 s stall), and a reply larger than a peer ever sends is not worth waiting for.
+  struct reply_guard {
+    std::size_t max_elements = 0;  // announced by the arrays of one reply, nested ones included
+    std::size_t max_bytes = 0;     // of one reply
+    std::size_t elements = 0;      // announced so far by the reply being read
+    std::size_t bytes = 0;         // of the reply being read, so far
+    long long refused = -1;        // the array length refused, -1 if none
+    const redisReplyObjectFunctions* base = nullptr;  // hiredis's own (createArray is wrapped)
+  };
 
  private:
   io_result failure(std::string_view what, transfer t);
+  // Drops the connection: broken, with this message.
+  io_result failure(std::string message);
   // The next reply from the server, reading as much as needed; nullptr after a failure
   // (`outcome` says which).
   void* next_reply(io_result& outcome);
@@ -79,14 +99,19 @@ class connection {
   void check_not_tls(char first_byte);
   // Appended to the reason of a connection that broke before its first answer.
   std::string unanswered_hint() const;
+  // "Redis at h:p" / "Sentinel at h:p".
+  std::string who() const;
 
   endpoint where_;
   credentials auth_;
   client_options options_;
   std::shared_ptr<const tls_context> tls_;
   transport stream_;
+  peer kind_;
   redisReader* reader_ = nullptr;
-  std::string out_;        // RESP of the commands being sent
+  reply_guard guard_;
+  std::unique_ptr<redisReplyObjectFunctions> functions_;  // hiredis's, createArray guarded
+  std::string out_;                                       // RESP of the commands being sent
   std::vector<char> in_;   // bytes read from the transport, before the reader takes them
   bool answered_ = false;  // something was read since the connect
   std::chrono::milliseconds read_timeout_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "client_fixtures.hpp"
+#include "support/fake_redis.hpp"
 
 namespace {
 
@@ -129,6 +130,104 @@ TEST(RedisFaults, RecoversAfterARestartWithoutANewClient) {
   server.restart();
   EXPECT_EQ(c.execute(cmd({"GET", "survivor"})).str(), "yes");
   EXPECT_EQ(c.execute(cmd({"SET", "after", "restart"})).str(), "OK");
+}
+
+// --- Replies no server would send (a fake server on a free port) ---
+
+using bloomkit::test::fake_redis;
+
+// Answers every command of every connection with `reply`, then keeps the connection open.
+fake_redis::handler answering(std::string reply) {
+  return [reply](int fd, const std::atomic<bool>& stopping) {
+    while (fake_redis::await_command(fd, stopping)) fake_redis::send_all(fd, reply);
+  };
+}
+
+client_options quick_options() {
+  client_options options;
+  options.command_timeout = 2000ms;
+  options.max_retries = 1;
+  options.retry_delay = 10ms;
+  return options;
+}
+
+// hiredis preallocates the elements an array announces (16 GiB of pointers for *2147483647) and
+// frees them one by one: the client stalled 44 s on such a sentinel before it failed.
+TEST(RedisFaults, ASentinelAnnouncingAHugeArrayIsRefusedAtOnce) {
+  fake_redis sentinel(answering("*2147483647\r\n"));
+  const auto start = clock_type::now();
+  const auto message = error_of(
+      [&] {
+        client::connect("redis-sentinel://" + sentinel.address() + "/mymaster", quick_options());
+      },
+      errc::unreachable);
+  EXPECT_LT(elapsed_ms(start), 1500);
+  EXPECT_NE(message.find("Sentinel at " + sentinel.address() +
+                         " sent a reply announcing 2147483647 elements"),
+            std::string::npos)
+      << message;
+}
+
+TEST(RedisFaults, AServerAnnouncingAHugeArrayIsRefusedAtOnce) {
+  fake_redis server(answering("*2147483647\r\n"));
+  const auto start = clock_type::now();
+  const auto message = error_of(
+      [&] { client::connect("redis://" + server.address(), quick_options()); }, errc::unreachable);
+  EXPECT_LT(elapsed_ms(start), 1500);
+  EXPECT_NE(
+      message.find("Redis at " + server.address() + " sent a reply announcing 2147483647 elements"),
+      std::string::npos)
+      << message;
+  // Nested arrays count together: each one below the limit, all of them above it.
+  std::string nested;
+  for (int i = 0; i < 6; ++i) nested += "*16000000\r\n";
+  fake_redis deep(answering(nested));
+  const auto nested_message = error_of(
+      [&] { client::connect("redis://" + deep.address(), quick_options()); }, errc::unreachable);
+  EXPECT_NE(nested_message.find("Redis at " + deep.address() + " sent a reply announcing"),
+            std::string::npos)
+      << nested_message;
+}
+
+TEST(RedisFaults, ASentinelReplyLargerThanASentinelSendsIsRefused) {
+  // A bulk string of 1 GiB announced, its bytes streaming in: refused past the sentinel limit.
+  fake_redis sentinel([](int fd, const std::atomic<bool>& stopping) {
+    if (!fake_redis::await_command(fd, stopping)) return;
+    fake_redis::send_all(fd, "*2\r\n$1073741824\r\n");
+    const std::string chunk(64 * 1024, 'x');
+    for (int i = 0; i < 64 && !stopping; ++i) fake_redis::send_all(fd, chunk);
+    fake_redis::hold(fd, stopping);
+  });
+  const auto start = clock_type::now();
+  const auto message = error_of(
+      [&] {
+        client::connect("redis-sentinel://" + sentinel.address() + "/mymaster", quick_options());
+      },
+      errc::unreachable);
+  EXPECT_LT(elapsed_ms(start), 1500);
+  EXPECT_NE(message.find("Sentinel at " + sentinel.address() + " sent a reply of more than"),
+            std::string::npos)
+      << message;
+}
+
+// A reply that trickles in (a byte now and then) must still end within command_timeout.
+TEST(RedisFaults, AReplyThatTricklesInTimesOut) {
+  fake_redis server([](int fd, const std::atomic<bool>& stopping) {
+    if (!fake_redis::await_command(fd, stopping)) return;
+    fake_redis::send_all(fd, "$1000\r\n");
+    for (int i = 0; i < 1000 && !stopping; ++i) {
+      fake_redis::send_all(fd, "x");
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  client_options options = quick_options();
+  options.command_timeout = 300ms;
+  options.max_retries = 0;
+  const auto start = clock_type::now();
+  const auto message =
+      error_of([&] { client::connect("redis://" + server.address(), options); }, errc::timeout);
+  EXPECT_LT(elapsed_ms(start), 1500);
+  EXPECT_EQ(message, "Redis at " + server.address() + " did not answer within 300 ms");
 }
 
 }  // namespace
