@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -349,5 +350,87 @@ TEST_F(ChaosRedis, FailoverWithALaggingReplicaKeepsEveryAcknowledgedKey) {
   const std::size_t present = g.contains_many(views, {answers.get(), views.size()});
   EXPECT_EQ(present, views.size()) << "acknowledged keys lost in the failover";
 }
+
+// --- the Redis module ------------------------------------------------------------------------
+
+#ifdef BLOOMKIT_REDIS_MODULE
+// Writers race reserves (some larger than the room left, some larger than maxmemory) and adds that
+// grow chains on a module server with a small maxmemory and noeviction: the server never dies,
+// every refusal is Redis's OOM error, an add that answered is never lost (no false negative), and
+// memory stays within maxmemory (the module's filters are counted and checked before allocating).
+TEST_F(ChaosRedis, ModuleUnderMaxmemoryPressureRefusesWithOomNeverCrashesNeverLosesAKey) {
+  bloomkit::test::redis_server_options o;
+  o.extra_args = {"--loadmodule", BLOOMKIT_REDIS_MODULE, "--maxmemory",
+                  "24mb",         "--maxmemory-policy",  "noeviction"};
+  redis_server s(o);
+  constexpr int writers = 4;
+  std::vector<std::vector<std::pair<std::string, std::string>>> acked(writers);
+  std::vector<std::vector<std::string>> bad_errors(writers);
+  std::vector<int> ooms(writers, 0);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < writers; ++w) {
+    threads.emplace_back([&, w] {
+      auto c = bloomkit::redis::client::connect(s.url());
+      const auto expect = [&](const bloomkit::redis::reply& r) {
+        if (!r.is_error()) return true;
+        if (r.str().rfind("OOM ", 0) == 0) {
+          ++ooms[w];
+        } else {
+          bad_errors[w].push_back(r.str());
+        }
+        return false;
+      };
+      for (int round = 0; round < 24; ++round) {
+        const std::string name = numbered(numbered("w", w) + ":f", round);
+        // 0.1 to 60 MB of bits: some fit, some pass the room left, some pass maxmemory itself.
+        const long long capacity = (round % 5 == 4) ? 50'000'000 : 100'000 * (1 + round % 16);
+        expect(c.execute({{"BF.RESERVE", name, "0.01", std::to_string(capacity), "EXPANSION",
+                           round % 2 ? "2" : "64"}}));
+        // Adds to this filter or (missing) a new one of RedisBloom's defaults, growing chains.
+        for (int batch = 0; batch < 4; ++batch) {
+          std::vector<std::string> args{"BF.MADD", name};
+          for (int i = 0; i < 200; ++i) args.push_back(numbered(name + ":", batch * 200 + i));
+          const auto r = c.execute({args});
+          if (!expect(r)) continue;
+          EXPECT_EQ(r.elements().size(), 200u);
+          for (std::size_t i = 2; i < args.size(); ++i) acked[w].emplace_back(name, args[i]);
+        }
+        if (round % 8 == 7)
+          expect(c.execute({{"DEL", numbered(numbered("w", w) + ":f", round - 7)}}));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(s.raw({"PING"}).str(), "PONG");
+  int total_ooms = 0;
+  for (int w = 0; w < writers; ++w) {
+    EXPECT_TRUE(bad_errors[w].empty()) << "writer " << w << ": " << bad_errors[w].front();
+    total_ooms += ooms[w];
+  }
+  EXPECT_GT(total_ooms, 0) << "no pressure: maxmemory refused nothing";
+  // Every acknowledged key of a filter still there answers present.
+  std::map<std::string, std::vector<std::string>> by_filter;
+  for (const auto& keys : acked) {
+    for (const auto& [name, key] : keys) by_filter[name].push_back(key);
+  }
+  auto c = bloomkit::redis::client::connect(s.url());
+  std::size_t checked = 0;
+  for (const auto& [name, keys] : by_filter) {
+    if (c.execute({{"EXISTS", name}}).integer() == 0) continue;  // deleted by its writer
+    std::vector<std::string> args{"BF.MEXISTS", name};
+    args.insert(args.end(), keys.begin(), keys.end());
+    const auto answers = c.execute({args});
+    ASSERT_FALSE(answers.is_error()) << answers.to_string();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      ASSERT_EQ(answers.elements()[i].integer(), 1) << name << " lost " << keys[i];
+    }
+    checked += keys.size();
+  }
+  EXPECT_GT(checked, 0u);
+  const std::string info = s.raw({"INFO", "memory"}).str();
+  const auto used = std::stoull(info.substr(info.find("used_memory:") + 12));
+  EXPECT_LE(used, 26ull << 20) << "used_memory past maxmemory (24 MB)";
+}
+#endif
 
 }  // namespace
