@@ -2,9 +2,11 @@
 // the filter lookup and the cache reads in one round trip, negative caching, DELETE /item/{id},
 // and the filter's rebuild (POST /admin/rebuild, --rebuild-every).
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +31,32 @@ using bloomkit::redis::reply;
 constexpr const char* fill_script =
     "if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end "
     "redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) return 1";
+
+// Takes a negative entry back only if it still holds `token`, the value its writer gave it: a
+// newer entry (another DELETE's, another GET's) stays.
+constexpr const char* take_back_script =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end "
+    "return 0";
+
+// A value no other negative entry has: which writer wrote an entry (take_back_script).
+std::string entry_token() {
+  static std::atomic<std::uint64_t> next{0};
+  static const std::uint64_t process = std::random_device{}();
+  return std::to_string(process) + ":" + std::to_string(next.fetch_add(1));
+}
+
+// After writing a negative entry with `token` and finding its row there again (a POST of the id
+// committed meanwhile): deletes the entry, unless a newer one replaced it. A POST deletes the
+// entry after committing its row, so either that comes after the SET, or the read after the SET
+// sees the row and this takes the entry back: no entry is left over an existing row.
+void take_back_negative_entry(bloomkit::redis::client& redis, const std::string& absent,
+                              const std::string& token) {
+  const reply r = redis.execute({{"EVAL", take_back_script, "1", absent, token}, 3});
+  if (r.is_error()) {
+    throw bloomkit::error(bloomkit::errc::server_error,
+                          "negative cache entry " + absent + " could not be removed: " + r.str());
+  }
+}
 
 // How long a DELETE's negative entry lives at least: longer than any GET that read the row
 // before the DELETE can take to fill the cache.
@@ -78,12 +106,13 @@ void service::serve_item(worker& w, std::int64_t id, const std::string& key,
   if (!value && options_.negative_ttl.count() > 0 && negative_cache_enabled_.load() &&
       redis_usable()) {
     try {
+      const std::string token = entry_token();
       w.redis().execute(
-          {{"SET", absent, "1", "EX", std::to_string(options_.negative_ttl.count())}});
+          {{"SET", absent, token, "EX", std::to_string(options_.negative_ttl.count())}});
       // A POST of this id may have committed and cleared the entry before the SET: read again,
       // and take the entry back if the row is there now (one lookup in db_queries).
       value = w.db().find(id);
-      if (value) w.redis().execute({{"DEL", absent}});
+      if (value) take_back_negative_entry(w.redis(), absent, token);
     } catch (const bloomkit::error& e) {
       redis_failed(e);
     }
@@ -129,8 +158,9 @@ void service::install_delete_route() {
       // 2. The negative entry, then the cache entry: a GET from here on answers 404 (negative
       // entry or database), and a GET that read the row before cannot refill the cache.
       const auto ttl = std::max(options_.negative_ttl, min_deleted_ttl);
+      const std::string token = entry_token();
       const std::vector<command> steps = {
-          {{"SET", absent_key(key), "1", "EX", std::to_string(ttl.count())}},
+          {{"SET", absent_key(key), token, "EX", std::to_string(ttl.count())}},
           {{"DEL", cache_key(key)}}};
       const auto replies = w->redis().execute_many(steps);
       for (const auto& r : replies) {
@@ -139,6 +169,9 @@ void service::install_delete_route() {
                                    " is deleted, but its cache entry may remain: " + r.str());
         }
       }
+      // A POST may have reused the id (SQLite gives the largest id again) and cleared the
+      // entry before the SET: the entry goes again if the row is back.
+      if (w->db().find(*id)) take_back_negative_entry(w->redis(), absent_key(key), token);
       // 3. The filter: only for a row this DELETE deleted (so its id was inserted).
       std::optional<bloomkit::error> failed;
       if (remove) {
