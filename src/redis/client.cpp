@@ -27,6 +27,23 @@ client client::connect(const url& target, client_options options) {
                 "Redis URL \"" + target.to_string() + "\" names user \"" + target.user +
                     "\" but no password: add it to the URL or set " + password_variable);
   }
+  if (!target.tls) {
+    // TLS settings on a plaintext URL: silently ignored, they would leave the user believing the
+    // connection is encrypted and verified.
+    const std::pair<const char*, const std::string*> given[] = {
+        {"--tls-ca", &options.tls.ca_file},
+        {"--tls-cert", &options.tls.cert_file},
+        {"--tls-key", &options.tls.key_file},
+        {"--tls-server-name", &options.tls.server_name}};
+    for (const auto& [option, value] : given) {
+      if (value->empty()) continue;
+      throw error(errc::invalid_argument,
+                  std::string(option) + " \"" + *value + "\" is a TLS option, but the URL \"" +
+                      target.to_string() +
+                      "\" is not a TLS one: use rediss:// (rediss-cluster://, rediss-sentinel://) "
+                      "for TLS, or drop the option");
+    }
+  }
   auto p = std::make_unique<impl>();
   p->target = target;
   if (options.max_retries < 0 || options.max_redirects < 0 ||

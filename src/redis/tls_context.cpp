@@ -1,12 +1,18 @@
 #include "tls_context.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bloomkit/error.hpp"
 
@@ -44,6 +50,59 @@ std::string drain_errors() {
               std::string("TLS: cannot use ") + what + " \"" + file + "\": " + drain_errors());
 }
 
+// What a file that is not a regular file is, for messages.
+std::string file_type(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// OpenSSL opens and reads its files with blocking calls: a FIFO would hang the client for ever
+// (until something writes to it), a device could feed it without end. So every file it is given
+// must be a readable regular file, checked before it opens it (the open here does not block:
+// O_NONBLOCK; fstat sees what was opened, whatever the path named at stat time).
+// `what` is "the CA file", `source` the option or variable that named it ("--tls-ca").
+void check_regular_file(const std::string& what, const std::string& source,
+                        const std::string& file) {
+  const std::string named = "TLS: cannot use " + what + " \"" + file + "\" (" + source + "): ";
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0)
+    throw error(errc::invalid_argument, named + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    throw error(errc::invalid_argument,
+                named + "it is " + file_type(st.st_mode) + ", not a regular file");
+  }
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw error(errc::invalid_argument, named + std::strerror(errno));
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  ::close(fd);
+  if (!regular) {
+    throw error(errc::invalid_argument,
+                named + "it is " + file_type(st.st_mode) + ", not a regular file");
+  }
+}
+
+// OpenSSL asks for the passphrase of an encrypted key through this callback; its default one
+// prompts on the terminal (a client must never wait on a prompt). This one gives
+// tls_options::key_passphrase, or nothing, and records that it was asked.
+struct passphrase_source {
+  const std::string* passphrase = nullptr;
+  bool asked = false;
+};
+
+int give_passphrase(char* buffer, int size, int /*writing*/, void* data) {
+  auto* source = static_cast<passphrase_source*>(data);
+  if (source == nullptr) return 0;
+  source->asked = true;
+  const std::string& passphrase = *source->passphrase;
+  if (passphrase.empty() || passphrase.size() > static_cast<std::size_t>(size)) return 0;
+  std::memcpy(buffer, passphrase.data(), passphrase.size());
+  return static_cast<int>(passphrase.size());
+}
+
 // The reason of the first SSL-library error in the queue, 0 if none (the queue is left as is).
 int first_ssl_reason() {
   const unsigned long e = ERR_peek_error();
@@ -60,8 +119,25 @@ tls_context::tls_context(const tls_options& options) : options_(options) {
   SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
   // A partial SSL_write may continue from another buffer address (our output buffer grows).
   SSL_CTX_set_mode(ctx_, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_ENABLE_PARTIAL_WRITE);
+  passphrase_source passphrase{&options_.key_passphrase};
+  SSL_CTX_set_default_passwd_cb(ctx_, give_passphrase);
+  SSL_CTX_set_default_passwd_cb_userdata(ctx_, &passphrase);
   try {
+    if (!options_.ca_file.empty()) check_regular_file("the CA file", "--tls-ca", options_.ca_file);
+    if (!options_.cert_file.empty()) {
+      check_regular_file("the client certificate", "--tls-cert", options_.cert_file);
+    }
+    if (!options_.key_file.empty()) {
+      check_regular_file("the client key", "--tls-key", options_.key_file);
+    }
     if (options_.ca_file.empty()) {
+      // OpenSSL's default store: SSL_CERT_FILE, when set, names its file (a missing one is no
+      // error: the store is then empty).
+      const char* variable = std::getenv("SSL_CERT_FILE");
+      struct stat st {};
+      if (variable != nullptr && *variable != '\0' && ::stat(variable, &st) == 0) {
+        check_regular_file("the CA file", "SSL_CERT_FILE", variable);
+      }
       if (SSL_CTX_set_default_verify_paths(ctx_) != 1) {
         throw error(errc::invalid_argument,
                     "TLS: cannot load the system's trusted certificates: " + drain_errors());
@@ -78,9 +154,19 @@ tls_context::tls_context(const tls_options& options) : options_(options) {
       if (SSL_CTX_use_certificate_chain_file(ctx_, options_.cert_file.c_str()) != 1) {
         bad_file("the client certificate", options_.cert_file);
       }
+      passphrase.asked = false;
       const bool key_loaded =
           SSL_CTX_use_PrivateKey_file(ctx_, options_.key_file.c_str(), SSL_FILETYPE_PEM) == 1;
       const bool mismatch = ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH;
+      if (!key_loaded && passphrase.asked) {
+        const std::string reasons = drain_errors();
+        throw error(errc::invalid_argument,
+                    "TLS: the client key \"" + options_.key_file + "\" (--tls-key) is encrypted " +
+                        (options_.key_passphrase.empty()
+                             ? std::string("and no passphrase was given (set ") +
+                                   key_passphrase_variable + ")"
+                             : "and the passphrase does not decrypt it (" + reasons + ")"));
+      }
       if (!key_loaded && !mismatch) bad_file("the client key", options_.key_file);
       if (mismatch || SSL_CTX_check_private_key(ctx_) != 1) {
         ERR_clear_error();
@@ -93,6 +179,7 @@ tls_context::tls_context(const tls_options& options) : options_(options) {
     SSL_CTX_free(ctx_);
     throw;
   }
+  SSL_CTX_set_default_passwd_cb_userdata(ctx_, nullptr);  // `passphrase` dies here
 }
 
 tls_context::~tls_context() {

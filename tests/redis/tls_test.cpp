@@ -2,9 +2,15 @@
 // openssl at test time): the certificates a client must refuse, client certificates, plaintext
 // and TLS mixed up, a restart, and the URL forms. The filter suites run over TLS too
 // (CMakeLists.txt, TLS_SUITES).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/client.hpp"
@@ -13,6 +19,8 @@
 #include "redis/client_stats.hpp"
 #include "support/errors.hpp"
 #include "support/redis_server.hpp"
+#include "support/scoped_env.hpp"
+#include "support/temp_dir.hpp"
 #include "support/tls_certificates.hpp"
 
 namespace {
@@ -114,6 +122,126 @@ TEST(RedisTls, BadOptionsAreClearErrorsBeforeConnecting) {
   EXPECT_NE(message.find("does not match"), std::string::npos) << message;
 }
 
+long long elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+// A FIFO that nobody writes to: OpenSSL blocked for ever opening it as a CA file. So that a
+// regression fails instead of hanging the suite, a watchdog opens and closes its writing end
+// (an end of file for a blocked reader) after a second.
+class idle_fifo {
+ public:
+  explicit idle_fifo(const std::filesystem::path& path) : path_(path) {
+    if (::mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("mkfifo failed");
+    watchdog_ = std::thread([this] {
+      for (int i = 0; i < 100 && !done_; ++i) std::this_thread::sleep_for(10ms);
+      while (!done_) {
+        const int fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd >= 0) ::close(fd);
+        std::this_thread::sleep_for(10ms);
+      }
+    });
+  }
+  ~idle_fifo() {
+    done_ = true;
+    watchdog_.join();
+  }
+  std::string string() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+  std::atomic<bool> done_{false};
+  std::thread watchdog_;
+};
+
+TEST(RedisTls, TlsFilesThatAreNotRegularFilesAreRefusedAtOnce) {
+  bloomkit::test::temp_dir dir;
+  const idle_fifo fifo(dir / "ca.fifo");
+  client_options o;
+  o.tls.ca_file = fifo.string();
+  auto start = std::chrono::steady_clock::now();
+  auto message =
+      error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_LT(elapsed_ms(start), 500);
+  EXPECT_EQ(message, "TLS: cannot use the CA file \"" + fifo.string() +
+                         "\" (--tls-ca): it is a FIFO (named pipe), not a regular file");
+  o = {};
+  o.tls.cert_file = dir.path().string();
+  o.tls.key_file = certs().client().key.string();
+  message = error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_EQ(message, "TLS: cannot use the client certificate \"" + dir.path().string() +
+                         "\" (--tls-cert): it is a directory, not a regular file");
+  o.tls.cert_file = certs().client().cert.string();
+  o.tls.key_file = "/dev/zero";  // endless: OpenSSL would read it until memory runs out
+  message = error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_EQ(message,
+            "TLS: cannot use the client key \"/dev/zero\" (--tls-key): it is a character device, "
+            "not a regular file");
+  // OpenSSL's default store named by SSL_CERT_FILE (no --tls-ca) is checked the same way.
+  o = {};
+  const bloomkit::test::scoped_env variable({{"SSL_CERT_FILE", fifo.string()}});
+  start = std::chrono::steady_clock::now();
+  message = error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_LT(elapsed_ms(start), 500);
+  EXPECT_EQ(message, "TLS: cannot use the CA file \"" + fifo.string() +
+                         "\" (SSL_CERT_FILE): it is a FIFO (named pipe), not a regular file");
+}
+
+TEST(RedisTls, TlsOptionsWithAPlaintextUrlAreRefused) {
+  client_options o;
+  o.tls.ca_file = certs().ca().string();
+  auto message =
+      error_of([&] { client::connect("redis://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_EQ(message, "--tls-ca \"" + certs().ca().string() +
+                         "\" is a TLS option, but the URL \"redis://127.0.0.1:1\" is not a TLS "
+                         "one: use rediss:// (rediss-cluster://, rediss-sentinel://) for TLS, or "
+                         "drop the option");
+  o = {};
+  o.tls.server_name = "cache.internal";
+  message = error_of([&] { client::connect("redis-sentinel://127.0.0.1:1/m", o); },
+                     errc::invalid_argument);
+  EXPECT_EQ(message.rfind("--tls-server-name \"cache.internal\" is a TLS option", 0), 0u)
+      << message;
+  o = {};
+  o.tls.cert_file = certs().client().cert.string();
+  o.tls.key_file = certs().client().key.string();
+  message =
+      error_of([&] { client::connect("redis-cluster://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_NE(message.find("use rediss://"), std::string::npos) << message;
+  // A passphrase alone (an environment variable set for other commands) is no TLS request.
+  o = {};
+  o.tls.key_passphrase = "unused";
+  error_of([&] { client::connect("redis://127.0.0.1:1", o); }, errc::unreachable);
+}
+
+// OpenSSL's default passphrase callback prompts on the terminal (and waits there).
+TEST(RedisTls, AnEncryptedKeyNeverPrompts) {
+  client_options o;
+  o.max_retries = 0;
+  o.tls.ca_file = certs().ca().string();
+  o.tls.cert_file = certs().client().cert.string();
+  o.tls.key_file = certs().encrypted_client_key().string();
+  const auto start = std::chrono::steady_clock::now();
+  auto message =
+      error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_LT(elapsed_ms(start), 500);
+  EXPECT_EQ(message, "TLS: the client key \"" + o.tls.key_file +
+                         "\" (--tls-key) is encrypted and no passphrase was given (set "
+                         "BLOOMKIT_TLS_KEY_PASSPHRASE)");
+  o.tls.key_passphrase = "not the passphrase";
+  message = error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::invalid_argument);
+  EXPECT_EQ(message.rfind("TLS: the client key \"" + o.tls.key_file +
+                              "\" (--tls-key) is encrypted and the passphrase does not decrypt it",
+                          0),
+            0u)
+      << message;
+  // The right one loads the key: the client gets as far as connecting (nobody on port 1).
+  o.tls.key_passphrase = bloomkit::test::tls_certificates::encrypted_key_passphrase;
+  error_of([&] { client::connect("rediss://127.0.0.1:1", o); }, errc::unreachable);
+}
+
 class RedisTlsServer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -181,6 +309,7 @@ TEST_F(RedisTlsServer, PlaintextAndTlsMixedUpAreClearErrors) {
   EXPECT_NE(message.find(plain_->address()), std::string::npos) << message;
   EXPECT_NE(message.find("use redis://"), std::string::npos) << message;
   // A plaintext URL on a TLS server.
+  o.tls.ca_file.clear();  // a TLS option on a redis:// URL is refused before connecting
   message = error_of([&] { client::connect("redis://" + good_->address(), o); }, errc::unreachable);
   EXPECT_NE(message.find(good_->address()), std::string::npos) << message;
   EXPECT_NE(message.find("use rediss://"), std::string::npos) << message;

@@ -45,6 +45,11 @@ tls_certificates::tls_certificates() {
   expired_ = issue("expired", "IP:127.0.0.1,DNS:localhost", ca_, -1);  // ended yesterday
   wrong_host_ = issue("wrong-host", "DNS:wrong.example", ca_, 2);
   untrusted_ = issue("untrusted", "IP:127.0.0.1,DNS:localhost", other_ca_, 2);
+  encrypted_client_key_ = dir() / "client-encrypted.key";
+  run_openssl(
+      {"pkey", "-in", client_.key.string(), "-aes256", "-passout",
+       std::string("pass:") + encrypted_key_passphrase, "-out", encrypted_client_key_.string()},
+      dir());
 }
 
 const tls_certificates& tls_certificates::shared() {

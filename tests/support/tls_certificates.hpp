@@ -29,6 +29,9 @@ class tls_certificates {
   const certificate& expired() const { return expired_; }        // 127.0.0.1, expired yesterday
   const certificate& wrong_host() const { return wrong_host_; }  // DNS:wrong.example only
   const certificate& untrusted() const { return untrusted_; }    // 127.0.0.1, another CA
+  // client()'s key encrypted (AES-256, PKCS#8) with encrypted_key_passphrase.
+  const std::filesystem::path& encrypted_client_key() const { return encrypted_client_key_; }
+  static constexpr const char* encrypted_key_passphrase = "bloomkit-test-passphrase";
   const std::filesystem::path& dir() const { return dir_.path(); }
 
  private:
@@ -43,6 +46,7 @@ class tls_certificates {
   certificate expired_;
   certificate wrong_host_;
   certificate untrusted_;
+  std::filesystem::path encrypted_client_key_;
 };
 
 }  // namespace bloomkit::test

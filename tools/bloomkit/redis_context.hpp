@@ -4,6 +4,7 @@
 // (redis_<name>.cpp).
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,10 +35,14 @@ struct redis_context {
   std::optional<std::string> funnel;    // checked: string, string-twice or long
 
   // Connects to --url, BLOOMKIT_REDIS_URL or the default, with the password of the URL or of
-  // REDISCLI_AUTH (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL).
+  // REDISCLI_AUTH, and an encrypted --tls-key's passphrase from BLOOMKIT_TLS_KEY_PASSPHRASE
+  // (throws bloomkit::error: unreachable, auth_failed, timeout, bad URL, TLS options).
   redis::client connect() const {
     redis::client_options options;
     options.tls = tls;
+    if (const char* passphrase = std::getenv(redis::key_passphrase_variable)) {
+      options.tls.key_passphrase = passphrase;
+    }
     return redis::client::connect(redis::settings_from_environment(url).url, options);
   }
   bool is_peer() const { return layout != "native"; }

@@ -37,7 +37,10 @@
 
 namespace bloomkit::redis {
 
-// TLS for rediss:// URLs (ignored by redis:// ones).
+// TLS for rediss:// URLs. Given with a redis:// URL (any of the files or server_name), connect
+// refuses them (errc::invalid_argument): a plaintext connection would silently ignore them.
+// Every file must be a readable regular file (a FIFO, directory or device is refused at once,
+// naming the option and the file: OpenSSL would block reading a FIFO for ever).
 struct tls_options {
   // PEM file of the CA certificates to trust; empty: the system's store (OpenSSL's default
   // paths, which SSL_CERT_FILE / SSL_CERT_DIR override).
@@ -46,11 +49,18 @@ struct tls_options {
   // (tls-auth-clients yes). Both or neither.
   std::string cert_file;
   std::string key_file;
+  // The passphrase of an encrypted key_file (the CLI takes it from BLOOMKIT_TLS_KEY_PASSPHRASE).
+  // Nothing ever prompts for one: an encrypted key without it is an error saying so.
+  std::string key_passphrase;
   // The name the server's certificate must carry, also sent as SNI; empty: the host of the URL
   // (or the address a cluster or sentinel names). An IP address is checked against the
   // certificate's IP entries.
   std::string server_name;
 };
+
+// Where bloomkit's tools (the CLI) read tls_options::key_passphrase from: a passphrase on a
+// command line shows in `ps`.
+inline constexpr const char* key_passphrase_variable = "BLOOMKIT_TLS_KEY_PASSPHRASE";
 
 struct client_options {
   std::chrono::milliseconds connect_timeout{2000};
