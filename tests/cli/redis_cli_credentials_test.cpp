@@ -10,6 +10,7 @@
 
 #include "redis_cli_fixture.hpp"
 #include "support/scoped_env.hpp"
+#include "support/tls_certificates.hpp"
 
 namespace {
 
@@ -131,6 +132,58 @@ TEST_F(RedisCli, ConnectFailureIsTheDocumentedMessage) {
             "bloomkit: error: cannot connect to Redis at 127.0.0.1:1: Connection refused "
             "(gave up after 3 retries)\n")
       << r;
+}
+
+// The TLS options, checked before any connection (issue 27, item 6): with a plaintext URL they
+// are refused (they were ignored); a file that is not a regular file is refused naming the option;
+// an encrypted key fails at once, never prompting, unless BLOOMKIT_TLS_KEY_PASSPHRASE gives its
+// passphrase.
+TEST_F(RedisCli, TlsOptionsAreCheckedBeforeConnecting) {
+  using bloomkit::test::scoped_env;
+  const auto& certs = bloomkit::test::tls_certificates::shared();
+  const std::string ca = certs.ca().string();
+  auto r = run(dir_.path(), {"redis", "--url", "redis://127.0.0.1:1", "--tls-ca", ca, "info", "f"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "bloomkit: error: --tls-ca \"" + ca +
+                       "\" is a TLS option, but the URL \"redis://127.0.0.1:1\" is not a TLS one: "
+                       "use rediss:// (rediss-cluster://, rediss-sentinel://) for TLS, or drop "
+                       "the option\n")
+      << r;
+  r = run(dir_.path(), {"redis", "--url", "rediss://127.0.0.1:1", "--tls-ca", dir_.path().string(),
+                        "info", "f"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.err, "bloomkit: error: TLS: cannot use the CA file \"" + dir_.path().string() +
+                       "\" (--tls-ca): it is a directory, not a regular file\n")
+      << r;
+  const std::vector<std::string> encrypted = {"redis",
+                                              "--url",
+                                              "rediss://127.0.0.1:1",
+                                              "--tls-ca",
+                                              ca,
+                                              "--tls-cert",
+                                              certs.client().cert.string(),
+                                              "--tls-key",
+                                              certs.encrypted_client_key().string(),
+                                              "info",
+                                              "f"};
+  {
+    scoped_env env({{"BLOOMKIT_TLS_KEY_PASSPHRASE", std::nullopt}});
+    r = run(dir_.path(), encrypted);
+    EXPECT_EQ(r.status, 1) << r;
+    EXPECT_EQ(r.err, "bloomkit: error: TLS: the client key \"" +
+                         certs.encrypted_client_key().string() +
+                         "\" (--tls-key) is encrypted and no passphrase was given (set "
+                         "BLOOMKIT_TLS_KEY_PASSPHRASE)\n")
+        << r;
+  }
+  {
+    scoped_env env({{"BLOOMKIT_TLS_KEY_PASSPHRASE",
+                     bloomkit::test::tls_certificates::encrypted_key_passphrase}});
+    r = run(dir_.path(), encrypted);
+    EXPECT_EQ(r.status, 1) << r;
+    // The key loaded: the error is the connection's (nobody listens on port 1).
+    EXPECT_EQ(r.err.rfind("bloomkit: error: cannot connect to Redis at 127.0.0.1:1", 0), 0u) << r;
+  }
 }
 
 }  // namespace
