@@ -103,7 +103,8 @@ std::size_t basic_window_filter<Sub>::insert_run(std::span<const std::string_vie
   Sub& target = slots_[taken.slot];
   if (taken.stale) target.clear();
   std::vector<const Sub*> slots = {&target};
-  for_each_live(current, [&](const Sub& f) {
+  // The window's live slices, which a backfill's slice (current) need not be the newest of.
+  for_each_live(newest_slice(), [&](const Sub& f) {
     if (&f != &target) slots.push_back(&f);
   });
   return detail::slot_paths<Sub>::insert_many(target, slots, keys, added);
@@ -181,6 +182,13 @@ std::uint64_t basic_window_filter<Sub>::inserted() const {
   std::uint64_t total = 0;
   for_each_live(current_slice(), [&](const Sub& f) { total += f.inserted(); });
   return total;
+}
+
+template <class Sub>
+std::uint64_t basic_window_filter<Sub>::fullest_slice_keys() const {
+  std::uint64_t most = 0;
+  for_each_live(current_slice(), [&](const Sub& f) { most = std::max(most, f.inserted()); });
+  return most;
 }
 
 template <class Sub>

@@ -136,7 +136,8 @@ std::size_t window_filter::insert_run(std::span<const std::string_view> keys, st
   }
   std::array<std::uint32_t, max_slices + 1> others;
   std::size_t count = 0;
-  for_each_live_slot(current, [&](std::size_t slot) {
+  // The window's live slices, which a backfill's slice (current) need not be the newest of.
+  for_each_live_slot(newest_slice(), [&](std::size_t slot) {
     if (slot != taken.slot) others[count++] = static_cast<std::uint32_t>(slot * layout_.word_bytes);
   });
   const detail::window_insert_counts counts =
@@ -216,6 +217,13 @@ std::uint64_t window_filter::inserted() const {
   std::uint64_t total = 0;
   for_each_live_slot(current_slice(), [&](std::size_t slot) { total += slot_inserted_[slot]; });
   return total;
+}
+
+std::uint64_t window_filter::fullest_slice_keys() const {
+  std::uint64_t most = 0;
+  for_each_live_slot(current_slice(),
+                     [&](std::size_t slot) { most = std::max(most, slot_inserted_[slot]); });
+  return most;
 }
 
 double window_filter::estimated_fpp() const {

@@ -75,6 +75,8 @@ class basic_window_filter : public window_slices,
   double fill_ratio() const;
   // Fraction of set cells of slot i (`bloomkit info`).
   double slot_fill_ratio(std::size_t slot) const { return slots_.at(slot).fill_ratio(); }
+  // Keys of the fullest live slice: past slice_share() the FPP bound no longer holds (a burst).
+  std::uint64_t fullest_slice_keys() const;
   // Cells and bytes of all S + 1 sub-filters.
   std::uint64_t cells() const noexcept;
   std::size_t byte_size() const noexcept;

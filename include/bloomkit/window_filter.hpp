@@ -114,6 +114,8 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   // Keys slot i took since it last became its slice.
   std::uint64_t slot_inserted(std::size_t slot) const { return slot_inserted_.at(slot); }
   std::span<const std::uint64_t> slot_inserted() const noexcept { return slot_inserted_; }
+  // Keys of the fullest live slice: past slice_share() the FPP bound no longer holds (a burst).
+  std::uint64_t fullest_slice_keys() const;
   // Bits and bytes of the group array (all S + 1 slots, with the groups' unused bytes).
   std::uint64_t cells() const noexcept { return layout_.groups * layout_.group_bytes() * 8; }
   std::size_t byte_size() const noexcept { return cells_.byte_size(); }

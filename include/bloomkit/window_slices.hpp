@@ -7,6 +7,16 @@
 // inserts (numbered from 0) e * ceil(W/S) .. (e + 1) * ceil(W/S) - 1. Slice e lives in slot
 // e mod (S + 1); slices current - S .. current are live. A key inserted within the last W is
 // always in a live slice; one inserted more than W + W/S ago never is.
+//
+// Time never erases a live slice. The current slice is the later of the clock's and the newest
+// slice a slot holds, so a clock that goes back hides nothing. An insert at an explicit time
+// (set_now, set_clock) goes to that time's slice: an earlier live slice takes it (a backfill),
+// a time older than the window is refused (errc::invalid_argument: it could not be remembered),
+// and a time more than max_clock_skew ahead of the system clock is refused unless the caller
+// says the clock really moved (set_clock_moved), since moving to it would rotate live slices
+// out. The default clock is the system clock read once and advanced by the boot-time clock, so
+// a system clock that steps while the process runs moves no window; inserts at it go to the
+// current slice. A time of millisecond magnitude is refused naming it.
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +46,12 @@ struct window_config {
 // Unix seconds.
 using window_clock = std::function<std::uint64_t()>;
 
+// The system clock's unix seconds.
+std::uint64_t system_unix_seconds();
+// errc::invalid_argument naming `t` when it is of millisecond magnitude
+// (window_slices::millisecond_times or more): window times are unix seconds.
+void check_window_time(std::uint64_t t);
+
 // The slice of time t in a window of `length` seconds cut into `slices`: floor(t S / W), without
 // overflow (t = q W + r: q S + r S / W, and r S < W S < 2^64 for W at most max_length).
 constexpr std::uint64_t slice_of_time(std::uint64_t t, std::uint64_t length,
@@ -59,15 +75,35 @@ class window_slices {
   // Throws errc::invalid_argument naming the parameter when one is out of range.
   static void validate(const window_config& config);
 
-  // The clock of time windows (count windows ignore it). set_now fixes it at `now`.
-  void set_clock(window_clock clock) { clock_ = std::move(clock); }
-  void set_now(std::uint64_t now) {
-    clock_ = [now] { return now; };
+  // How far ahead of the system clock an explicit time may be (seconds) before inserts and
+  // lookups refuse it, unless set_clock_moved(true).
+  static constexpr std::uint64_t max_clock_skew = 300;
+  // The first time read as milliseconds, not seconds (about year 5138).
+  static constexpr std::uint64_t millisecond_times = 100'000'000'000;
+  // Inserts a count window may count (past it, inserts are refused; loaders refuse more).
+  static constexpr std::uint64_t max_inserts = std::uint64_t{1} << 63;
+
+  // The clock of time windows (count windows ignore it): an explicit time source. set_now fixes
+  // it at `now` (errc::invalid_argument for a time of millisecond magnitude).
+  void set_clock(window_clock clock) {
+    clock_ = std::move(clock);
+    explicit_clock_ = true;
   }
-  // The clock's time now (unix seconds).
-  std::uint64_t now() const { return clock_(); }
-  // The slice that inserts go to now: from the clock (time) or the insert count (count).
+  void set_now(std::uint64_t now);
+  // Back to the default clock (the system's, without steps).
+  void use_system_clock();
+  // The caller says the clock really moved: an explicit time beyond max_clock_skew ahead of the
+  // system clock is accepted (and an insert at it rotates the slices it passes out).
+  void set_clock_moved(bool moved) noexcept { clock_moved_ = moved; }
+  // The clock's time now (unix seconds), checked: errc::invalid_argument when it is of
+  // millisecond magnitude or (an explicit clock, unless the clock moved) more than
+  // max_clock_skew ahead of the system clock.
+  std::uint64_t now() const;
+  // The slice lookups see as current: for a time window the later of the clock's slice and the
+  // newest slice held (a clock behind hides nothing); for a count window, the insert count's.
   std::uint64_t current_slice() const;
+  // The newest slice a slot holds (no_slice: none).
+  std::uint64_t newest_slice() const noexcept;
   // The slice of time `t` (time windows): floor(t S / W).
   std::uint64_t slice_at(std::uint64_t t) const noexcept;
 
@@ -77,6 +113,11 @@ class window_slices {
   std::uint64_t length() const noexcept { return config_.length; }
   window_unit unit() const noexcept { return config_.unit; }
   std::uint32_t slices() const noexcept { return config_.slices; }
+  // The keys a slice is sized for, ceil(capacity / S): a slice past it (a burst) holds more
+  // than its share, and a lookup's FPP may pass p.
+  std::uint64_t slice_share() const noexcept {
+    return config_.capacity / config_.slices + (config_.capacity % config_.slices != 0 ? 1 : 0);
+  }
   // Count windows: inserts so far (each insert call counts); 0 for time windows.
   std::uint64_t insert_count() const noexcept { return inserts_; }
   // The slice each of the S + 1 slots holds (no_slice: never used); slot i holds slice e with
@@ -118,13 +159,16 @@ class window_slices {
     std::size_t slot;
     bool stale;
   };
+  // Never a slot holding a newer slice (errc::invalid_argument: a bug, caught before it erases).
   taken_slot take_slot(std::uint64_t current);
   // Splits a batch of inserts into runs within one slice (a count window moves to the next
   // slice every ceil(W/S) inserts) and counts them: run(first, count, slice) returns how many
-  // keys of the run were new. Returns the sum.
+  // keys of the run were new. Returns the sum. A time window's run goes to insert_slice(); a
+  // count window refuses a batch that would count past max_inserts.
   template <class Run>
   std::size_t insert_runs(std::size_t n, Run run) {
-    if (config_.unit == window_unit::seconds) return run(0, n, current_slice());
+    if (config_.unit == window_unit::seconds) return run(0, n, insert_slice());
+    check_insert_room(n);
     const std::uint64_t per_slice = inserts_per_slice();
     std::size_t added = 0;
     for (std::size_t next = 0; next < n;) {
@@ -146,11 +190,17 @@ class window_slices {
 
  private:
   std::uint64_t inserts_per_slice() const noexcept;
+  // The slice a time window's insert goes to now (the class comment's rules).
+  std::uint64_t insert_slice() const;
+  // errc::invalid_argument when n more inserts would count past max_inserts.
+  void check_insert_room(std::size_t n) const;
 
   window_config config_;
   std::vector<std::uint64_t> slot_slices_;
   std::uint64_t inserts_ = 0;
   window_clock clock_;
+  bool explicit_clock_ = false;
+  bool clock_moved_ = false;
 };
 
 }  // namespace bloomkit

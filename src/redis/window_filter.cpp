@@ -4,7 +4,6 @@
 #include "bloomkit/redis/window_filter.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -30,12 +29,6 @@ window_slice_format window_slice_format_named(std::string_view name) {
 
 namespace {
 
-std::uint64_t system_seconds() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(
-      0, std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count()));
-}
-
 // Written last by create, read by every call: a meta that is gone means a dropped filter.
 command meta_check(const std::string& name) {
   return command{{"HEXISTS", detail::meta_key(name), "kind"}, 1};
@@ -60,14 +53,14 @@ redis_window_filter::redis_window_filter(client& c, std::string name,
       layout_(layout),
       created_(created),
       options_(options),
-      clock_(system_seconds) {}
+      clock_(system_unix_seconds) {}
 
 redis_window_filter redis_window_filter::create(client& c, std::string name,
                                                 const redis_window_config& config,
                                                 filter_options options) {
   detail::validate_name(name);
   detail::window_meta want = detail::window_meta_for(config);
-  want.created = static_cast<std::int64_t>(system_seconds());
+  want.created = static_cast<std::int64_t>(system_unix_seconds());
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (const auto fields = detail::read_meta_fields(c, name)) {
       const detail::window_meta have = detail::decode_window_meta(name, *fields);
@@ -109,6 +102,17 @@ bool redis_window_filter::is_window(client& c, const std::string& name) {
   const reply r = c.execute(command{{"HGET", detail::meta_key(name), "kind"}, 1});
   if (r.is_error()) return false;  // not a hash: not a window filter's meta
   return !r.is_nil() && r.str() == detail::window_kind;
+}
+
+void redis_window_filter::set_now(std::uint64_t now) {
+  check_window_time(now);
+  clock_ = [now] { return now; };
+}
+
+std::uint64_t redis_window_filter::now() const {
+  const std::uint64_t t = clock_();
+  check_window_time(t);
+  return t;
 }
 
 std::uint64_t redis_window_filter::current_slice() const {
@@ -176,6 +180,14 @@ std::size_t redis_window_filter::write_many(std::span<const std::string_view> ke
   // plus twice the skew (a client whose clock is late reads it that much longer).
   const std::uint64_t expire_at =
       slice_start(current + 1, config_.window, config_.slices) + config_.window + 2 * config_.skew;
+  if (const std::uint64_t system = system_unix_seconds(); expire_at <= system) {
+    throw error(errc::invalid_argument,
+                "window filter '" + name_ + "': time " + std::to_string(now()) +
+                    " is older than the window: its slice expired at unix second " +
+                    std::to_string(expire_at) + ", before the system clock's " +
+                    std::to_string(system) +
+                    "; a key inserted at it could not be remembered, so it is not stored");
+  }
   std::size_t added = 0;
   const std::size_t chunk =
       chunk_of(config_.slice_format, others.size() + 1, others.size() + layout_.hashes);

@@ -2,6 +2,8 @@
 // create --kind window --window DURATION|COUNT [--slices S], add / query / info / size / build on
 // them, --now on every command, and the usage errors of bad windows and combinations.
 
+#include <cstdint>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -40,8 +42,73 @@ TEST_F(CliWindow, KeysAreFoundForTheWindowAndForgottenAfterIt) {
   EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(8)}), "1\ta\n0\tb\n1\tc\n");
   EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(10, 86399)}), "1\ta\n0\tb\n1\tc\n");
   EXPECT_EQ(ok({"query", f, "a", "b", "c", "--now", now(11)}), "0\ta\n0\tb\n0\tc\n");
-  // Lookups never change the file: day 0 still sees everything it had.
-  EXPECT_EQ(ok({"query", f, "--count", "--now", now(0)}, "a\nb\nc\n"), "present=2 absent=1\n");
+  // Lookups never change the file; a clock behind the newest slice (day 0) hides nothing.
+  EXPECT_EQ(ok({"query", f, "--count", "--now", now(0)}, "a\nb\nc\n"), "present=3 absent=0\n");
+}
+
+// The case: a 1 h window of 6 slices, 100 keys a minute for an hour, then one backfilled
+// insert from the day before: refused naming the time, the file unchanged, every key present.
+// A backfill into a live slice is stored; a millisecond time and a far-future one are refused.
+TEST_F(CliWindow, TimeNeverErasesALiveSlice) {
+  const std::string f = at("hour.bf");
+  ok({"create", f, "--kind", "window", "--capacity", "6000", "--fpp", "0.01", "--window", "1h",
+      "--slices", "6", "--now", now(0)});
+  std::string all;
+  for (std::uint64_t minute = 0; minute < 60; ++minute) {
+    std::string prefix = std::to_string(minute);
+    prefix += '-';
+    const std::string keys = make_keys(prefix, 100);
+    ok({"add", f, "--now", now(0, minute * 60)}, keys);
+    all += keys;
+  }
+  const std::string before = read("hour.bf");
+  const std::string yesterday = std::to_string(t0 + 59 * 60 - 86400);
+  result r = run({"add", f, "late-event", "--now", yesterday});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("time " + yesterday + " is older than the window"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("not stored"), std::string::npos) << r;
+  EXPECT_EQ(read("hour.bf"), before);
+  EXPECT_EQ(ok({"query", f, "--count", "--now", now(0, 3599)}, all), "present=6000 absent=0\n");
+  EXPECT_EQ(ok({"query", f, "--count", "--now", yesterday}, all), "present=6000 absent=0\n");
+  // A backfill half an hour late is stored, in its own slice.
+  r = run({"add", f, "late-but-live", "--now", now(0, 1800)});  // its slice: 1 past its share
+  EXPECT_EQ(r.out, "added 1 new of 1 keys\n") << r;
+  EXPECT_EQ(ok({"query", f, "late-but-live", "--now", now(0, 3599)}), "1\tlate-but-live\n");
+  // Milliseconds, and a time a day ahead of the system clock without --clock-moved.
+  const std::string ms = std::to_string((t0 + 3599) * 1000);
+  r = run({"add", f, "k", "--now", ms});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("time " + ms + " looks like milliseconds"), std::string::npos) << r;
+  const std::string ahead = std::to_string(static_cast<std::uint64_t>(std::time(nullptr)) + 86400);
+  r = run({"add", f, "k", "--now", ahead});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("ahead of the system clock"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("--clock-moved"), std::string::npos) << r;
+  EXPECT_EQ(ok({"query", f, "--count", "--now", now(0, 3599)}, all), "present=6000 absent=0\n");
+  EXPECT_EQ(ok({"add", f, "k", "--now", ahead, "--clock-moved"}), "added 1 new of 1 keys\n");
+  EXPECT_EQ(ok({"query", f, "k", "--now", ahead, "--clock-moved"}), "1\tk\n");
+}
+
+// A burst overfills a slice: add warns as it does for a static filter past its capacity.
+TEST_F(CliWindow, ABurstIntoOneSliceWarns) {
+  const std::string f = at("burst.bf");
+  ok({"create", f, "--kind", "window", "--capacity", "800", "--fpp", "0.01", "--window", "1h",
+      "--slices", "4", "--now", now(0)});
+  result r = run({"add", f, "--now", now(0)}, make_keys("steady", 200));  // its share: 200
+  EXPECT_EQ(r.err, "") << r;
+  r = run({"add", f, "--now", now(0, 60)}, make_keys("burst", 400));
+  EXPECT_EQ(r.status, 0) << r;
+  const std::string warning =
+      "bloomkit: warning: '" + f + "' (a window of capacity 800) has a slice that holds about ";
+  ASSERT_EQ(r.err.rfind(warning, 0), 0u) << r;
+  std::vector<std::uint64_t> held;
+  ASSERT_TRUE(
+      matches(r.err.substr(warning.size(), r.err.find(',') - warning.size()), "{N} keys", &held))
+      << r;
+  EXPECT_GT(held[0], 500u) << r;  // 600 keys, less any whose bits were all set already
+  EXPECT_NE(r.err.find("past its capacity 200: its false-positive rate is now about "),
+            std::string::npos)
+      << r;
 }
 
 // add --print-new: a pipeline's dedup within the window. stdout holds the keys that were new (in
@@ -106,8 +173,8 @@ TEST_F(CliWindow, SubFilterLayoutFilesWorkAsBefore) {
   const std::string g = week();
   EXPECT_EQ(bloomkit::read_header(g).scheme, bloomkit::hash_scheme::xxh3_128_window_groups);
   ok({"add", g, "a", "b", "--now", now(0)});
-  const auto old_info = parse_lines(ok({"info", f, "--now", now(2)}));
-  const auto new_info = parse_lines(ok({"info", g, "--now", now(2)}));
+  const auto old_info = parse_lines(ok({"info", f, "--now", now(3)}));
+  const auto new_info = parse_lines(ok({"info", g, "--now", now(3)}));
   std::vector<std::string> old_fields;
   std::vector<std::string> new_fields;
   for (const auto& [name, value] : old_info) old_fields.push_back(name);

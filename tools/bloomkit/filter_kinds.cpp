@@ -221,6 +221,13 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
             warn_past_capacity(quoted_name(file), keys_held(f.inserted(), f.estimated_count()),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());
           }
+        } else if constexpr (requires { f.fullest_slice_keys(); }) {
+          // A window's slices are sized for capacity / S keys each: a burst overfills one.
+          if (const std::uint64_t held = f.fullest_slice_keys(); held > f.slice_share()) {
+            warn_past_capacity(fmt::format("{} (a window of capacity {}) has a slice that",
+                                           quoted_name(file), f.capacity()),
+                               held, f.slice_share(), f.estimated_fpp(), f.target_fpp());
+          }
         }
       },
       filter);

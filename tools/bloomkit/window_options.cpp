@@ -58,6 +58,11 @@ void add_now_option(CLI::App& command, now_option& now) {
                                        "Window filters: the time in unix seconds (default: the "
                                        "clock); for tests and replays")
                    ->type_name("UNIX_SECONDS");
+  command
+      .add_flag("--clock-moved", now.clock_moved,
+                "Window filters: accept a --now more than 300 s ahead of the system clock (the "
+                "window moves there, forgetting the slices it passes)")
+      ->needs(now.option);
 }
 
 void apply_now(any_filter& filter, const now_option& now, std::string_view file) {
@@ -66,6 +71,7 @@ void apply_now(any_filter& filter, const now_option& now, std::string_view file)
       [&](auto& f) {
         if constexpr (requires { f.set_now(now.seconds); }) {
           f.set_now(now.seconds);
+          f.set_clock_moved(now.clock_moved);
         } else {
           throw usage_error(fmt::format("--now applies only to window filters; {} holds {}",
                                         quoted_name(file), describe_kind(filter)));

@@ -23,16 +23,19 @@ struct window_length {
 // usage_error naming `option` and the problem otherwise (0, an unknown unit, an overflow).
 window_length parse_window(std::string_view text, std::string_view option);
 
-// --now UNIX_SECONDS: the clock of a window filter for this command.
+// --now UNIX_SECONDS: the clock of a window filter for this command; --clock-moved: a --now
+// more than window_slices::max_clock_skew ahead of the system clock is meant (the window moves
+// there, forgetting what it passes).
 struct now_option {
   std::uint64_t seconds = 0;
+  bool clock_moved = false;
   CLI::Option* option = nullptr;
   bool given() const { return option != nullptr && option->count() > 0; }
 };
 void add_now_option(CLI::App& command, now_option& now);
 
-// Sets a window filter's clock to --now when it was given. --now on a file that holds another
-// kind is a usage error naming the file.
+// Sets a window filter's clock to --now when it was given (and --clock-moved). --now on a file
+// that holds another kind is a usage error naming the file.
 void apply_now(any_filter& filter, const now_option& now, std::string_view file);
 
 }  // namespace bloomkit::cli

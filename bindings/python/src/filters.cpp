@@ -1,7 +1,6 @@
 // The native filter classes (kinds.hpp's native_filters): each kind's constructors and extras on
 // top of the shared surface (filter_class.hpp).
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -228,23 +227,23 @@ void bind_window(py::module_& m, const char* name, const char* doc) {
                   "A window filter for n keys per window at FPP p (window= is required).")
       .def(
           "set_now",
-          [](W& w, std::uint64_t now) {
+          [](W& w, std::uint64_t now, bool clock_moved) {
             write_lock lock(w.gate, gil::held);
             w.filter.set_now(now);
+            w.filter.set_clock_moved(clock_moved);
           },
-          py::arg("now"), "Fixes the clock at `now` (unix seconds), as the CLI's --now does.")
+          py::arg("now"), py::arg("clock_moved") = false,
+          "Fixes the clock at `now` (unix seconds), as the CLI's --now does: adds go to its "
+          "slice (a backfill into a live slice), a time older than the window raises ValueError "
+          "(not stored), and so does one more than 300 s ahead of the system clock unless "
+          "clock_moved=True (--clock-moved) or of millisecond magnitude.")
       .def(
           "use_system_clock",
           [](W& w) {
             write_lock lock(w.gate, gil::held);
-            w.filter.set_clock([] {
-              return static_cast<std::uint64_t>(
-                  std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-            });
+            w.filter.use_system_clock();
           },
-          "Back to the system clock (the default).")
+          "Back to the system clock (the default; read once, then advanced without steps).")
       .def_property_readonly(
           "now",
           [](const W& w) {

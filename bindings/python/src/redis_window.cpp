@@ -3,7 +3,6 @@
 // (bloomkit::redis::redis_window_filter, docs/REDIS.md "Window filters"). URLs, the GIL and
 // threads: redis_handle.hpp.
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -145,13 +144,7 @@ void bind_redis_window(py::module_& m) {
       .def(
           "use_system_clock",
           [](W& h) {
-            locked(h, [](redis::redis_window_filter& f) {
-              f.set_clock([] {
-                const auto t = std::chrono::system_clock::now().time_since_epoch();
-                return static_cast<std::uint64_t>(
-                    std::chrono::duration_cast<std::chrono::seconds>(t).count());
-              });
-            });
+            locked(h, [](redis::redis_window_filter& f) { f.set_clock(system_unix_seconds); });
           },
           "Goes back to the system clock after set_now.")
       .def_property_readonly(

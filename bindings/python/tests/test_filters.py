@@ -1,5 +1,7 @@
 """Every filter class: constructors, single keys, merge / intersect, the kinds' extras."""
 
+import time
+
 import pytest
 
 import bloomkit
@@ -114,3 +116,35 @@ def test_equality_and_clear():
     assert a == b
     a.clear()
     assert "k" not in a
+
+
+@pytest.mark.parametrize("kind", ["WindowFilter", "BlockedWindowFilter", "ClassicWindowFilter"])
+def test_window_time_never_erases_a_live_slice(kind):
+    hour = 3600
+    w = getattr(bloomkit, kind).for_capacity(6000, 0.01, window=hour, slices=6)
+    t0 = (int(time.time()) // 600) * 600 - 30 * 86400  # a month ago
+    keys = []
+    for minute in range(60):
+        w.set_now(t0 + minute * 60)
+        batch = [f"{minute}/{i}" for i in range(100)]
+        w.add_many(batch)
+        keys += batch
+    # A backfill from the day before: refused, nothing erased.
+    w.set_now(t0 - 86400)
+    with pytest.raises(ValueError, match=f"time {t0 - 86400} is older than the window"):
+        w.add("late-event")
+    assert w.contains_many(keys) == len(keys)  # a clock behind the newest slice hides nothing
+    w.set_now(t0 + 1800)
+    assert w.add("half-an-hour-late")
+    w.set_now(t0 + hour - 1)
+    assert "half-an-hour-late" in w and w.contains_many(keys) == len(keys)
+    with pytest.raises(ValueError, match="looks like milliseconds"):
+        w.set_now((t0 + hour) * 1000)
+    ahead = int(time.time()) + 86400
+    w.set_now(ahead)
+    with pytest.raises(ValueError, match="ahead of the system clock"):
+        w.add("k")
+    w.set_now(t0 + hour - 1)
+    assert w.contains_many(keys) == len(keys)
+    w.set_now(ahead, clock_moved=True)
+    assert w.add("k") and "k" in w and keys[-1] not in w

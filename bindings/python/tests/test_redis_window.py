@@ -213,3 +213,20 @@ def test_add_many_out_answers_per_key_as_add_does(redis_server):
     assert batched.add_many(iter(later), out=out) == sum(expected)
     assert [bool(b) for b in out] == expected
     assert not any(out[:500])
+
+
+def test_an_insert_older_than_the_window_is_refused_not_dropped(redis_server):
+    f = create(redis_server.url, "late")
+    f.add("kept")
+    old = NOW - 2 * WINDOW  # its slice expired by the system clock an hour ago
+    f.set_now(old)
+    with pytest.raises(ValueError, match=f"time {old} is older than the window.*not stored"):
+        f.add("late-event")
+    with pytest.raises(ValueError, match=f"time {old} is older than the window"):
+        f.add_many(["a", "b"])
+    with pytest.raises(ValueError, match="looks like milliseconds"):
+        f.set_now(NOW * 1000)
+    f.set_now(NOW - WINDOW // 2)  # a backfill into a live slice is stored
+    assert f.add("half-a-window-late") and "half-a-window-late" in f
+    f.set_now(NOW)
+    assert "kept" in f and "half-a-window-late" in f

@@ -169,17 +169,20 @@ class redis_window_filter {
   // Whether N:meta exists and records kind "window" (one HGET).
   static bool is_window(client& c, const std::string& name);
 
-  // The clock (unix seconds; default the system clock): tests and replays set it.
+  // The clock (unix seconds; default the system clock): tests and replays set it. A time of
+  // millisecond magnitude (window_slices::millisecond_times) is errc::invalid_argument, from
+  // set_now at once and from now() for a clock.
   void set_clock(window_clock clock) { clock_ = std::move(clock); }
-  void set_now(std::uint64_t now) {
-    clock_ = [now] { return now; };
-  }
-  std::uint64_t now() const { return clock_(); }
+  void set_now(std::uint64_t now);
+  std::uint64_t now() const;
   std::uint64_t current_slice() const;
   // The slices a lookup at the clock's time reads: [slice(now - W - skew), slice(now + skew)].
   std::vector<std::uint64_t> live_slices() const;
 
   // Sets the key in the current slice; true when no live slice held it (new to the window).
+  // A time whose slice would already have expired by the system clock (older than the window)
+  // is refused, errc::invalid_argument: the key could not be remembered. A future time writes
+  // only its own slice (nothing is erased in Redis).
   bool insert(std::string_view key);
   bool contains(std::string_view key);
   // One round trip per batch (of up to 8192 keys over all slices read); fresh / results, when
