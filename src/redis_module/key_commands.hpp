@@ -26,9 +26,10 @@ inline constexpr std::size_t keys_per_module_command = 1000;
 // Module key `name` as the CLI's add and query use a filter. Its adds go through BF.INSERT
 // NOCREATE (a key deleted meanwhile is not created again with RedisBloom's defaults), its lookups
 // through BF.MEXISTS, in commands of keys_per_module_command keys pipelined in one round trip.
-// Errors throw bloomkit::error naming the key: not_found (no key), wrong_type (not a module
-// filter), server_error for a refusal (a NONSCALING filter that is full: the keys before the
-// first it refused are in), invalid_argument for answer spans of the wrong size.
+// Errors throw bloomkit::error naming the key: not_found (no key: on every call, lookups
+// included), wrong_type (not a module filter), server_error for a refusal (a NONSCALING filter that
+// is full: the keys before the first it refused are in), invalid_argument for answer spans of the
+// wrong size.
 class module_key {
  public:
   module_key(redis::client& c, std::string name) : client_(c), name_(std::move(name)) {}
@@ -44,8 +45,9 @@ class module_key {
   // fresh[i] (unless fresh is empty): whether keys[i] was new (a window: not inserted within
   // it). Returns how many were.
   std::size_t insert_many(std::span<const std::string_view> keys, std::span<bool> fresh = {});
-  // results[i]: whether keys[i] may be present (false for all when the key does not exist).
-  // Returns how many may be.
+  // results[i]: whether keys[i] may be present. Returns how many may be. A key that does not
+  // exist (deleted, expired, evicted) is errc::not_found, never an answer: TYPE rides in the
+  // lookups' round trip.
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results);
 
   // `bloomkit redis expire` / `drop` of a module key: EXPIRE and UNLINK of its one key

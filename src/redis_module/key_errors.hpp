@@ -13,11 +13,11 @@ inline std::string key_named(const std::string& name) {
 }
 
 // WRONGTYPE -> errc::wrong_type, "ERR not found" (BF.INSERT NOCREATE, BK.INFO of no key) ->
-// errc::not_found, any other refusal errc::server_error; the message names the key.
+// errc::not_found ("module key 'NAME' does not exist", as module_key::open says it), any other
+// refusal errc::server_error; the message names the key.
 [[noreturn]] inline void throw_reply_error(const std::string& name, const std::string& text) {
-  errc code = errc::server_error;
-  if (text.rfind("WRONGTYPE", 0) == 0) code = errc::wrong_type;
-  if (text == "ERR not found") code = errc::not_found;
+  if (text == "ERR not found") throw error(errc::not_found, key_named(name) + " does not exist");
+  const errc code = text.rfind("WRONGTYPE", 0) == 0 ? errc::wrong_type : errc::server_error;
   throw error(code, key_named(name) + ": " + text);
 }
 

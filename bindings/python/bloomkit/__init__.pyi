@@ -6,6 +6,7 @@ from typing import Any, Iterable, Optional, TypeVar, Union
 
 from typing_extensions import Buffer  # for type checkers only
 
+# Not a float, NumPy floating scalar or buffer of floats: a TypeError (docs/PYTHON.md, "Keys").
 Key = Union[str, bytes, bytearray, memoryview, int]
 # A list / iterable of keys, a NumPy integer array, or bytes of newline-separated keys.
 Keys = Union[Iterable[Key], Buffer]
@@ -227,10 +228,14 @@ def read_bits_and_blooms_json(text: Union[str, Buffer], source: str = "<json>") 
 def write_bits_and_blooms_json(filter: BitsAndBloomsFilter) -> str: ...
 
 class _RedisKeyMethods(_KeyMethods):
-    """What every Redis class has: redis_handle.hpp."""
-    def close(self) -> None: ...
+    """What every Redis class has: redis_handle.hpp. A filter gone under the handle (deleted,
+    expired, evicted) raises NotFoundError on every call, never answers."""
+    def close(self) -> None:
+        """Sends a RedisFilter's pending count (NotFoundError when the filter is gone), then
+        closes the connection in any case."""
     def __enter__(self: _R) -> _R: ...
-    def __exit__(self, *args: object) -> None: ...
+    def __exit__(self, *args: object) -> None:
+        """close(); leaving on an exception, that exception is the one raised."""
 
 class _NamedRedisFilter(_RedisKeyMethods, _Sized):
     """What RedisFilter and RedisWindowFilter share."""
@@ -299,7 +304,8 @@ class GuavaHelperRedisFilter(_PeerRedisFilter):
                      funnel: str = "string") -> GuavaHelperRedisFilter: ...
 
 class RedisModuleFilter(_RedisKeyMethods):
-    """A key of bloomkit's Redis module, through BF.INSERT NOCREATE / BF.MEXISTS / BK.INFO."""
+    """A key of bloomkit's Redis module, through BF.INSERT NOCREATE / BF.MEXISTS / BK.INFO.
+    Lookups send TYPE in the same round trip: a key gone is NotFoundError, not 'absent'."""
     @staticmethod
     def open(url: Optional[str], name: str) -> RedisModuleFilter: ...
     @property

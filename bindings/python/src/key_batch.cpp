@@ -170,11 +170,11 @@ void key_batch::append_key(PyObject* key) {
   } else if (PyLong_Check(key)) {
     const std::array<char, 8> b = int_key_bytes(key);
     append_bytes(b.data(), b.size());
-  } else if (PyObject_CheckBuffer(key)) {
+  } else {
     // The exporter may run Python code: the key is held while it does.
     const auto held = py::reinterpret_borrow<py::object>(key);
     Py_buffer b{};
-    if (PyObject_GetBuffer(key, &b, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+    if (!key_buffer(key, b)) refuse_key(key);
     try {
       append_bytes(static_cast<const char*>(b.buf), static_cast<std::size_t>(b.len));
     } catch (...) {
@@ -182,10 +182,6 @@ void key_batch::append_key(PyObject* key) {
       throw;
     }
     PyBuffer_Release(&b);
-  } else {
-    PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
-                 Py_TYPE(key)->tp_name);
-    throw py::error_already_set();
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <string_view>
 
 #include <pybind11/pybind11.h>
 
@@ -35,6 +36,46 @@ std::array<char, 8> int_key_bytes(PyObject* key) {
   return bytes;
 }
 
+namespace {
+
+// Whether a buffer's items are floating-point or complex numbers ('d', '<f', 'e', 'Zd', ...).
+bool is_floating_format(const char* format) {
+  if (format == nullptr) return false;
+  std::string_view f(format);
+  if (!f.empty() && std::string_view("@=<>!").find(f.front()) != std::string_view::npos) {
+    f.remove_prefix(1);
+  }
+  return (f.size() == 1 && std::string_view("efdg").find(f.front()) != std::string_view::npos) ||
+         (f.size() == 2 && f.front() == 'Z');
+}
+
+}  // namespace
+
+void refuse_key(PyObject* key) {
+  if (PyFloat_Check(key) || PyComplex_Check(key) || PyObject_CheckBuffer(key)) {
+    PyErr_Format(PyExc_TypeError,
+                 "a key is str, bytes-like or int, not %.200s: a floating-point number is not a "
+                 "key (1.5 and 1.5000000001 would be two keys); pass str(x), or int(x) for a "
+                 "whole number",
+                 Py_TYPE(key)->tp_name);
+  } else {
+    PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
+                 Py_TYPE(key)->tp_name);
+  }
+  throw py::error_already_set();
+}
+
+bool key_buffer(PyObject* key, Py_buffer& buffer) {
+  if (PyFloat_Check(key) || PyComplex_Check(key)) refuse_key(key);  // np.float64 is a float
+  if (!PyObject_CheckBuffer(key)) return false;
+  if (PyObject_GetBuffer(key, &buffer, PyBUF_FORMAT | PyBUF_ND) != 0) throw py::error_already_set();
+  if (is_floating_format(buffer.format)) {
+    PyBuffer_Release(&buffer);
+    refuse_key(key);
+  }
+  return true;
+}
+
 bool simple_key_bytes(PyObject* key, std::string_view& out) {
   if (PyUnicode_Check(key)) {
     Py_ssize_t size = 0;
@@ -57,16 +98,13 @@ key_view::key_view(PyObject* key) {
     view_ = std::string_view(int_bytes_.data(), int_bytes_.size());
     return;
   }
-  if (PyObject_CheckBuffer(key)) {
-    if (PyObject_GetBuffer(key, &buffer_, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+  if (key_buffer(key, buffer_)) {
     holds_buffer_ = true;
     view_ = std::string_view(static_cast<const char*>(buffer_.buf),
                              static_cast<std::size_t>(buffer_.len));
     return;
   }
-  PyErr_Format(PyExc_TypeError, "a key is str, bytes-like or int, not %.200s",
-               Py_TYPE(key)->tp_name);
-  throw py::error_already_set();
+  refuse_key(key);
 }
 
 key_view::~key_view() {

@@ -6,7 +6,11 @@
 //   int                      its 8 little-endian bytes, as the C++ integral overloads hash an
 //                            std::int64_t or std::uint64_t (detail/key_bytes.hpp) and Guava's
 //                            longFunnel does: -2**63 .. 2**64 - 1 (OverflowError outside)
-// Anything else is a TypeError.
+// Anything else is a TypeError, floating-point numbers included: a float, a NumPy floating
+// scalar (np.float64 is a float; np.float32 and others export a buffer of format 'f', ...), a
+// complex, or any buffer of floating-point items. A float key is a footgun (1.5 and 1.5000000001
+// are two keys, and float(x) of one value may differ between producers); the message says to
+// pass str(x) or int(x).
 
 #include <Python.h>
 
@@ -18,6 +22,15 @@ namespace bloomkit::python {
 // The 8 little-endian bytes of an int key; throws py::error_already_set (OverflowError) out of
 // range. `key` must be an int.
 std::array<char, 8> int_key_bytes(PyObject* key);
+
+// Raises the TypeError of a key of an unsupported type (naming it; for a floating-point number,
+// saying why it is refused).
+[[noreturn]] void refuse_key(PyObject* key);
+
+// The buffer of a bytes-like key (PyBUF_FORMAT | PyBUF_ND: C-contiguous), which the caller
+// releases; false when `key` has no buffer. A float or complex, or a buffer of floating-point
+// items, is refused (refuse_key).
+bool key_buffer(PyObject* key, Py_buffer& buffer);
 
 // The bytes of one key, valid while `key` lives and this object does (it holds a buffer export
 // for buffer keys).

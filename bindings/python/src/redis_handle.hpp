@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -84,17 +85,28 @@ int redis_contains_slot(PyObject* self, PyObject* key) {
   });
 }
 
-// Closes the handle (the connection too); a RedisFilter first sends its pending count.
+// Closes the handle (the connection too); a RedisFilter first sends its pending count. The
+// handle is closed even when that fails (the filter is gone, the server unreachable), and then
+// the error is raised, unless `quiet` (leaving a `with` block on an exception, which goes on
+// without this one hiding it).
 template <class H>
-void close_handle(H& h, bool flush) {
+void close_handle(H& h, bool quiet) {
   if (!h.filter) return;
+  std::exception_ptr failed;
   if constexpr (requires(typename H::filter_type & f) { f.flush(); }) {
-    if (flush) locked(h, [](auto& f) { f.flush(); });
+    try {
+      locked(h, [](auto& f) { f.flush(); });
+    } catch (...) {
+      failed = std::current_exception();
+    }
   }
-  pybind11::gil_scoped_release unlocked;
-  std::lock_guard<std::mutex> guard(h.lock);
-  h.filter.reset();
-  h.client.reset();
+  {
+    pybind11::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> guard(h.lock);
+    h.filter.reset();
+    h.client.reset();
+  }
+  if (failed && !quiet) std::rethrow_exception(failed);
 }
 
 // The key methods, as the local filters have them. add_doc says what one add sends.
@@ -168,11 +180,17 @@ void bind_redis_key_methods(pybind11::class_<H, Extra...>& cls, const char* add_
           "Looks up a batch, pipelined; returns how many are (probably) present; out (one 1-byte "
           "item per key) receives each answer.")
       .def(
-          "close", [](H& h) { close_handle(h, true); },
-          "Closes the connection (a RedisFilter sends its pending count first); the handle "
-          "answers no more.")
+          "close", [](H& h) { close_handle(h, false); },
+          "Closes the connection (a RedisFilter sends its pending count first: NotFoundError "
+          "when the filter is gone, the handle closed all the same); the handle answers no more.")
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](H& h, py::handle, py::handle, py::handle) { close_handle(h, false); });
+      .def(
+          "__exit__",
+          [](H& h, py::handle type, py::handle, py::handle) {
+            // As close(); leaving on an exception, that exception goes on, not close()'s.
+            close_handle(h, !type.is_none());
+          },
+          "close(); on leaving after an exception, an error of close() does not replace it.");
 }
 
 }  // namespace bloomkit::python

@@ -56,7 +56,8 @@ constexpr const char* module_filter_doc =
     R"(A key of bloomkit's Redis module (bloomkit_redis_module.so): a filter made by BF.RESERVE,
 BK.RESERVE (any KIND, windows included) or push_module_key, reached through the module's own
 commands: add / add_many send BF.INSERT NOCREATE (a key deleted meanwhile is not created again),
-lookups BF.MEXISTS, 1000 keys per command, a batch's commands in one round trip. A module window
+lookups BF.MEXISTS, 1000 keys per command, and TYPE, a batch's commands in one round trip. A key
+gone under the handle (deleted, expired, evicted) is NotFoundError on every call, never 'absent'. A module window
 ages by the server's clock. As `bloomkit redis add | query | info` on a module key.
 
     seen = bloomkit.RedisModuleFilter.open(None, "recrawl")   # BK.RESERVE recrawl ... KIND window

@@ -109,3 +109,32 @@ def test_add_many_out_answers_per_key_as_add_does(redis_server):
     assert not any(out[2000:2300])
     with pytest.raises(bloomkit.InvalidArgumentError, match="out has 1 items for 2 keys"):
         batched.add_many(["a", "b"], out=bytearray(1))
+
+
+def test_leaving_with_sends_the_count_as_close_does(redis_server):
+    bloomkit.RedisFilter.create(redis_server.url, "cm", 10000, 0.01)
+    with bloomkit.RedisFilter.open(redis_server.url, "cm") as f:
+        assert f.add_many(KEYS[:100]) == 100
+        assert f.add_many(KEYS[:301]) == 201  # its count travels with a next call: there is none
+    assert bloomkit.RedisFilter.open(redis_server.url, "cm").inserted() == 301
+    with pytest.raises(bloomkit.InvalidArgumentError, match="closed"):
+        f.contains(KEYS[0])
+    # Leaving on an exception sends it too, and the exception goes on.
+    with pytest.raises(KeyError):
+        with bloomkit.RedisFilter.open(redis_server.url, "cm") as f:
+            f.add_many(KEYS[301:401])
+            raise KeyError("the body's")
+    assert bloomkit.RedisFilter.open(redis_server.url, "cm").inserted() == 401
+    # A filter gone before the count could be sent: NotFoundError, the handle closed all the same.
+    g = bloomkit.RedisFilter.open(redis_server.url, "cm")
+    g.add_many(KEYS[401:501])
+    with pytest.raises(bloomkit.NotFoundError):
+        with g:
+            bloomkit.RedisFilter.delete(redis_server.url, "cm")
+    with pytest.raises(bloomkit.InvalidArgumentError, match="closed"):
+        g.contains(KEYS[0])
+    assert redis_server.command("KEYS", "cm:*") == []  # the count made no stray meta
+    # A drop inside the block leaves nothing to send: no error.
+    with bloomkit.RedisFilter.create(redis_server.url, "cm", 10000, 0.01) as h:
+        h.add_many(KEYS[:10])
+        h.drop()
