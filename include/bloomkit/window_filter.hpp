@@ -26,6 +26,12 @@
 // union bound keeps a lookup's FPP at most p at every moment. Memory (docs/VARIANTS.md): about
 // 2x a static blocked filter of one window's keys at p (S = 8, p = 1%).
 //
+// Growth: a slot whose words took their share (slice_share() keys: a burst) takes further keys
+// into overflow parts, blocked filters of that share at p / (S + 1) appended as a scalable chain
+// grows (at most max_overflow_parts per slot), so every part holds at most its share and the FPP
+// stays within p for any arrival of at most `capacity` keys within a window span. At a steady
+// rate there are none: memory and speed are those of the groups alone.
+//
 // Time comes from the clock (set_clock / set_now; by default the system clock, in unix seconds),
 // so that tests and replays (`--now`) never wait. A count window counts every insert; insert()
 // returns whether the key was new to the window (no live slice held it) and always refreshes it
@@ -42,6 +48,7 @@
 
 #include "bloomkit/basic_window_filter.hpp"
 #include "bloomkit/bit_array.hpp"
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/detail/key_bytes.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/window_slices.hpp"
@@ -70,6 +77,8 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   using digest_type = digest128;
   // Zero bytes after the last group, so that a word is always read as whole 64-bit lanes.
   static constexpr std::uint64_t tail_bytes = 64;
+  // Overflow parts a slot may add (past them, the last one takes the rest and fills).
+  static constexpr std::size_t max_overflow_parts = 64;
 
   // Throws errc::invalid_argument naming the parameter when one is out of range, errc::too_large
   // when a slot cannot be sized.
@@ -114,16 +123,24 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   // Keys slot i took since it last became its slice.
   std::uint64_t slot_inserted(std::size_t slot) const { return slot_inserted_.at(slot); }
   std::span<const std::uint64_t> slot_inserted() const noexcept { return slot_inserted_; }
-  // Keys of the fullest live slice: past slice_share() the FPP bound no longer holds (a burst).
+  // Keys of the fullest part (words or overflow) of a live slice: past slice_share() the FPP
+  // bound no longer holds (a burst past max_overflow_parts, or a file written before growth).
   std::uint64_t fullest_slice_keys() const;
-  // Bits and bytes of the group array (all S + 1 slots, with the groups' unused bytes).
+  // Slot i's overflow parts, oldest first (none at a steady rate).
+  std::span<const blocked_bloom_filter> overflow(std::size_t slot) const {
+    return overflow_.at(slot);
+  }
+  // The configuration of an overflow part: a blocked filter of slice_share() keys at p / (S + 1).
+  filter_config overflow_config() const { return blocked_window_filter::slice_config(config()); }
+  // Bits of the group array (all S + 1 slots, with the groups' unused bytes); bytes of it and of
+  // the overflow parts.
   std::uint64_t cells() const noexcept { return layout_.groups * layout_.group_bytes() * 8; }
-  std::size_t byte_size() const noexcept { return cells_.byte_size(); }
+  std::size_t byte_size() const noexcept;
   std::uint32_t hashes() const noexcept { return layout_.hashes; }
   const window_groups& layout() const noexcept { return layout_; }
   static constexpr hash_scheme scheme() noexcept { return hash_scheme::xxh3_128_window_groups; }
   bool read_only() const noexcept { return cells_.read_only(); }
-  void check_sources() const { cells_.check_source(); }
+  void check_sources() const;
 
   // The batch paths: AVX2 (when this CPU and build have it; the default) or portable, which set
   // and test the same bits. set_simd is for tests and benchmarks and returns simd().
@@ -133,19 +150,30 @@ class window_filter : public window_slices, public detail::integral_keys<window_
 
   // Same configuration, slices and words, bit for bit (not the clock).
   friend bool operator==(const window_filter& a, const window_filter& b) noexcept {
-    return a.same_slices(b) && a.slot_inserted_ == b.slot_inserted_ && a.cells_ == b.cells_;
+    return a.same_slices(b) && a.slot_inserted_ == b.slot_inserted_ && a.cells_ == b.cells_ &&
+           a.overflow_ == b.overflow_;
   }
 
  private:
   friend struct detail::filter_access;
   // A filter over existing words (loaders): `cells` holds groups * G + tail_bytes bytes. Throws
   // errc::invalid_argument unless they fit the configuration.
+  // `overflow`: each slot's overflow parts (empty, or S + 1 lists), each of overflow_config().
   window_filter(const window_config& config, bit_array cells, std::vector<std::uint64_t> slots,
-                std::vector<std::uint64_t> slot_inserted, std::uint64_t inserts);
+                std::vector<std::uint64_t> slot_inserted, std::uint64_t inserts,
+                std::vector<std::vector<blocked_bloom_filter>> overflow = {});
   // Inserts keys (all in slice `current`); returns how many were new to the window, and each
   // key's answer in added unless it is nullptr.
   std::size_t insert_run(std::span<const std::string_view> keys, std::uint64_t current,
                          bool* added);
+  // insert_run's parts: keys into the slot's words (while they have room), or into its last
+  // overflow part; answers in added unless it is nullptr.
+  std::size_t insert_into_words(std::span<const std::string_view> keys, std::size_t slot,
+                                bool* added);
+  std::size_t insert_into_overflow(std::span<const std::string_view> keys, std::size_t slot,
+                                   bool* added);
+  // The overflow parts of the live slots at slice `current`.
+  std::vector<const blocked_bloom_filter*> live_overflow(std::uint64_t current) const;
   // Writes the byte offsets in a group of the live slots' words at slice `current`, newest
   // first, to `offsets` (room for S + 1); returns how many.
   std::size_t live_offsets(std::uint64_t current, std::uint32_t* offsets) const;
@@ -156,6 +184,7 @@ class window_filter : public window_slices, public detail::integral_keys<window_
   window_groups layout_;
   bit_array cells_;
   std::vector<std::uint64_t> slot_inserted_;
+  std::vector<std::vector<blocked_bloom_filter>> overflow_;  // per slot
   const detail::window_kernels* kernels_;
 };
 

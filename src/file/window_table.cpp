@@ -12,8 +12,8 @@ window_config window_of(const file_header& h) {
           static_cast<std::uint32_t>(h.kind_params[2])};
 }
 
-file_check check_window_fields(const file_header& h) {
-  if (auto problem = check_flags(h, 0)) return problem;
+file_check check_window_fields(const file_header& h, std::uint32_t allowed_flags) {
+  if (auto problem = check_flags(h, allowed_flags)) return problem;
   if (h.kind_params[2] < 1 || h.kind_params[2] > window_slices::max_slices) {
     return inconsistent_header("slices " + std::to_string(h.kind_params[2]) + " is not in 1.." +
                                std::to_string(window_slices::max_slices));

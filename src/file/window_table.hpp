@@ -30,8 +30,8 @@ inline std::uint64_t slot_count(const file_header& h) {
 }
 // Valid once check_window_fields has accepted the header.
 window_config window_of(const file_header& h);
-// The problem with the flags and the window fields (kind_params), if any.
-file_check check_window_fields(const file_header& h);
+// The problem with the flags (beyond `allowed`) and the window fields (kind_params), if any.
+file_check check_window_fields(const file_header& h, std::uint32_t allowed_flags = 0);
 // The header of a window: kind, scheme, capacity, p and the window fields; the caller sets bits,
 // hashes and inserted.
 file_header window_header(const window_slices& f, hash_scheme scheme);

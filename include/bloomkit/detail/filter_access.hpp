@@ -35,12 +35,12 @@ struct filter_access {
   }
   // A grouped window over its words (window_filter.hpp). Throws errc::invalid_argument unless
   // they fit the window's configuration.
-  static window_filter make_grouped_window(const window_config& config, bit_array cells,
-                                           std::vector<std::uint64_t> slot_slices,
-                                           std::vector<std::uint64_t> slot_inserted,
-                                           std::uint64_t inserts) {
+  static window_filter make_grouped_window(
+      const window_config& config, bit_array cells, std::vector<std::uint64_t> slot_slices,
+      std::vector<std::uint64_t> slot_inserted, std::uint64_t inserts,
+      std::vector<std::vector<blocked_bloom_filter>> overflow = {}) {
     return window_filter(config, std::move(cells), std::move(slot_slices), std::move(slot_inserted),
-                         inserts);
+                         inserts, std::move(overflow));
   }
   template <class Filter>
   static const bit_array& storage(const Filter& f) noexcept {
