@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -147,6 +148,56 @@ TEST_F(Chaos, ConcurrentWritersOnOneFileAllLandAndReadersNeverSeeATornFile) {
   EXPECT_EQ(q.status, 0) << q;
   EXPECT_EQ(q.out, "") << "keys lost by concurrent writers";
   EXPECT_EQ(listing(), (std::set<std::string>{"shared.bf", "other.bf"}));
+}
+
+// Writers on one window file whose clocks step back and ahead (and backfill, and lag by more
+// than the window) while they run: every add at a time within the window of the newest is kept;
+// one older than the window fails cleanly naming it, and erases nothing.
+TEST_F(Chaos, WindowClockStepsUnderConcurrentAddsForgetNoLiveKey) {
+  const std::string f = at("window.bf");
+  constexpr long long slice = 600;  // a 1 h window of 6 slices
+  const long long t0 = static_cast<long long>(std::time(nullptr)) / slice * slice - 7 * 86400;
+  ASSERT_EQ(run({"create", f, "--kind", "window", "--capacity", "20000", "--fpp", "0.01",
+                 "--window", "1h", "--slices", "6", "--now", std::to_string(t0)})
+                .status,
+            0);
+  // Steps of the writers' clocks, in slices from t0: back, ahead, backfills, a day late.
+  const std::vector<long long> steps = {0, 3, -2, 5, 1, 8, 4, -144, 7, 2, 10, 6};
+  std::map<std::string, long long> accepted;  // writer -> its slice
+  for (std::size_t round = 0; round * 4 < steps.size(); ++round) {
+    std::vector<std::pair<std::string, std::unique_ptr<child_process>>> procs;
+    for (std::size_t w = round * 4; w < round * 4 + 4; ++w) {
+      const std::string name = numbered("w", static_cast<long long>(w));
+      const long long t = t0 + steps[w] * slice + 17;
+      procs.emplace_back(name, start({"add", f, "--now", std::to_string(t)}));
+      procs.back().second->write(key_lines(name, 300));
+      procs.back().second->close_stdin();
+    }
+    for (auto& [name, p] : procs) {
+      const auto r = p->wait();
+      if (r.status == 0) {
+        accepted[name] = steps[std::stoul(name.substr(1))];
+      } else {
+        expect_clean_failure(r);
+        EXPECT_NE(r.err.find("older than the window"), std::string::npos) << r;
+      }
+    }
+  }
+  ASSERT_FALSE(accepted.empty());
+  long long newest = accepted.begin()->second;
+  for (const auto& [name, at_slice] : accepted) newest = std::max(newest, at_slice);
+  EXPECT_EQ(accepted.count("w7"), 0u) << "a day late: older than the window";
+  for (const auto& [name, at_slice] : accepted) {
+    if (at_slice + 6 < newest) continue;  // passed over by the window since
+    // Looked up at any time: the newest slice's, and a clock stepped back to t0.
+    for (const long long t : {t0 + newest * slice, t0}) {
+      const auto q =
+          run({"query", f, "--absent", "--now", std::to_string(t)}, key_lines(name, 300));
+      EXPECT_EQ(q.status, 0) << q;
+      EXPECT_EQ(q.out, "") << name << " (slice " << at_slice << ") lost keys; newest " << newest;
+    }
+  }
+  EXPECT_EQ(listing(), (std::set<std::string>{"window.bf"}));
 }
 
 TEST_F(Chaos, AMappedFileReplacedInPlaceIsAnErrorOrAnAnswerNeverACrashOrAFalseNegative) {
