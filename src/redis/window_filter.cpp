@@ -310,7 +310,8 @@ window_info redis_window_filter::info() {
       }
     }
     s.fill_ratio = static_cast<double>(s.bits_set) / bits;
-    out.estimated_count += estimate_count(layout_.total_bits(), layout_.hashes, s.bits_set);
+    s.estimated_count = estimate_count(layout_.total_bits(), layout_.hashes, s.bits_set);
+    out.estimated_count += s.estimated_count;
     all_negative *= 1 - std::pow(s.fill_ratio, layout_.hashes);
     set_total += s.bits_set;
     out.slices.push_back(s);

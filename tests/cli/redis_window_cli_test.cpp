@@ -139,6 +139,25 @@ TEST_F(RedisWindowCli, SliceFormatAndSkewAreChosenAtCreate) {
   EXPECT_EQ(info.at("skew"), "10");
 }
 
+// A Redis window's slices do not grow: a burst past a slice's share is warned of as a static
+// filter past its capacity is; the sized rate is not.
+TEST_F(RedisWindowCli, ABurstPastASlicesShareWarns) {
+  ok(redis({"create", "burst", "--window", "1h", "--capacity", "4000", "--fpp", "0.01", "--slices",
+            "4"}));
+  ok(redis({"add", "burst", "--now", at_day(0)}), make_keys("steady", 1000));  // its share
+  const result r = run(redis({"add", "burst", "--now", at_day(0, 60)}), make_keys("burst", 3000));
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(matches(r.out, "added {N} new of 3000 keys\n")) << r;
+  EXPECT_EQ(r.err.rfind("bloomkit: warning: redis window filter 'burst' (a window of capacity "
+                        "4000) has a slice that holds about ",
+                        0),
+            0u)
+      << r;
+  EXPECT_NE(r.err.find("past its capacity 1000: its false-positive rate is now about "),
+            std::string::npos)
+      << r;
+}
+
 TEST_F(RedisWindowCli, BadWindowsAndCombinationsAreUsageErrors) {
   const std::vector<std::string> sizing = {"--capacity", "10", "--fpp", "0.01"};
   const auto create = [&](std::vector<std::string> extra) {

@@ -1,5 +1,6 @@
 #include "cli_error.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -35,6 +36,12 @@ std::uint64_t keys_held(std::uint64_t inserted, double estimated_count) {
     return static_cast<std::uint64_t>(std::llround(estimated_count));
   }
   return inserted;
+}
+
+bool estimate_past(double m, double k, double n, std::uint64_t capacity) {
+  const double load = k * std::min(n, m * 40 / k) / m;
+  const double error = std::sqrt(m * (std::expm1(load) - load)) / k;
+  return n - 3 * error > static_cast<double>(capacity);
 }
 
 void print_usage_error(std::string_view message, std::string_view command) {

@@ -46,6 +46,10 @@ void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t
 // The keys a filter holds by its count of inserts that changed it (`inserted`), or by the count
 // estimated from its bits when that is larger (inserted stops growing as a filter saturates).
 std::uint64_t keys_held(std::uint64_t inserted, double estimated_count);
+// Whether n keys estimated from the set cells of m cells and k probes (-m/k ln(1 - X/m)) are past
+// `capacity` by more than 3 standard errors of that estimate (variance m (e^(kn/m) - 1 - kn/m) /
+// k^2): an estimate's noise at capacity never warns.
+bool estimate_past(double m, double k, double n, std::uint64_t capacity);
 // Returns check(), turning the library's out-of-range errors (errc::invalid_argument, too_large)
 // into usage errors with its message: a value the user typed that the library refuses is a
 // wrong command line (exit 2). Other errors pass unchanged.

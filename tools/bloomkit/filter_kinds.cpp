@@ -202,15 +202,9 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
         using kind = std::decay_t<decltype(f)>;
         if constexpr (std::is_same_v<kind, counting_bloom_filter>) {
           // Its inserted() counts repeats too (each needs a remove), so the distinct keys are
-          // estimated from the non-zero counters: past the capacity by more than 3 standard
-          // errors of that estimate, -m/k ln(1 - X/m), whose variance is m (e^(kn/m) - 1 -
-          // kn/m) / k^2.
-          const double m = static_cast<double>(f.counters());
-          const double k = f.hashes();
+          // estimated from the non-zero counters.
           const double n = f.estimated_count();
-          const double load = k * std::min(n, m * 40 / k) / m;
-          const double error = std::sqrt(m * (std::expm1(load) - load)) / k;
-          if (n - 3 * error > static_cast<double>(f.capacity())) {
+          if (estimate_past(static_cast<double>(f.counters()), f.hashes(), n, f.capacity())) {
             // Every counter non-zero (n infinite): its count of inserts is all there is.
             warn_past_capacity(quoted_name(file), std::isfinite(n) ? keys_held(0, n) : f.inserted(),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());

@@ -54,6 +54,21 @@ void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) 
                     });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
   fmt::print(o.print_new ? stderr : stdout, "added {} new of {} keys\n", added.counted, added.keys);
+  if constexpr (std::is_same_v<Filter, redis::redis_window_filter>) {
+    // Its slices do not grow: a burst past a slice's share is warned of, from the slices' bits.
+    const redis::window_info i = filter.info();
+    const std::uint64_t share = (i.config.capacity + i.config.slices - 1) / i.config.slices;
+    double fullest = 0;
+    for (const redis::window_slice_info& s : i.slices)
+      fullest = std::max(fullest, s.estimated_count);
+    if (estimate_past(static_cast<double>(i.layout.total_bits()), i.layout.hashes, fullest,
+                      share)) {
+      warn_past_capacity(fmt::format("redis window filter {} (a window of capacity {}) has a "
+                                     "slice that",
+                                     quoted_name(i.name), i.config.capacity),
+                         keys_held(0, fullest), share, i.estimated_fpp, i.config.target_fpp);
+    }
+  }
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
     if (filter.uncounted_inserts() > 0) {
       print_warning(fmt::format(

@@ -91,6 +91,7 @@ struct window_slice_info {
   bool exists = false;         // some shard of it exists
   std::int64_t ttl_ms = -2;    // of its first existing shard (PTTL); -2 when none exists
   double fill_ratio = 0;
+  double estimated_count = 0;  // keys, from its bits (-m/k ln(1 - X/m))
 };
 
 struct window_info {
