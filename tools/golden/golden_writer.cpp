@@ -283,6 +283,11 @@ int main(int argc, char** argv) try {
   // have several words): 5 words of 200 bits in each group of 2 lines, sized by
   // word_filter_sizing(200, 100, 0.01).
   write(window_vector<window_filter>("window_groups_string", 400), {}, dir);
+  // The same count window sized for N = 8 keys (a share of 2 per slice): each slice's 10 inserts
+  // fill its words' share and 4 overflow parts of 2 (flag bit 1, FORMAT.md "Overflow parts").
+  golden_vector overflow = window_vector<window_filter>("window_groups_overflow_string", 8);
+  overflow.flags = 2;
+  write(overflow, {}, dir);
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;
