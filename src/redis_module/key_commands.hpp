@@ -54,6 +54,7 @@ class module_key {
   // (errc::not_found when it is gone).
   void expire(std::uint64_t seconds);
   void drop();
+  redis::client& client() noexcept { return client_; }
 
  private:
   redis::client& client_;

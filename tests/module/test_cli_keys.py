@@ -52,6 +52,20 @@ def test_print_new_on_a_module_window(r, shared_server, bloomkit):
     assert p.stdout == "u3\n"
 
 
+def test_a_burst_into_a_module_window_warns(r, shared_server, bloomkit):
+    # The module's window slices do not grow: past a slice's share (4000 / 4 = 1000 keys) the
+    # CLI warns as for a static filter past its capacity; within it, it does not.
+    r.execute_command("BK.RESERVE", "burst", 4000, 0.01, "KIND", "window", "WINDOW", "1h",
+                      "SLICES", 4)
+    u = url(shared_server)
+    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(KEYS[:900]))
+    assert p.stderr == ""
+    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(KEYS[900:4000]))
+    assert p.stderr.startswith("bloomkit: warning: redis module window 'burst' (a window of "
+                               "capacity 4000) has a slice that holds about "), p.stderr
+    assert "past its capacity 1000: its false-positive rate is now about " in p.stderr
+
+
 def test_refusals_name_the_problem(r, shared_server, bloomkit):
     u = url(shared_server)
     r.execute_command("BK.RESERVE", "w", 1000, 0.01, "KIND", "window", "WINDOW", "7d")

@@ -10,10 +10,14 @@
 // user without HINCRBY): the keys are in, `inserted` is too low.
 // Warns on stderr when a bloomkit filter now holds more keys than its capacity.
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <fmt/core.h>
@@ -40,8 +44,59 @@ struct redis_add_options {
   bool print_new = false;
 };
 
-// Filter: redis::redis_filter, redis::single_string_filter (a peer's key) or
-// redis::redis_window_filter.
+// A window of the bloomkit module (its slices do not grow): the warning of a static filter past its
+// capacity when the fullest live slice's keys, estimated from its fill (BK.INFO's slice_fill),
+// pass its share ceil(capacity / S) by more than 3 standard errors.
+void warn_if_module_window_past_share(redis_module::module_key& key) {
+  const std::vector<redis_module::module_info_field> fields =
+      redis_module::module_key_info(key.client(), key.name());
+  const auto field = [&](std::string_view name) -> const redis_module::module_info_field* {
+    for (const auto& f : fields) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  };
+  const auto number = [&](std::string_view name) {
+    const auto* f = field(name);
+    if (f == nullptr) return 0.0;
+    if (const auto* i = std::get_if<long long>(&f->value)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&f->value)) return *d;
+    return 0.0;
+  };
+  const auto* kind = field("kind");
+  const auto* fill = field("slice_fill");
+  if (kind == nullptr || fill == nullptr || std::get_if<std::string>(&kind->value) == nullptr ||
+      std::get<std::string>(kind->value) != "window") {
+    return;
+  }
+  const double slices = number("slices");
+  const double k = number("hashes");
+  const auto capacity = static_cast<std::uint64_t>(number("capacity"));
+  if (slices < 1 || k < 1 || capacity < 1) return;
+  const double m = number("bits") / (slices + 1);  // one sub-filter per slot
+  const std::uint64_t share =
+      (capacity + static_cast<std::uint64_t>(slices) - 1) / static_cast<std::uint64_t>(slices);
+  // slice_fill: one ratio per live slice, as text, or a double when only one is live.
+  std::vector<double> ratios;
+  if (const auto* d = std::get_if<double>(&fill->value)) {
+    ratios.push_back(*d);
+  } else if (const auto* text = std::get_if<std::string>(&fill->value)) {
+    std::istringstream in(*text);
+    for (double r = 0; in >> r;) ratios.push_back(r);
+  }
+  double fullest = 0;
+  for (const double r : ratios)
+    fullest = std::max(fullest, -m / k * std::log1p(-std::min(r, 0.999999)));
+  if (estimate_past(m, k, fullest, share)) {
+    warn_past_capacity(fmt::format("redis module window {} (a window of capacity {}) has a slice "
+                                   "that",
+                                   quoted_name(key.name()), capacity),
+                       keys_held(0, fullest), share, number("estimated_fpp"), number("target_fpp"));
+  }
+}
+
+// Filter: redis::redis_filter, redis::single_string_filter (a peer's key),
+// redis::redis_window_filter or redis_module::module_key.
 template <typename Filter>
 void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
   const key_tally added =
@@ -54,6 +109,9 @@ void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) 
                     });
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
   fmt::print(o.print_new ? stderr : stdout, "added {} new of {} keys\n", added.counted, added.keys);
+  if constexpr (std::is_same_v<Filter, redis_module::module_key>) {
+    warn_if_module_window_past_share(filter);
+  }
   if constexpr (std::is_same_v<Filter, redis::redis_window_filter>) {
     // Its slices do not grow: a burst past a slice's share is warned of, from the slices' bits.
     const redis::window_info i = filter.info();
