@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -90,7 +91,7 @@ window_filter::window_filter(const window_config& config, bit_array cells,
     invalid(std::to_string(overflow_.size()) + " overflow lists for " +
             std::to_string(slot_count()) + " slots");
   }
-  const filter_config part = overflow_config();
+  std::optional<filter_config> part;  // sized once, only for a window that has parts
   for (std::size_t i = 0; i < slot_count(); ++i) {
     if (overflow_[i].size() > max_overflow_parts) {
       invalid("slot " + std::to_string(i) + " has " + std::to_string(overflow_[i].size()) +
@@ -100,7 +101,8 @@ window_filter::window_filter(const window_config& config, bit_array cells,
       invalid("slot " + std::to_string(i) + " holds no slice but has overflow parts");
     }
     for (const blocked_bloom_filter& f : overflow_[i]) {
-      if (f.config() != part) {
+      if (!part) part = overflow_config();
+      if (f.config() != *part) {
         invalid("an overflow part of slot " + std::to_string(i) +
                 " is not a blocked filter of the slice's share");
       }

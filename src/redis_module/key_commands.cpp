@@ -116,6 +116,10 @@ void module_key::drop() {
   if (r.integer() == 0) throw error(errc::not_found, key_named(name_) + " does not exist");
 }
 
+std::vector<module_info_field> module_key::info() {
+  return module_key_info(client_, name_);
+}
+
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name) {
   const redis::reply r = c.execute(redis::command{{"BK.INFO", name}, 1});
   if (r.is_error()) throw_reply_error(name, r.str());

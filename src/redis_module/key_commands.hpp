@@ -23,6 +23,13 @@ namespace bloomkit::redis_module {
 // (bench/RESULTS.md, "Redis module").
 inline constexpr std::size_t keys_per_module_command = 1000;
 
+// BK.INFO's fields, in its order: kind, hash_scheme, nonscaling, then those of `bloomkit info
+// --json` (integers as integers, numbers as doubles, the rest as text).
+struct module_info_field {
+  std::string name;
+  std::variant<long long, double, std::string> value;
+};
+
 // Module key `name` as the CLI's add and query use a filter. Its adds go through BF.INSERT
 // NOCREATE (a key deleted meanwhile is not created again with RedisBloom's defaults), its lookups
 // through BF.MEXISTS, in commands of keys_per_module_command keys pipelined in one round trip.
@@ -54,19 +61,14 @@ class module_key {
   // (errc::not_found when it is gone).
   void expire(std::uint64_t seconds);
   void drop();
-  redis::client& client() noexcept { return client_; }
+  // BK.INFO's fields (module_key_info).
+  std::vector<module_info_field> info();
 
  private:
   redis::client& client_;
   std::string name_;
 };
 
-// BK.INFO's fields, in its order: kind, hash_scheme, nonscaling, then those of `bloomkit info
-// --json` (integers as integers, numbers as doubles, the rest as text).
-struct module_info_field {
-  std::string name;
-  std::variant<long long, double, std::string> value;
-};
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name);
 
 // Adds the fields to a report (the CLI's report, the Python binding's dict_report), in order:

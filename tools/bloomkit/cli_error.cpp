@@ -38,6 +38,16 @@ std::uint64_t keys_held(std::uint64_t inserted, double estimated_count) {
   return inserted;
 }
 
+std::uint64_t slice_share(std::uint64_t capacity, std::uint64_t slices) {
+  return capacity / slices + (capacity % slices != 0 ? 1 : 0);
+}
+
+void warn_slice_past_share(std::string_view what, std::uint64_t capacity, std::uint64_t slices,
+                           std::uint64_t held, double fpp_now, double target) {
+  warn_past_capacity(fmt::format("{} (a window of capacity {}) has a slice that", what, capacity),
+                     held, slice_share(capacity, slices), fpp_now, target);
+}
+
 bool estimate_past(double m, double k, double n, std::uint64_t capacity) {
   const double load = k * std::min(n, m * 40 / k) / m;
   const double error = std::sqrt(m * (std::expm1(load) - load)) / k;

@@ -46,6 +46,14 @@ void warn_past_capacity(std::string_view what, std::uint64_t held, std::uint64_t
 // The keys a filter holds by its count of inserts that changed it (`inserted`), or by the count
 // estimated from its bits when that is larger (inserted stops growing as a filter saturates).
 std::uint64_t keys_held(std::uint64_t inserted, double estimated_count);
+// The keys a window's slice is sized for: ceil(capacity / slices).
+std::uint64_t slice_share(std::uint64_t capacity, std::uint64_t slices);
+// warn_past_capacity for a window (`what` names it) whose fullest live slice holds `held` keys,
+// past its share of `capacity` over `slices`:
+//   <what> (a window of capacity <capacity>) has a slice that holds about <held> keys, past its
+//   capacity <share>: ...
+void warn_slice_past_share(std::string_view what, std::uint64_t capacity, std::uint64_t slices,
+                           std::uint64_t held, double fpp_now, double target);
 // Whether n keys estimated from the set cells of m cells and k probes (-m/k ln(1 - X/m)) are past
 // `capacity` by more than 3 standard errors of that estimate (variance m (e^(kn/m) - 1 - kn/m) /
 // k^2): an estimate's noise at capacity never warns.

@@ -218,9 +218,8 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
         } else if constexpr (requires { f.fullest_slice_keys(); }) {
           // A window's slices are sized for capacity / S keys each: a burst overfills one.
           if (const std::uint64_t held = f.fullest_slice_keys(); held > f.slice_share()) {
-            warn_past_capacity(fmt::format("{} (a window of capacity {}) has a slice that",
-                                           quoted_name(file), f.capacity()),
-                               held, f.slice_share(), f.estimated_fpp(), f.target_fpp());
+            warn_slice_past_share(quoted_name(file), f.capacity(), f.slices(), held,
+                                  f.estimated_fpp(), f.target_fpp());
           }
         }
       },

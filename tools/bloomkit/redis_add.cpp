@@ -25,6 +25,7 @@
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/single_string_filter.hpp"
+#include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "input.hpp"
 #include "key_input.hpp"
@@ -44,12 +45,11 @@ struct redis_add_options {
   bool print_new = false;
 };
 
-// A window of the bloomkit module (its slices do not grow): the warning of a static filter past its
-// capacity when the fullest live slice's keys, estimated from its fill (BK.INFO's slice_fill),
-// pass its share ceil(capacity / S) by more than 3 standard errors.
+// A window of the bloomkit module (its slices do not grow): the warning of a slice past its
+// share when the fullest live slice's keys, estimated from its fill (BK.INFO's slice_fill), pass
+// it by more than 3 standard errors.
 void warn_if_module_window_past_share(redis_module::module_key& key) {
-  const std::vector<redis_module::module_info_field> fields =
-      redis_module::module_key_info(key.client(), key.name());
+  const std::vector<redis_module::module_info_field> fields = key.info();
   const auto field = [&](std::string_view name) -> const redis_module::module_info_field* {
     for (const auto& f : fields) {
       if (f.name == name) return &f;
@@ -65,17 +65,13 @@ void warn_if_module_window_past_share(redis_module::module_key& key) {
   };
   const auto* kind = field("kind");
   const auto* fill = field("slice_fill");
-  if (kind == nullptr || fill == nullptr || std::get_if<std::string>(&kind->value) == nullptr ||
-      std::get<std::string>(kind->value) != "window") {
-    return;
-  }
-  const double slices = number("slices");
-  const double k = number("hashes");
+  const auto* kind_name = kind == nullptr ? nullptr : std::get_if<std::string>(&kind->value);
+  if (kind_name == nullptr || *kind_name != "window" || fill == nullptr) return;
+  const auto slices = static_cast<std::uint64_t>(number("slices"));
+  const auto k = static_cast<std::uint32_t>(number("hashes"));
   const auto capacity = static_cast<std::uint64_t>(number("capacity"));
   if (slices < 1 || k < 1 || capacity < 1) return;
-  const double m = number("bits") / (slices + 1);  // one sub-filter per slot
-  const std::uint64_t share =
-      (capacity + static_cast<std::uint64_t>(slices) - 1) / static_cast<std::uint64_t>(slices);
+  const auto m = static_cast<std::uint64_t>(number("bits")) / (slices + 1);  // a sub-filter a slot
   // slice_fill: one ratio per live slice, as text, or a double when only one is live.
   std::vector<double> ratios;
   if (const auto* d = std::get_if<double>(&fill->value)) {
@@ -85,13 +81,13 @@ void warn_if_module_window_past_share(redis_module::module_key& key) {
     for (double r = 0; in >> r;) ratios.push_back(r);
   }
   double fullest = 0;
-  for (const double r : ratios)
-    fullest = std::max(fullest, -m / k * std::log1p(-std::min(r, 0.999999)));
-  if (estimate_past(m, k, fullest, share)) {
-    warn_past_capacity(fmt::format("redis module window {} (a window of capacity {}) has a slice "
-                                   "that",
-                                   quoted_name(key.name()), capacity),
-                       keys_held(0, fullest), share, number("estimated_fpp"), number("target_fpp"));
+  for (const double r : ratios) {
+    const auto ones = static_cast<std::uint64_t>(std::llround(r * static_cast<double>(m)));
+    fullest = std::max(fullest, estimate_count(m, k, ones));
+  }
+  if (estimate_past(static_cast<double>(m), k, fullest, slice_share(capacity, slices))) {
+    warn_slice_past_share("redis module window " + quoted_name(key.name()), capacity, slices,
+                          keys_held(0, fullest), number("estimated_fpp"), number("target_fpp"));
   }
 }
 
@@ -115,16 +111,15 @@ void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) 
   if constexpr (std::is_same_v<Filter, redis::redis_window_filter>) {
     // Its slices do not grow: a burst past a slice's share is warned of, from the slices' bits.
     const redis::window_info i = filter.info();
-    const std::uint64_t share = (i.config.capacity + i.config.slices - 1) / i.config.slices;
     double fullest = 0;
-    for (const redis::window_slice_info& s : i.slices)
+    for (const redis::window_slice_info& s : i.slices) {
       fullest = std::max(fullest, s.estimated_count);
+    }
     if (estimate_past(static_cast<double>(i.layout.total_bits()), i.layout.hashes, fullest,
-                      share)) {
-      warn_past_capacity(fmt::format("redis window filter {} (a window of capacity {}) has a "
-                                     "slice that",
-                                     quoted_name(i.name), i.config.capacity),
-                         keys_held(0, fullest), share, i.estimated_fpp, i.config.target_fpp);
+                      slice_share(i.config.capacity, i.config.slices))) {
+      warn_slice_past_share("redis window filter " + quoted_name(i.name), i.config.capacity,
+                            i.config.slices, keys_held(0, fullest), i.estimated_fpp,
+                            i.config.target_fpp);
     }
   }
   if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
