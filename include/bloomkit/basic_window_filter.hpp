@@ -10,8 +10,8 @@
 // over the live slices current - S .. current. Every sub-filter is sized for ceil(capacity / S)
 // keys at p / (S + 1): at the stated rate the union bound keeps a lookup's FPP at most p. A key's
 // cells sit at the same offsets in every slot, so the batched paths locate a key once and
-// prefetch its line in every live slot together (src/slot_paths.hpp); still one random line per
-// slot, which is why window_filter groups a key's words of every slot in adjacent lines.
+// prefetch its line in every live slot together (src/kinds/slot_paths.hpp); still one random line
+// per slot, which is why window_filter groups a key's words of every slot in adjacent lines.
 //
 // Thread safety: single writer. A filter that maps a file is read-only and throws
 // errc::io_error from lookups once the file changed under it.
@@ -117,7 +117,7 @@ class basic_window_filter : public window_slices,
 using blocked_window_filter = basic_window_filter<blocked_bloom_filter>;
 using classic_window_filter = basic_window_filter<bloom_filter>;
 
-// Instantiated once, in the library (src/basic_window_filter.cpp).
+// Instantiated once, in the library (src/kinds/basic_window_filter.cpp).
 extern template class basic_window_filter<bloom_filter>;
 extern template class basic_window_filter<blocked_bloom_filter>;
 

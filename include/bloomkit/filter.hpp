@@ -16,7 +16,7 @@
 //
 // Batched paths (insert_many, contains_many) run one software pipeline for every storage: each
 // key is hashed and its cache lines prefetched well before its cells are touched, so the memory
-// accesses of many keys overlap (src/filter_pipeline.hpp).
+// accesses of many keys overlap (src/core/filter_pipeline.hpp).
 //
 // Thread safety: contains / contains_many and, where the storage allows it (classic, blocked),
 // insert_concurrent / insert_many_concurrent may run concurrently with each other on one filter
@@ -232,7 +232,7 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   filter_config config_;
   bit_array cells_;
   std::uint64_t inserted_ = 0;
-  // Blocked: the hot paths for this CPU (src/blocked_kernels.hpp); unused otherwise.
+  // Blocked: the hot paths for this CPU (src/storage/blocked_kernels.hpp); unused otherwise.
   const detail::blocked_kernels* kernels_ = nullptr;
 };
 
@@ -266,7 +266,7 @@ concept filter_like = requires(F& f, const F& cf, std::string_view key,
   { F::scheme() } -> std::same_as<hash_scheme>;
 };
 
-// Instantiated once, in the library (src/filter.cpp; the peers' policies in src/compat).
+// Instantiated once, in the library (src/kinds/filter.cpp; the peers' policies in src/compat).
 extern template class basic_filter<xxh3_probe_policy, bit_storage>;
 extern template class basic_filter<xxh3_split_block_policy, split_block_storage>;
 extern template class basic_filter<xxh3_probe_policy, counter_storage>;

@@ -10,7 +10,7 @@
 // a factor with m. Under multiply-high it does not: it moves probe i by (i^3 - i)/6 * m / 2^64
 // bits, less than one bit unless m k^3 > 6 * 2^64 (never for m <= 2^40 and k <= 64), so two
 // probes i < j share a bit about when (j - i) h2 mod 2^64 is within 2^64 / m of 0, whatever
-// the cubic term (src/distinct_probes.hpp counts exactly that; HashingTest
+// the cubic term (src/core/distinct_probes.hpp counts exactly that; HashingTest
 // CubicTermDoesNotSeparateProbesUnderMultiplyHigh shows it). It stays because the probes, and
 // so the bits of every file, are defined with it.
 // The iterative form: x = h1, y = h2; each step x += y, y += i.

@@ -60,7 +60,7 @@ struct kind_traits;  // not a filter a file can hold
 
 // What the traits of a filter sized by for_capacity(n, p) share: its scheme, k, its storage's
 // file check, no key type nor growth of its own, and the file codec of a payload that is its
-// storage's words (defined in src/file/word_payload.hpp).
+// storage's words (defined in src/kinds/word_payload.hpp).
 template <class Filter>
 struct sized_kind {
   using filter_type = Filter;

@@ -212,7 +212,7 @@ class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter
 using scalable_bloom_filter = basic_scalable_filter<bloom_filter>;
 using scalable_blocked_bloom_filter = basic_scalable_filter<blocked_bloom_filter>;
 
-// Instantiated once, in the library (src/scalable_filter.cpp).
+// Instantiated once, in the library (src/kinds/scalable_filter.cpp).
 extern template class basic_scalable_filter<bloom_filter>;
 extern template class basic_scalable_filter<blocked_bloom_filter>;
 

@@ -15,7 +15,7 @@
 // hashing, multiply-high) are k consecutive points u, u + v, u + 2v, ... of a rotation of the
 // circle cut into m bits, and for a step v near a fraction a/j (j < k) they bunch up: a key
 // whose probes fall on D < k distinct bits is a false positive as soon as those D bits are set.
-// P(D < k) is about 1.2 k/m (src/distinct_probes.hpp derives the distribution of D), so small
+// P(D < k) is about 1.2 k/m (src/core/distinct_probes.hpp derives the distribution of D), so small
 // filters miss their target: at p = 1% the textbook sizes give 5.9% for n = 1, 1.5% for
 // n = 10, 1.25% for n = 20 (measured). With f = 1 - (1 - E[D]/m)^n the chance that a given bit
 // is set after n keys,
@@ -143,9 +143,9 @@ std::uint64_t blocked_natural_capacity(std::uint64_t blocks);
 
 // --- Word-blocked filters -----------------------------------------------------------------
 // A word-blocked filter is an array of w-bit words (8 <= w <= 512); a key sets k bits of one
-// word, one in each of k fields of F = floor(w / k) bits (src/word_mask.hpp). Window filters
-// use them: one word per slice holds a key, so a key's words of every slice sit in one or two
-// cache lines (in process) or are read with one BITFIELD GET per slice (Redis). With i keys in
+// word, one in each of k fields of F = floor(w / k) bits (src/storage/word_mask.hpp). Window
+// filters use them: one word per slice holds a key, so a key's words of every slice sit in one or
+// two cache lines (in process) or are read with one BITFIELD GET per slice (Redis). With i keys in
 // a word a given bit of a field is still 0 with probability (1 - 1/F)^i, the fields fill
 // independently, so a key never inserted is a false positive with probability
 //   fpp(i) = (1 - (1 - 1/F)^i)^k

@@ -36,7 +36,7 @@ class storage_allocator {
   virtual void zero(const storage_block& block, std::size_t bytes) noexcept;
 };
 
-// The in-process default: anonymous mmap, huge pages past 2 MiB (src/bit_array.cpp).
+// The in-process default: anonymous mmap, huge pages past 2 MiB (src/storage/bit_array.cpp).
 storage_allocator& mapped_memory_allocator() noexcept;
 // The allocator new storage comes from: mapped_memory_allocator() unless a host installed one.
 storage_allocator& current_storage_allocator() noexcept;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "../file/classic_kind.hpp"
+#include "../kinds/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
 #include "suffixed_key.hpp"
@@ -288,7 +288,7 @@ void write_json(const filter& f, std::ostream& out) {
 
 }  // namespace bits_and_blooms
 
-// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+// bloomkit files of these filters: kind classic, the peer's scheme (src/kinds/classic_kind.hpp).
 template struct kind_traits<bits_and_blooms::filter>;
 template struct detail::file_io<bits_and_blooms::filter>;
 

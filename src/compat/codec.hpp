@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "../exact_double.hpp"
+#include "../core/exact_double.hpp"
 #include "../file/file_error.hpp"
-#include "../filter_impl.hpp"
+#include "../kinds/filter_impl.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/error.hpp"

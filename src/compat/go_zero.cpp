@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "../file/classic_kind.hpp"
+#include "../kinds/classic_kind.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "codec.hpp"
 #include "peer_sizing.hpp"
@@ -133,7 +133,7 @@ filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
 
 }  // namespace go_zero
 
-// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+// bloomkit files of these filters: kind classic, the peer's scheme (src/kinds/classic_kind.hpp).
 template struct kind_traits<go_zero::filter>;
 template struct detail::file_io<go_zero::filter>;
 

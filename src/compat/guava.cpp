@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "../file/classic_kind.hpp"
+#include "../kinds/classic_kind.hpp"
 #include "codec.hpp"
 #include "peer_sizing.hpp"
 
@@ -141,7 +141,7 @@ void write(const mitz_64_filter& filter, std::ostream& out) {
 
 namespace bloomkit {
 
-// bloomkit files of these filters: kind classic, the peer's scheme (src/file/classic_kind.hpp).
+// bloomkit files of these filters: kind classic, the peer's scheme (src/kinds/classic_kind.hpp).
 template struct kind_traits<guava::mitz_32_filter>;
 template struct kind_traits<guava::mitz_64_filter>;
 template struct detail::file_io<guava::mitz_32_filter>;

@@ -3,7 +3,7 @@
 #include <array>
 #include <string>
 
-#include "../enum_names.hpp"
+#include "../core/enum_names.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/murmur3.hpp"
 #include "bloomkit/error.hpp"

@@ -4,11 +4,11 @@
 
 #include <string>
 
+#include "../kinds/classic_kind.hpp"
+#include "../kinds/word_payload.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/file.hpp"
-#include "classic_kind.hpp"
 #include "header_codec.hpp"
-#include "word_payload.hpp"
 #include "write_filter_file.hpp"
 
 namespace bloomkit {

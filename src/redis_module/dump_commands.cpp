@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "../module_value/chunk_iterator.hpp"
+#include "../module_value/chunk_loading.hpp"
 #include "arguments.hpp"
-#include "chunk_iterator.hpp"
-#include "chunk_loading.hpp"
 #include "commands.hpp"
 #include "redis_memory.hpp"
 

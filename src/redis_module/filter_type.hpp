@@ -5,9 +5,9 @@
 
 #include <memory>
 
+#include "../module_value/module_value.hpp"
+#include "../module_value/value_codec.hpp"
 #include "module_api.hpp"
-#include "module_value.hpp"
-#include "value_codec.hpp"
 
 namespace bloomkit::redis_module {
 

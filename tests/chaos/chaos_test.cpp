@@ -27,7 +27,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "redis/key_slot.hpp"
+#include "redis/client/key_slot.hpp"
 #include "support/child_process.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"

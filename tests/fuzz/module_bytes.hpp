@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "filter_image.hpp"
-#include "value_codec.hpp"
+#include "module_value/filter_image.hpp"
+#include "module_value/value_codec.hpp"
 
 namespace bloomkit::test {
 

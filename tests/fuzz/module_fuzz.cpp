@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "chunk_loading.hpp"
 #include "module_bytes.hpp"
-#include "value_codec.hpp"
+#include "module_value/chunk_loading.hpp"
+#include "module_value/value_codec.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

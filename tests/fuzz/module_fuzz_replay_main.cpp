@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "chunk_loading.hpp"
 #include "module_bytes.hpp"
+#include "module_value/chunk_loading.hpp"
 #include "replay_driver.hpp"
 
 namespace {

@@ -1,7 +1,8 @@
-// The batch engine (src/redis/batch_engine.hpp) over layouts other than the native one, against
-// a real redis-server: counting cells (BITFIELD OVERFLOW SAT INCRBY u4) and a window of several
-// slices read in one round trip: the shapes the engine must carry besides one u1 string per key.
-#include "batch_engine.hpp"
+// The batch engine (src/redis/filters/batch_engine.hpp) over layouts other than the native one,
+// against a real redis-server: counting cells (BITFIELD OVERFLOW SAT INCRBY u4) and a window of
+// several slices read in one round trip: the shapes the engine must carry besides one u1 string per
+// key.
+#include "redis/filters/batch_engine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@
 
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
-#include "native_layout.hpp"
+#include "redis/filters/native_layout.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "client_fixtures.hpp"
-#include "redis/client_stats.hpp"
-#include "redis/key_slot.hpp"
+#include "redis/client/client_stats.hpp"
+#include "redis/client/key_slot.hpp"
 #include "support/redis_fixtures.hpp"
 
 namespace {

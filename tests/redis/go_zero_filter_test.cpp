@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
-#include "redis/key_slot.hpp"
+#include "redis/client/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/interop_vectors.hpp"
 #include "support/redis_fixtures.hpp"

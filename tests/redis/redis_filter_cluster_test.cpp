@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "redis/client_stats.hpp"
-#include "redis/key_slot.hpp"
+#include "redis/client/client_stats.hpp"
+#include "redis/client/key_slot.hpp"
 #include "redis_filter_fixtures.hpp"
 
 namespace {

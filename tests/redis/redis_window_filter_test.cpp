@@ -18,13 +18,13 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/sizing.hpp"
-#include "redis/key_slot.hpp"
+#include "redis/client/key_slot.hpp"
+#include "storage/word_mask.hpp"
 #include "support/errors.hpp"
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/window_time.hpp"
-#include "word_mask.hpp"
 
 namespace {
 

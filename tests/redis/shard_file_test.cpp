@@ -1,6 +1,6 @@
-// A Redis filter's layout as a local file (src/redis/shard_file.hpp): push and pull check the
-// shard fields of a sharded file themselves; the file code knows nothing of shards.
-#include "shard_file.hpp"
+// A Redis filter's layout as a local file (src/redis/filters/shard_file.hpp): push and pull check
+// the shard fields of a sharded file themselves; the file code knows nothing of shards.
+#include "redis/filters/shard_file.hpp"
 
 #include <gtest/gtest.h>
 

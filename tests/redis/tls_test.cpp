@@ -16,7 +16,7 @@
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/url.hpp"
-#include "redis/client_stats.hpp"
+#include "redis/client/client_stats.hpp"
 #include "support/errors.hpp"
 #include "support/redis_server.hpp"
 #include "support/scoped_env.hpp"

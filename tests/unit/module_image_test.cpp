@@ -1,4 +1,4 @@
-// The Redis module's filter image (src/redis_module/filter_image.hpp) without a server: a header
+// The Redis module's filter image (src/module_value/filter_image.hpp) without a server: a header
 // gets no memory for the payload it declares until that payload's bytes arrive (a hostile
 // BF.LOADCHUNK header or a corrupt RDB value cannot make the server reserve terabytes), and a
 // payload sent in pieces of any size still rebuilds the filter.
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "filter_image.hpp"
+#include "module_value/filter_image.hpp"
 
 namespace bloomkit::redis_module {
 namespace {

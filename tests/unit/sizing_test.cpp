@@ -12,7 +12,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
-#include "ceil_div.hpp"
+#include "core/ceil_div.hpp"
 #include "support/errors.hpp"
 
 namespace bloomkit {
@@ -109,9 +109,10 @@ TEST(Sizing, ExactParamsAreTheFewestBitsThatHoldTheTarget) {
   }
 }
 
-// fpp_at_fill(m, k, x) is E[x^D], D the distinct bits of a key's probes (src/distinct_probes.hpp).
-// Against 200,000 keys' real probe sequences: never below the simulation (beyond 4 sigma) and at
-// most 10% above it (the bound takes the chains of bunched probes as crossing bits together).
+// fpp_at_fill(m, k, x) is E[x^D], D the distinct bits of a key's probes
+// (src/core/distinct_probes.hpp). Against 200,000 keys' real probe sequences: never below the
+// simulation (beyond 4 sigma) and at most 10% above it (the bound takes the chains of bunched
+// probes as crossing bits together).
 TEST(Sizing, FppAtFillMatchesTheProbeSequence) {
   for (const auto& [m, k] : {std::pair{10ull, 7u}, std::pair{20ull, 14u}, std::pair{40ull, 5u},
                              std::pair{189ull, 7u}, std::pair{1000ull, 10u}}) {
@@ -248,8 +249,8 @@ TEST(Sizing, BytesForBits) {
   EXPECT_EQ(bytes_for_bits(65), 16u);
 }
 
-// detail::ceil_div (src/ceil_div.hpp), under the sizes and counts above: rounds up, and holds at
-// the top of the range, where (a + b - 1) / b would wrap.
+// detail::ceil_div (src/core/ceil_div.hpp), under the sizes and counts above: rounds up, and holds
+// at the top of the range, where (a + b - 1) / b would wrap.
 TEST(CeilDiv, RoundsUpAndDoesNotOverflowAtTheTopOfTheRange) {
   using detail::ceil_div;
   constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();

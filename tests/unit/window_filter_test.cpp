@@ -16,10 +16,10 @@
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/sizing.hpp"
+#include "storage/word_mask.hpp"
 #include "support/errors.hpp"
 #include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
-#include "word_mask.hpp"
 
 namespace bloomkit {
 namespace {

@@ -12,8 +12,8 @@
 #include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
+#include "storage/word_mask.hpp"
 #include "support/errors.hpp"
-#include "word_mask.hpp"
 
 namespace bloomkit {
 namespace {

@@ -18,7 +18,7 @@
 #include "bloomkit/redis/url.hpp"
 #include "commands.hpp"
 #include "key_encoding.hpp"
-#include "key_transfer.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 
 namespace bloomkit::cli {
 

@@ -21,8 +21,8 @@
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "json.hpp"
-#include "key_commands.hpp"
-#include "key_transfer.hpp"
+#include "redis/module_keys/key_commands.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
 #include "redis_window.hpp"
 

@@ -15,9 +15,9 @@
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "key_transfer.hpp"
 #include "names.hpp"
 #include "output_file.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {

@@ -16,8 +16,8 @@
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
-#include "key_transfer.hpp"
 #include "names.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
 
 namespace bloomkit::cli {

@@ -13,8 +13,8 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/window_filter.hpp"
 #include "cli_error.hpp"
-#include "key_commands.hpp"
-#include "key_transfer.hpp"
+#include "redis/module_keys/key_commands.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
 #include "window_options.hpp"
 

@@ -1,8 +1,8 @@
 // bloomkit.pull_module_key / push_module_key / is_module_key: keys of the Redis module
 // (bloomkit_redis_module.so: BF.RESERVE, BK.RESERVE) to and from filter files, as `bloomkit redis
-// pull` (of a module key) and `redis push --module` do (src/redis_module/key_transfer.hpp); and
-// bloomkit.RedisModuleFilter, a module key's adds, lookups and info as `bloomkit redis add |
-// query | info` do them (src/redis_module/key_commands.hpp).
+// pull` (of a module key) and `redis push --module` do (src/redis/module_keys/key_transfer.hpp);
+// and bloomkit.RedisModuleFilter, a module key's adds, lookups and info as `bloomkit redis add |
+// query | info` do them (src/redis/module_keys/key_commands.hpp).
 
 #include <filesystem>
 #include <optional>
@@ -12,8 +12,8 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "dict_report.hpp"
-#include "key_commands.hpp"
-#include "key_transfer.hpp"
+#include "redis/module_keys/key_commands.hpp"
+#include "redis/module_keys/key_transfer.hpp"
 #include "redis_handle.hpp"
 
 namespace py = pybind11;

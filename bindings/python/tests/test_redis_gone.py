@@ -191,6 +191,6 @@ def test_window_filter(server, cli, how):
     calls = key_calls(f)
     calls.update({"record_many": lambda: f.record_many(KEYS), "drop": lambda: f.drop()})
     # An insert writes its slice and checks the meta in one round trip: on a filter that is gone
-    # it leaves that slice behind, with the slice's TTL (src/redis/window_filter.cpp).
+    # it leaves that slice behind, with the slice's TTL (src/redis/filters/window_filter.cpp).
     check_every_call(server, calls, "w",
                      strays={"add", "test_and_add", "add_many", "add_many_out", "record_many"})

@@ -46,7 +46,7 @@ struct filter_access {
   static const bit_array& storage(const Filter& f) noexcept {
     return f.cells_;
   }
-  // For pipelines over the slots of a window (src/slot_paths.hpp): a filter's words to write,
+  // For pipelines over the slots of a window (src/kinds/slot_paths.hpp): a filter's words to write,
   // its count of inserts, and a blocked filter's kernels.
   template <class Filter>
   static std::uint64_t* writable_words(Filter& f) {

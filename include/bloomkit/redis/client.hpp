@@ -107,7 +107,7 @@ struct command {
 };
 
 namespace detail {
-struct client_access;  // internal access point (src/redis/client_stats.hpp)
+struct client_access;  // internal access point (src/redis/client/client_stats.hpp)
 }
 
 class client {

@@ -1,0 +1,37 @@
+// Files of the blocked filter (kind 2, docs/FORMAT.md): the classic layout (the bits as
+// little-endian u64 words at offset 128) with a size in whole 256-bit blocks, k = 8 and no flags.
+
+#include <string>
+#include <utility>
+
+#include "../file/file_io.hpp"
+#include "bloomkit/kinds.hpp"
+#include "classic_kind.hpp"
+#include "word_payload.hpp"
+
+namespace bloomkit {
+namespace detail {
+template struct file_io<blocked_bloom_filter>;
+
+}  // namespace detail
+
+template <>
+detail::file_check sized_kind<blocked_bloom_filter>::check_fields(const file_header& h) {
+  // The payload is a bit array like the classic kind's: m and k in range, a payload of
+  // ceil(m / 64) words, reserved fields 0; only classic files may set a flag.
+  if (auto problem = detail::check_flags(h, 0)) return problem;
+  if (auto problem = detail::check_classic_fields(h)) return problem;
+  if (h.bits % blocked_block_bits != 0) {
+    return detail::inconsistent_header("bits " + std::to_string(h.bits) +
+                                       " of a blocked filter are not a multiple of " +
+                                       std::to_string(blocked_block_bits));
+  }
+  if (h.hashes != blocked_hashes) {
+    return detail::inconsistent_header("hashes " + std::to_string(h.hashes) +
+                                       " of a blocked filter are not " +
+                                       std::to_string(blocked_hashes));
+  }
+  return {};
+}
+
+}  // namespace bloomkit

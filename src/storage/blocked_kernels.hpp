@@ -1,0 +1,206 @@
+#pragma once
+// Internal: the hot paths of the split-block storage (the blocked filter), written once over an
+// instruction-set policy and compiled twice: for the baseline ISA (blocked_kernels.cpp) and with
+// -mavx2 (blocked_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
+// chosen at run time, one indirect call per key or per batch; the batches run the one pipeline
+// (filter_pipeline.hpp) over split_block_ops.
+//
+// A policy supplies
+//   static void masks(std::uint32_t h32, std::uint64_t out[4]);   // the 8 word masks, as 4 u64
+//   static bool insert(std::uint64_t* block, std::uint32_t h32);  // single writer; true if new
+//   static bool contains(const std::uint64_t* block, std::uint32_t h32);
+// where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups read
+// with relaxed atomic loads, so they may race with atomic inserts.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "../core/filter_pipeline.hpp"
+#include "bloomkit/detail/multiply_high.hpp"
+#include "bloomkit/detail/word_access.hpp"
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+namespace bloomkit::detail {
+
+// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
+struct blocked_batch {
+  const std::string_view* keys = nullptr;
+  const std::uint64_t* digests = nullptr;
+  std::size_t size = 0;
+};
+
+// One table per instruction set.
+struct blocked_kernels {
+  const char* name;
+  bool (*insert)(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
+                 bool atomic) noexcept;
+  bool (*contains)(const std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest) noexcept;
+  // added (nullptr: not wanted): per key, whether it was new (insert_pipeline).
+  std::size_t (*insert_many)(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
+                             bool atomic, bool* added) noexcept;
+  std::size_t (*contains_many)(const std::uint64_t* words, std::uint64_t blocks,
+                               blocked_batch batch, bool* results) noexcept;
+  // Window slots (filters of `blocks` blocks each, slots[0] first; filter_pipeline.hpp):
+  // lookups in all of them, and inserts into slots[0] that count keys no slot held (added as
+  // for insert_many).
+  std::size_t (*contains_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
+                                        std::uint64_t blocks, blocked_batch batch,
+                                        bool* results) noexcept;
+  slot_insert_counts (*insert_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
+                                             std::uint64_t blocks, blocked_batch batch,
+                                             bool* added) noexcept;
+};
+
+// The most slots the slot kernels take at once.
+inline constexpr std::size_t max_kernel_slots = 256;
+
+const blocked_kernels& portable_blocked_kernels() noexcept;
+// nullptr when the build has no AVX2 path (not x86-64, or a compiler without -mavx2).
+const blocked_kernels* avx2_blocked_kernels() noexcept;
+// avx2_blocked_kernels() when this CPU has AVX2, else nullptr.
+const blocked_kernels* avx2_blocked_kernels_if_supported() noexcept;
+// The AVX2 table where it runs, else the portable one.
+const blocked_kernels& default_blocked_kernels() noexcept;
+
+// The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
+// split-block filter specification).
+inline constexpr std::uint32_t blocked_salts[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU,
+                                                   0xa2b7289dU, 0x705495c7U, 0x2df1424bU,
+                                                   0x9efc4947U, 0x5c6bfb31U};
+
+// Internal linkage on purpose: each translation unit compiles its own copy for its own
+// instruction set, and the linker must never pick the AVX2 copy for the baseline one.
+namespace {
+
+// Sets the bits of `masks` with one atomic fetch-or per 64-bit word that lacks some of them.
+inline bool insert_masks_atomic(std::uint64_t* block, const std::uint64_t* masks) noexcept {
+  bool changed = false;
+  for (int j = 0; j < 4; ++j)
+    changed |= (fetch_or_relaxed(block + j, masks[j]) & masks[j]) != masks[j];
+  return changed;
+}
+
+// The cell operations of split blocks for the pipeline: a key's location is its block, the
+// multiply-high (h * blocks) >> 64 of its digest h, and h32, the low 32 bits of h, from which the
+// salts choose one bit in each of the block's eight 32-bit words.
+template <class Isa>
+struct split_block_ops {
+  using digest_type = std::uint64_t;
+  struct location {
+    std::uint64_t block;  // its index: the same in every filter of this size
+    std::uint32_t h32;
+  };
+  static constexpr bool two_stage = false;
+
+  std::uint64_t* words;  // lookups never write through it
+  std::uint64_t blocks;
+
+  void locate(std::uint64_t h, location& at) const noexcept {
+    at.block = multiply_high(h, blocks);
+    at.h32 = static_cast<std::uint32_t>(h);
+  }
+  [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
+    detail::prefetch_write(block(at));
+  }
+  template <bool Atomic>
+  bool insert(const location& at) const noexcept {
+    if constexpr (Atomic) {
+      std::uint64_t masks[4];
+      Isa::masks(at.h32, masks);
+      return insert_masks_atomic(block(at), masks);
+    } else {
+      return Isa::insert(block(at), at.h32);
+    }
+  }
+  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
+    detail::prefetch_read(block(at));
+  }
+  bool test_first(const location& at) const noexcept { return Isa::contains(block(at), at.h32); }
+  std::uint64_t* block(const location& at) const noexcept { return words + at.block * 4; }
+};
+
+template <class Isa>
+struct blocked_paths {
+  using ops = split_block_ops<Isa>;
+
+  static bool insert(std::uint64_t* words, std::uint64_t blocks, std::uint64_t digest,
+                     bool atomic) noexcept {
+    const ops o{words, blocks};
+    typename ops::location at;
+    o.locate(digest, at);
+    return atomic ? o.template insert<true>(at) : o.template insert<false>(at);
+  }
+  static bool contains(const std::uint64_t* words, std::uint64_t blocks,
+                       std::uint64_t digest) noexcept {
+    const ops o{const_cast<std::uint64_t*>(words), blocks};
+    typename ops::location at;
+    o.locate(digest, at);
+    return o.test_first(at);
+  }
+
+  // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
+  template <class Run>
+  static auto over(blocked_batch batch, Run run) noexcept {
+    if (batch.keys != nullptr) {
+      const std::string_view* keys = batch.keys;
+      return run([keys](std::size_t i) noexcept {
+        return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
+      });
+    }
+    const std::uint64_t* digests = batch.digests;
+    return run([digests](std::size_t i) noexcept { return digests[i]; });
+  }
+  static std::size_t insert_many(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
+                                 bool atomic, bool* added) noexcept {
+    const ops o{words, blocks};
+    return over(batch, [&](auto digest_at) {
+      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag, added)
+                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag, added);
+    });
+  }
+  static std::size_t contains_many(const std::uint64_t* words, std::uint64_t blocks,
+                                   blocked_batch batch, bool* results) noexcept {
+    const ops o{const_cast<std::uint64_t*>(words), blocks};
+    return over(batch,
+                [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
+  }
+
+  static std::size_t contains_many_in_slots(std::uint64_t* const* slots, std::size_t count,
+                                            std::uint64_t blocks, blocked_batch batch,
+                                            bool* results) noexcept {
+    ops each[max_kernel_slots];
+    for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
+    return over(batch, [&](auto digest_at) {
+      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at, results);
+    });
+  }
+  static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
+                                                 std::uint64_t blocks, blocked_batch batch,
+                                                 bool* added) noexcept {
+    ops each[max_kernel_slots];
+    for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
+    return over(batch, [&](auto digest_at) {
+      return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
+                                   slot_pipeline_lag, added);
+    });
+  }
+
+  static constexpr blocked_kernels table(const char* name) noexcept {
+    return {name,
+            &insert,
+            &contains,
+            &insert_many,
+            &contains_many,
+            &contains_many_in_slots,
+            &insert_many_in_slots};
+  }
+};
+
+}  // namespace
+}  // namespace bloomkit::detail
