@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,17 @@ struct window_config {
   std::uint32_t slices = 8;  // S, 1..max_slices; S + 1 slots are kept
   friend bool operator==(const window_config&, const window_config&) = default;
 };
+
+// A window's length as users write it: "90s", "15m", "24h", "7d" (a duration, in seconds) or a
+// bare count of inserts ("1000000"); at most window_slices::max_length of its unit.
+struct window_length {
+  std::uint64_t length = 0;  // seconds or inserts
+  window_unit unit = window_unit::seconds;
+};
+// The window `text` names, or nullopt with what is wrong with it in *problem ("is empty", "is not
+// a duration nor a count", "is not in 1..N hours"), for the caller to name its option.
+std::optional<window_length> parse_window_length(std::string_view text,
+                                                 std::string* problem = nullptr);
 
 // Unix seconds.
 using window_clock = std::function<std::uint64_t()>;

@@ -14,11 +14,6 @@
 
 namespace bloomkit::cli {
 
-struct window_length {
-  std::uint64_t length = 0;  // seconds or inserts
-  window_unit unit = window_unit::seconds;
-};
-
 // "90s", "15m", "24h", "7d": a duration in seconds; "1000": a count of inserts. Throws
 // usage_error naming `option` and the problem otherwise (0, an unknown unit, an overflow).
 window_length parse_window(std::string_view text, std::string_view option);
