@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "redis/client/hiredis_reply.hpp"
+
 namespace bloomkit::test {
 namespace {
 
@@ -32,26 +34,6 @@ bool port_free(int port) {
   const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   ::close(fd);
   return ok;
-}
-
-reply convert(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      return reply::make_string(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS:
-      return reply::make_status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return reply::make_error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER:
-      return reply::make_integer(r->integer);
-    case REDIS_REPLY_ARRAY: {
-      std::vector<reply> elements;
-      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(convert(r->element[i]));
-      return reply::make_array(std::move(elements));
-    }
-    default:
-      return reply{};
-  }
 }
 
 }  // namespace
@@ -152,7 +134,7 @@ std::optional<reply> try_command(const raw_target& target, const std::string& pa
     }
     void* raw = redisCommandArgv(ctx, static_cast<int>(a.size()), argv.data(), lengths.data());
     if (raw == nullptr) return std::nullopt;
-    reply out = convert(static_cast<redisReply*>(raw));
+    reply out = redis::detail::to_reply(static_cast<redisReply*>(raw));
     freeReplyObject(raw);
     return out;
   };

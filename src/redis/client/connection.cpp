@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "bloomkit/error.hpp"
+#include "hiredis_reply.hpp"
 #include "tls_context.hpp"
 
 namespace bloomkit::redis::detail {
@@ -37,27 +38,6 @@ void* guarded_array(const redisReadTask* task, int elements) {
   return guard.base->createArray(task, elements);
 }
 
-reply convert(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      return reply::make_string(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS:
-      return reply::make_status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return reply::make_error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER:
-      return reply::make_integer(r->integer);
-    case REDIS_REPLY_ARRAY: {
-      std::vector<reply> elements;
-      elements.reserve(r->elements);
-      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(convert(r->element[i]));
-      return reply::make_array(std::move(elements));
-    }
-    default:
-      return reply::make_nil();
-  }
-}
-
 struct reply_deleter {
   void operator()(void* r) const { freeReplyObject(r); }
 };
@@ -83,6 +63,27 @@ void append(std::string& resp, const command& c) {
 }
 
 }  // namespace
+
+reply to_reply(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_STRING:
+      return reply::make_string(std::string(r->str, r->len));
+    case REDIS_REPLY_STATUS:
+      return reply::make_status(std::string(r->str, r->len));
+    case REDIS_REPLY_ERROR:
+      return reply::make_error(std::string(r->str, r->len));
+    case REDIS_REPLY_INTEGER:
+      return reply::make_integer(r->integer);
+    case REDIS_REPLY_ARRAY: {
+      std::vector<reply> elements;
+      elements.reserve(r->elements);
+      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(to_reply(r->element[i]));
+      return reply::make_array(std::move(elements));
+    }
+    default:
+      return reply::make_nil();
+  }
+}
 
 connection::connection(endpoint where, const credentials& auth, const client_options& options,
                        std::shared_ptr<const tls_context> tls, peer kind)
@@ -298,7 +299,7 @@ io_result connection::read(const std::vector<outgoing>& batch, std::vector<reply
     for (int part = item.asking ? 0 : 1; part < 2; ++part) {
       const reply_ptr owned(next_reply(outcome));
       if (!owned) return outcome;
-      if (part == 1) replies.push_back(convert(static_cast<const redisReply*>(owned.get())));
+      if (part == 1) replies.push_back(to_reply(static_cast<const redisReply*>(owned.get())));
     }
   }
   return {};
