@@ -2,6 +2,9 @@
 
 namespace bloomkit {
 
+opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode, verify check) {
+  return open_any_of<native_filters>(path, mode, check);
+}
 any_filter load_any(const std::filesystem::path& path) {
   return load_any_of<native_filters>(path);
 }

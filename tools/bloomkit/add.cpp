@@ -38,9 +38,9 @@ struct add_options {
 
 void run_add(const add_options& o) {
   output_file out(o.file);
-  any_filter filter = load_any(o.file);
+  auto [filter, header] = compat::open_any(o.file, open_mode::load);
   apply_now(filter, o.now, o.file);
-  const key_type key_type = read_header(o.file).keys();
+  const key_type key_type = header.keys();
   key_encoder encoder(key_type, quoted_name(o.file));
   const key_tally added =
       o.print_new
