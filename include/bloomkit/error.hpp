@@ -24,6 +24,8 @@ enum class errc {
   wrong_type,      // a key holds another type than the filter expects (WRONGTYPE)
   not_found,       // a filter that does not exist
   already_exists,  // a filter that exists already (with other parameters)
+  conflict,        // other clients kept changing a filter (its generation, its meta) under a call
+                   // past its retries (rebuilds in a tight loop); retry the call later
 };
 
 std::string_view to_string(errc code) noexcept;
