@@ -39,4 +39,27 @@ class error : public std::runtime_error {
   errc code_;
 };
 
+namespace detail {
+// Runs op() and returns what it returns; a bloomkit::error from it is thrown again as
+// error(code, context() + its message), context() called only then: the one shape of the places
+// that say what they were doing when a call below them failed. Without `code`, the error keeps
+// its own.
+template <class Context, class Op>
+decltype(auto) with_context(errc code, Context context, Op op) {
+  try {
+    return op();
+  } catch (const error& e) {
+    throw error(code, std::string(context()) + e.what());
+  }
+}
+template <class Context, class Op>
+decltype(auto) with_context(Context context, Op op) {
+  try {
+    return op();
+  } catch (const error& e) {
+    throw error(e.code(), std::string(context()) + e.what());
+  }
+}
+}  // namespace detail
+
 }  // namespace bloomkit
