@@ -11,6 +11,7 @@
 // by open_any_of below.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -22,14 +23,20 @@
 
 namespace bloomkit {
 
+// A look at a file's header before its payload is read; it throws to refuse the file.
+using header_check = std::function<void(const file_header&)>;
+
 // A variant of the filters of `List` (a filter_list), loaded or mapped (by `mode`) from `path`,
 // the alternative its header names, with that header: one open of the file gives both. A kind or
-// scheme the list lacks is errc::unsupported naming the file.
+// scheme the list lacks is errc::unsupported naming the file; `before` (if any) sees the header
+// first.
 template <class List>
 opened<typename List::variant> open_any_of(const std::filesystem::path& path, open_mode mode,
-                                           verify check = verify::full) {
+                                           verify check = verify::full,
+                                           const header_check& before = {}) {
   const auto file = detail::open_filter_file(path);
   const file_header& h = detail::header_of(*file);
+  if (before) before(h);
   std::optional<typename List::variant> out;
   const auto try_one = [&]<class Filter>(std::type_identity<Filter>) {
     if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
@@ -63,7 +70,7 @@ using any_filter = native_filters::variant;
 // errc::unsupported naming the file. open_any gives the file's header too, from the same open
 // (its key type: the filter's own, even when the file is replaced meanwhile).
 opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode,
-                            verify check = verify::full);
+                            verify check = verify::full, const header_check& before = {});
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
 

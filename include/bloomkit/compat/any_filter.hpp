@@ -22,7 +22,7 @@ using any_filter = filters::variant;
 
 // The filter and its file's header from one open (bloomkit::open_any).
 opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode,
-                            verify check = verify::full);
+                            verify check = verify::full, const header_check& before = {});
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
 // save, kind_of and check_mapped_file take either variant (any_filter.hpp). Only the peers'
