@@ -280,6 +280,10 @@ template <class Filter, class... Filters>
 inline constexpr bool listed_in<Filter, filter_list<Filters...>> =
     (std::is_same_v<Filter, Filters> || ...);
 
+// Whether `create` takes a window (kind_request's window, unit and slices).
+template <file_kind Filter>
+inline constexpr bool takes_window = kind_traits<Filter>::kind == filter_kind::window;
+
 // Whether every insert changes the filter, its key new or not: a counting filter counts each (a
 // later remove must find them), a window refreshes the key into its current slice (and a count
 // window counts it). A front end saves such a filter after any insert.

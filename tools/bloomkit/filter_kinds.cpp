@@ -51,6 +51,12 @@ bool grows(std::string_view kind, filter_list<Filters...>) {
   return ((kind_traits<Filters>::name == kind && kind_traits<Filters>::grows) || ...);
 }
 
+// Whether the native kind named `kind` takes a window.
+template <class... Filters>
+bool windowed(std::string_view kind, filter_list<Filters...>) {
+  return ((kind_traits<Filters>::name == kind && takes_window<Filters>) || ...);
+}
+
 }  // namespace
 
 void add_kind_options(CLI::App& command, kind_options& o) {
@@ -100,7 +106,7 @@ void check_kind_options(const kind_options& o) {
   if (!grows(o.kind, native_kinds{})) {
     only_for({o.growth_option, o.tightening_option, o.max_memory_option}, "scalable");
   }
-  if (o.kind != kind_traits<window_filter>::name) {
+  if (!windowed(o.kind, native_kinds{})) {
     only_for({o.window_option, o.slices_option}, "window");
   } else if (o.window_option == nullptr || o.window_option->count() == 0) {
     throw usage_error(
@@ -113,7 +119,7 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
   check_kind_options(o);
   kind_request request;
   static_cast<scalable_params&>(request) = {capacity, fpp, o.growth, o.tightening, o.max_memory};
-  if (o.kind == kind_traits<window_filter>::name) {
+  if (windowed(o.kind, native_kinds{})) {
     const window_length window = parse_window(o.window, "--window");
     request.window = window.length;
     request.unit = window.unit;
