@@ -8,11 +8,13 @@
 // capacity, target_fpp, inserted, estimated_count, estimated_fpp, fill_ratio, byte_size).
 // bloomkit::any_filter holds the native kinds; bloomkit::compat::any_filter
 // (compat/any_filter.hpp) the peers' filters too. Both are generated from their registry's list
-// by load_any_of / map_any_of below.
+// by open_any_of below.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "bloomkit/error.hpp"
@@ -21,46 +23,54 @@
 
 namespace bloomkit {
 
-namespace detail {
-// Opens `path` as the alternative of std::variant<Filters...> its header names:
-// open.template operator()<Filter>() is load<Filter> or map<Filter>. A kind or scheme the list
-// lacks is errc::unsupported naming the file.
-template <class... Filters, class Open>
-std::variant<Filters...> open_any(filter_list<Filters...>, const std::filesystem::path& path,
-                                  Open open) {
-  const file_header h = read_header(path);
-  std::optional<std::variant<Filters...>> out;
-  const auto try_one = [&]<class Filter>() {
+// A look at a file's header before its payload is read; it throws to refuse the file.
+using header_check = std::function<void(const file_header&)>;
+
+// A variant of the filters of `List` (a filter_list), loaded or mapped (by `mode`) from `path`,
+// the alternative its header names, with that header: one open of the file gives both. A kind or
+// scheme the list lacks is errc::unsupported naming the file; `before` (if any) sees the header
+// first.
+template <class List>
+opened<typename List::variant> open_any_of(const std::filesystem::path& path, open_mode mode,
+                                           verify check = verify::full,
+                                           const header_check& before = {}) {
+  const auto file = detail::open_filter_file(path);
+  const file_header& h = detail::header_of(*file);
+  if (before) before(h);
+  std::optional<typename List::variant> out;
+  const auto try_one = [&]<class Filter>(std::type_identity<Filter>) {
     if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
       return;
     }
-    out.emplace(open.template operator()<Filter>());
+    out.emplace(detail::file_io<Filter>::read(*file, mode, check));
   };
-  (try_one.template operator()<Filters>(), ...);
+  [&]<class... Filters>(filter_list<Filters...>) {
+    (try_one(std::type_identity<Filters>{}), ...);
+  }(List{});
   if (!out) {
     throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
                                        " filter with hash scheme " +
                                        std::string(to_string(h.scheme)) +
                                        ", which this build cannot open");
   }
-  return std::move(*out);
+  return {std::move(*out), h};
 }
-}  // namespace detail
-
-// A variant of the filters of `List` (a filter_list), loaded or mapped from `path`.
 template <class List>
 typename List::variant load_any_of(const std::filesystem::path& path) {
-  return detail::open_any(List{}, path, [&]<class Filter>() { return load<Filter>(path); });
+  return open_any_of<List>(path, open_mode::load).filter;
 }
 template <class List>
 typename List::variant map_any_of(const std::filesystem::path& path, verify check) {
-  return detail::open_any(List{}, path, [&]<class Filter>() { return map<Filter>(path, check); });
+  return open_any_of<List>(path, open_mode::map, check).filter;
 }
 
 using any_filter = native_filters::variant;
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is
-// errc::unsupported naming the file.
+// errc::unsupported naming the file. open_any gives the file's header too, from the same open
+// (its key type: the filter's own, even when the file is replaced meanwhile).
+opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode,
+                            verify check = verify::full, const header_check& before = {});
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
 

@@ -24,6 +24,8 @@ enum class errc {
   wrong_type,      // a key holds another type than the filter expects (WRONGTYPE)
   not_found,       // a filter that does not exist
   already_exists,  // a filter that exists already (with other parameters)
+  conflict,        // other clients kept changing a filter (its generation, its meta) under a call
+                   // past its retries (rebuilds in a tight loop); retry the call later
 };
 
 std::string_view to_string(errc code) noexcept;
@@ -36,5 +38,28 @@ class error : public std::runtime_error {
  private:
   errc code_;
 };
+
+namespace detail {
+// Runs op() and returns what it returns; a bloomkit::error from it is thrown again as
+// error(code, context() + its message), context() called only then: the one shape of the places
+// that say what they were doing when a call below them failed. Without `code`, the error keeps
+// its own.
+template <class Context, class Op>
+decltype(auto) with_context(errc code, Context context, Op op) {
+  try {
+    return op();
+  } catch (const error& e) {
+    throw error(code, std::string(context()) + e.what());
+  }
+}
+template <class Context, class Op>
+decltype(auto) with_context(Context context, Op op) {
+  try {
+    return op();
+  } catch (const error& e) {
+    throw error(e.code(), std::string(context()) + e.what());
+  }
+}
+}  // namespace detail
 
 }  // namespace bloomkit

@@ -15,12 +15,24 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/file_writer.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
+
+// How open_filter / open_any read the payload: into owned memory (as load) or mapped (as map).
+enum class open_mode { load, map };
+
+// A filter and the header of the file it was read from, both from one open of that file: a file
+// replaced meanwhile cannot pair one file's key type with another's bits.
+template <class Filter>
+struct opened {
+  Filter filter;
+  file_header header;
+};
 
 namespace detail {
 // save / load / map of one filter type, over its kind_traits (src/file/file_io.hpp); instantiated
@@ -30,7 +42,15 @@ struct file_io {
   static void save(const Filter& filter, const std::filesystem::path& path, key_type keys);
   static Filter load(const std::filesystem::path& path);
   static Filter map(const std::filesystem::path& path, verify check);
+  static opened<Filter> open(const std::filesystem::path& path, open_mode mode, verify check);
+  // The filter of an open file whose header names Filter's kind and scheme.
+  static Filter read(const filter_file& file, open_mode mode, verify check);
 };
+
+// Opens `path` and validates its header (filter_file.hpp), for the generic readers of
+// any_filter.hpp; header_of reads the header of that one open.
+std::shared_ptr<const filter_file> open_filter_file(const std::filesystem::path& path);
+const file_header& header_of(const filter_file& file) noexcept;
 }  // namespace detail
 
 // Every filter type of the registry (kinds.hpp: the native kinds; with bloomkit::compat, the
@@ -62,6 +82,13 @@ Filter map(const std::filesystem::path& path, verify check = verify::full) {
   return detail::file_io<Filter>::map(path, check);
 }
 
+// load<Filter> or map<Filter> (by `mode`) with the header of the same open of the file.
+template <file_kind Filter = bloom_filter>
+opened<Filter> open_filter(const std::filesystem::path& path, open_mode mode,
+                           verify check = verify::full) {
+  return detail::file_io<Filter>::open(path, mode, check);
+}
+
 // The header and cells of any valid classic or counting file, whatever its hash scheme: for
 // layouts that are not a bloom_filter or counting_bloom_filter, such as the local mirror of a
 // sharded Redis filter (redis_sharded_xxh3, docs/REDIS.md; bloomkit::redis checks its shard
@@ -73,7 +100,8 @@ struct raw_filter {
 raw_filter load_raw(const std::filesystem::path& path);
 void save_raw(const file_header& header, const bit_array& bits, const std::filesystem::path& path);
 
-// Reads and validates the header (and the file's size) without reading the payload.
+// Reads and validates the header (and the file's size) without reading the payload. To read the
+// filter too, open_filter / open_any give both from one open.
 file_header read_header(const std::filesystem::path& path);
 
 }  // namespace bloomkit

@@ -8,7 +8,8 @@
 // (compat/any_filter.hpp).
 //
 // Adding a kind: a filter_kind value, a kind_traits specialization here with its file codec in
-// src/file/, and its filter type in native_kinds.
+// src/file/, its filter type in native_kinds, and its answers to the front ends' questions (the
+// block "What the front ends ask of a kind" below) where they differ.
 //
 // A kind_traits<Filter> has:
 //   filter_type, kind, name, scheme       the filter type, its kind and hash scheme in files
@@ -29,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -265,5 +267,69 @@ std::string_view to_string(filter_kind kind) noexcept;
 bool is_known(filter_kind kind) noexcept;
 // The kind named `name`, if one is.
 std::optional<filter_kind> parse_kind(std::string_view name) noexcept;
+
+// ---- What the front ends ask of a kind ---------------------------------------------------------
+// The CLI and the Python binding ask these of a filter type, never which type it is. They follow
+// from its kind_traits (its kind, and whether it is one of the native filters); a kind with other
+// answers says so here.
+
+// Whether Filter is one of List's filter types.
+template <class Filter, class List>
+inline constexpr bool listed_in = false;
+template <class Filter, class... Filters>
+inline constexpr bool listed_in<Filter, filter_list<Filters...>> =
+    (std::is_same_v<Filter, Filters> || ...);
+
+// Whether `create` takes a window (kind_request's window, unit and slices).
+template <file_kind Filter>
+inline constexpr bool takes_window = kind_traits<Filter>::kind == filter_kind::window;
+
+// Whether every insert changes the filter, its key new or not: a counting filter counts each (a
+// later remove must find them), a window refreshes the key into its current slice (and a count
+// window counts it). A front end saves such a filter after any insert.
+template <file_kind Filter>
+inline constexpr bool counts_every_insert = kind_traits<Filter>::kind == filter_kind::counting ||
+                                            kind_traits<Filter>::kind == filter_kind::window;
+
+// How a filter shows it holds more keys than it was sized for (the CLI's capacity warning).
+enum class capacity_check {
+  none,           // scalable chains grow instead; the peers' capacity is only inferred from m, k
+  inserted,       // inserted() past capacity()
+  distinct_keys,  // counting: inserted() counts repeats, so the keys estimated from its counters
+  slice_share,    // windows: the fullest live slice past its share of capacity (fullest_slice_keys)
+};
+template <file_kind Filter>
+inline constexpr capacity_check capacity_check_of = [] {
+  if (!listed_in<Filter, native_filters>) return capacity_check::none;
+  switch (kind_traits<Filter>::kind) {
+    case filter_kind::classic:
+    case filter_kind::blocked:
+      return capacity_check::inserted;
+    case filter_kind::counting:
+      return capacity_check::distinct_keys;
+    case filter_kind::window:
+      return capacity_check::slice_share;
+    default:
+      return capacity_check::none;
+  }
+}();
+
+// What `bloomkit size` shows of a filter after its bits, bytes and hashes: what sizes it beyond n
+// and p (docs/CLI.md). Report as report_figures takes it.
+template <file_kind Filter, class Report>
+void report_sizing(const Filter& f, Report& r) {
+  constexpr filter_kind kind = kind_traits<Filter>::kind;
+  if constexpr (kind == filter_kind::blocked) {
+    r.add("blocks", f.blocks());
+  } else if constexpr (kind == filter_kind::scalable) {
+    r.add("growth", f.growth())
+        .add("tightening", f.tightening())
+        .add("memory_ceiling", f.memory_ceiling());
+  } else if constexpr (kind == filter_kind::window) {
+    r.add("window", f.length())
+        .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
+        .add("slices", f.slices());
+  }
+}
 
 }  // namespace bloomkit

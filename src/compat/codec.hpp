@@ -115,12 +115,12 @@ void words_to_be(std::span<const std::uint64_t> words, std::vector<unsigned char
 // anything is allocated for them; errc::corrupt_file naming the source otherwise.
 template <class Policy>
 void check_peer_params(std::uint64_t bits, std::uint32_t hashes, const std::string& source) {
-  try {
-    validate_params(bits, hashes);
-    bloomkit::detail::check_policy_params<Policy>(bits, hashes);
-  } catch (const error& e) {
-    fail_file(errc::corrupt_file, source, e.what());
-  }
+  bloomkit::detail::with_context(
+      errc::corrupt_file, [&] { return source + ": "; },
+      [&] {
+        validate_params(bits, hashes);
+        bloomkit::detail::check_policy_params<Policy>(bits, hashes);
+      });
 }
 
 // A filter over bits read from a peer: its capacity and target FPP are what (m, k) imply (the
@@ -129,17 +129,17 @@ void check_peer_params(std::uint64_t bits, std::uint32_t hashes, const std::stri
 template <class Filter>
 Filter imported_filter(std::uint64_t bits, std::uint32_t hashes, bit_array storage,
                        const std::string& source) {
-  try {
-    const std::uint64_t n = natural_capacity(bits, hashes);
-    const std::uint64_t inserted =
-        bloomkit::detail::count_from_estimate(estimate_count(bits, hashes, storage.count()), bits);
-    return bloomkit::detail::filter_access::make<Filter>(
-        {bits, hashes, n,
-         bloomkit::detail::policy_fpp<typename Filter::policy_type>(bits, hashes, n)},
-        std::move(storage), inserted);
-  } catch (const error& e) {
-    fail_file(errc::corrupt_file, source, e.what());
-  }
+  return bloomkit::detail::with_context(
+      errc::corrupt_file, [&] { return source + ": "; },
+      [&] {
+        const std::uint64_t n = natural_capacity(bits, hashes);
+        const std::uint64_t inserted = bloomkit::detail::count_from_estimate(
+            estimate_count(bits, hashes, storage.count()), bits);
+        return bloomkit::detail::filter_access::make<Filter>(
+            {bits, hashes, n,
+             bloomkit::detail::policy_fpp<typename Filter::policy_type>(bits, hashes, n)},
+            std::move(storage), inserted);
+      });
 }
 
 }  // namespace bloomkit::compat::detail

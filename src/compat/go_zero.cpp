@@ -110,11 +110,8 @@ std::vector<unsigned char> to_redis(const filter& f) {
 
 filter from_redis(std::span<const unsigned char> bytes, std::uint64_t bits,
                   const std::string& source) {
-  try {
-    validate_params(bits, hashes);
-  } catch (const error& e) {
-    compat::detail::fail_file(e.code(), source, e.what());
-  }
+  bloomkit::detail::with_context([&] { return source + ": "; },
+                                 [&] { validate_params(bits, hashes); });
   bit_array storage(bits);
   auto words = storage.mutable_words();
   for (std::size_t i = 0; i < bytes.size(); ++i) {

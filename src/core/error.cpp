@@ -6,13 +6,13 @@ namespace bloomkit {
 namespace {
 
 // Indexed by code - 1: errc counts up from invalid_argument = 1 without gaps.
-constexpr std::array<std::string_view, 14> errc_names = {
-    "invalid argument", "too large",     "incompatible",
-    "read-only",        "I/O error",     "corrupt file",
-    "unsupported",      "unreachable",   "authentication failed",
-    "timeout",          "server error",  "wrong type",
-    "not found",        "already exists"};
-static_assert(static_cast<std::size_t>(errc::already_exists) == errc_names.size());
+constexpr std::array<std::string_view, 15> errc_names = {
+    "invalid argument", "too large",      "incompatible",
+    "read-only",        "I/O error",      "corrupt file",
+    "unsupported",      "unreachable",    "authentication failed",
+    "timeout",          "server error",   "wrong type",
+    "not found",        "already exists", "conflict"};
+static_assert(static_cast<std::size_t>(errc::conflict) == errc_names.size());
 
 }  // namespace
 

@@ -22,6 +22,17 @@ using file_check = std::optional<file_problem>;
 inline file_problem inconsistent_header(const std::string& what) {
   return {errc::corrupt_file, "inconsistent header: " + what};
 }
+// The error op() throws (a check of parameters read from the header) as an inconsistent header,
+// or none.
+template <class Op>
+file_check header_problem_of(Op op) {
+  try {
+    op();
+  } catch (const error& e) {
+    return inconsistent_header(e.what());
+  }
+  return {};
+}
 
 // Throws bloomkit::error(code, "<source>: <problem>").
 [[noreturn]] void fail_file(errc code, const std::string& source, const std::string& problem);

@@ -27,19 +27,28 @@ void file_io<Filter>::save(const Filter& filter, const std::filesystem::path& pa
 }
 
 template <class Filter>
-Filter file_io<Filter>::load(const std::filesystem::path& path) {
+Filter file_io<Filter>::read(const filter_file& file, open_mode mode, verify check) {
+  using traits = kind_traits<Filter>;
+  return mode == open_mode::map ? traits::map(file, check) : traits::load(file);
+}
+
+template <class Filter>
+opened<Filter> file_io<Filter>::open(const std::filesystem::path& path, open_mode mode,
+                                     verify check) {
   using traits = kind_traits<Filter>;
   const filter_file file(path);
   file.require(traits::kind, traits::scheme);
-  return traits::load(file);
+  return {read(file, mode, check), file.header()};
+}
+
+template <class Filter>
+Filter file_io<Filter>::load(const std::filesystem::path& path) {
+  return open(path, open_mode::load, verify::full).filter;
 }
 
 template <class Filter>
 Filter file_io<Filter>::map(const std::filesystem::path& path, verify check) {
-  using traits = kind_traits<Filter>;
-  const filter_file file(path);
-  file.require(traits::kind, traits::scheme);
-  return traits::map(file, check);
+  return open(path, open_mode::map, check).filter;
 }
 
 }  // namespace bloomkit::detail

@@ -132,6 +132,14 @@ mapped_payload filter_file::map_payload(verify check) const {
   return {payload, std::move(file)};
 }
 
+std::shared_ptr<const filter_file> open_filter_file(const std::filesystem::path& path) {
+  return std::make_shared<const filter_file>(path);
+}
+
+const file_header& header_of(const filter_file& file) noexcept {
+  return file.header();
+}
+
 }  // namespace detail
 
 file_header read_header(const std::filesystem::path& path) {

@@ -2,6 +2,10 @@
 
 namespace bloomkit {
 
+opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode, verify check,
+                            const header_check& before) {
+  return open_any_of<native_filters>(path, mode, check, before);
+}
 any_filter load_any(const std::filesystem::path& path) {
   return load_any_of<native_filters>(path);
 }

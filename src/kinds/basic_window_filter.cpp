@@ -21,16 +21,15 @@ template <class Sub>
 filter_config basic_window_filter<Sub>::slice_config(const window_config& c) {
   validate(c);
   filter_config config{0, 0, detail::ceil_div(c.capacity, c.slices), c.target_fpp / (c.slices + 1)};
-  try {
-    const filter_params sized =
-        detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp);
-    config.cells = sized.bits;
-    config.hashes = sized.hashes;
-  } catch (const error& e) {
-    throw error(errc::too_large, "window filter: a slice of " + std::to_string(config.capacity) +
-                                     " keys at fpp " + detail::exact_double(config.target_fpp) +
-                                     ": " + e.what());
-  }
+  const filter_params sized = detail::with_context(
+      errc::too_large,
+      [&] {
+        return "window filter: a slice of " + std::to_string(config.capacity) + " keys at fpp " +
+               detail::exact_double(config.target_fpp) + ": ";
+      },
+      [&] { return detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp); });
+  config.cells = sized.bits;
+  config.hashes = sized.hashes;
   return config;
 }
 

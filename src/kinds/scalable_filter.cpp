@@ -20,8 +20,11 @@
 namespace bloomkit {
 namespace {
 
+// What errors of a chain's parameters start with.
+constexpr const char* invalid_prefix = "scalable filter: ";
+
 [[noreturn]] void invalid(const std::string& problem) {
-  throw error(errc::invalid_argument, "scalable filter: " + problem);
+  throw error(errc::invalid_argument, invalid_prefix + problem);
 }
 
 std::string describe(std::size_t index, const filter_config& c) {
@@ -96,17 +99,17 @@ filter_config basic_scalable_filter<Sub>::sub_filter_config(const scalable_confi
   filter_config config = sub_filter_target(params, index);
   const std::uint64_t n = config.capacity;
   const double p = config.target_fpp;
-  try {
-    // The fewest bits whose exact FPP at n is at most p_i: the compound bound needs every
-    // sub-filter within its own target, small ones included (sizing.hpp).
-    const filter_params sized = chain_sizing<Sub>::size(n, p);
-    config.cells = sized.bits;
-    config.hashes = sized.hashes;
-  } catch (const error& e) {
-    throw error(errc::too_large, "scalable filter: sub-filter " + std::to_string(index) +
-                                     " (capacity " + std::to_string(n) + " at fpp " +
-                                     detail::exact_double(p) + "): " + e.what());
-  }
+  // The fewest bits whose exact FPP at n is at most p_i: the compound bound needs every
+  // sub-filter within its own target, small ones included (sizing.hpp).
+  const filter_params sized = detail::with_context(
+      errc::too_large,
+      [&] {
+        return "scalable filter: sub-filter " + std::to_string(index) + " (capacity " +
+               std::to_string(n) + " at fpp " + detail::exact_double(p) + "): ";
+      },
+      [&] { return chain_sizing<Sub>::size(n, p); });
+  config.cells = sized.bits;
+  config.hashes = sized.hashes;
   return config;
 }
 
@@ -123,12 +126,9 @@ void basic_scalable_filter<Sub>::check_chain(const scalable_config& params,
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const filter_config& c = configs[i];
-    filter_config want;
-    try {
-      want = sub_filter_target(params, i);
-    } catch (const error& e) {
-      invalid(e.what());
-    }
+    const filter_config want = detail::with_context(
+        errc::invalid_argument, [] { return invalid_prefix; },
+        [&] { return sub_filter_target(params, i); });
     auto mismatch = [&](const char* what, const std::string& got, const std::string& expected) {
       invalid("sub-filter " + std::to_string(i) + " has " + what + " " + got +
               " where the chain's parameters demand " + expected);
@@ -140,11 +140,9 @@ void basic_scalable_filter<Sub>::check_chain(const scalable_config& params,
       mismatch("target fpp", detail::exact_double(c.target_fpp),
                detail::exact_double(want.target_fpp));
     }
-    try {
-      chain_sizing<Sub>::check(c.cells, c.hashes);
-    } catch (const error& e) {
-      invalid(describe(i, c) + ": " + e.what());
-    }
+    detail::with_context(
+        errc::invalid_argument, [&] { return invalid_prefix + describe(i, c) + ": "; },
+        [&] { chain_sizing<Sub>::check(c.cells, c.hashes); });
     const double fpp = chain_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
     if (!(fpp <= c.target_fpp * (1 + 1e-9))) {
       invalid(describe(i, c) + " has " + std::to_string(c.cells) + " bits and " +

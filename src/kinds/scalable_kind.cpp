@@ -110,12 +110,9 @@ std::vector<Sub> read_chain(const filter_file& file, const mapped_payload& paylo
     configs.push_back({e.bits, e.hashes, e.capacity, e.target_fpp});
     inserted.push_back(e.inserted);
   }
-  try {
-    basic_scalable_filter<Sub>::check_chain(params, configs, inserted);
-  } catch (const error& e) {
-    fail_file(errc::corrupt_file, source,
-              std::string("inconsistent sub-filter table: ") + e.what());
-  }
+  detail::with_context(
+      errc::corrupt_file, [&] { return source + ": inconsistent sub-filter table: "; },
+      [&] { basic_scalable_filter<Sub>::check_chain(params, configs, inserted); });
   // Bit counts are now bounded by the chain formula, so these sums cannot overflow.
   std::uint64_t expected_offset = chain_table_size(count);
   std::uint64_t end = 0;
@@ -203,10 +200,9 @@ detail::file_check kind_traits<basic_scalable_filter<Sub>>::check_fields(const f
     return inconsistent_header("growth factor " + std::to_string(growth) + " is not in 1.." +
                                std::to_string(scalable_bloom_filter::max_growth));
   }
-  try {
-    scalable_bloom_filter::validate(detail::chain_params(h));
-  } catch (const error& e) {
-    return inconsistent_header(e.what());
+  if (auto problem = detail::header_problem_of(
+          [&] { scalable_bloom_filter::validate(detail::chain_params(h)); })) {
+    return problem;
   }
   const std::uint64_t count = h.kind_params[3];
   if (count < 1 || count > scalable_bloom_filter::max_sub_filters) {

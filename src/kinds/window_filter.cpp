@@ -50,7 +50,11 @@ window_groups window_filter::groups_of(const window_config& c) {
   window_groups g = group_shape(c.slices);
   const std::uint64_t keys = detail::ceil_div(c.capacity, c.slices);
   const double target = c.target_fpp / (c.slices + 1);
-  try {
+  const auto context = [&] {
+    return "window filter: a slice of " + std::to_string(keys) + " keys at fpp " +
+           detail::exact_double(target) + ": ";
+  };
+  detail::with_context(errc::too_large, context, [&] {
     const word_filter_params sized = word_filter_sizing(g.word_bits(), keys, target);
     if (sized.words > max_bits / 8 / g.group_bytes()) {
       throw error(errc::too_large,
@@ -59,11 +63,7 @@ window_groups window_filter::groups_of(const window_config& c) {
     }
     g.groups = sized.words;
     g.hashes = sized.hashes;
-  } catch (const error& e) {
-    throw error(errc::too_large, "window filter: a slice of " + std::to_string(keys) +
-                                     " keys at fpp " + detail::exact_double(target) + ": " +
-                                     e.what());
-  }
+  });
   return g;
 }
 

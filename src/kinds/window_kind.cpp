@@ -140,10 +140,9 @@ detail::file_check kind_traits<window_filter>::check_fields(const file_header& h
   using detail::inconsistent_header;
   if (auto problem = detail::check_window_fields(h, detail::has_overflow)) return problem;
   window_groups g;
-  try {
-    g = window_filter::groups_of(detail::window_of(h));
-  } catch (const error& e) {
-    return inconsistent_header(e.what());
+  if (auto problem =
+          detail::header_problem_of([&] { g = window_filter::groups_of(detail::window_of(h)); })) {
+    return problem;
   }
   const std::uint64_t count = detail::slot_count(h);
   if (h.hashes != g.hashes || h.bits != detail::groups_bytes(g) * 8) {

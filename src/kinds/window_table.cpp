@@ -22,10 +22,8 @@ file_check check_window_fields(const file_header& h, std::uint32_t allowed_flags
     return inconsistent_header("window unit " + std::to_string(h.kind_params[1]) +
                                " is neither 0 (seconds) nor 1 (inserts)");
   }
-  try {
-    window_slices::validate(window_of(h));
-  } catch (const error& e) {
-    return inconsistent_header(e.what());
+  if (auto problem = header_problem_of([&] { window_slices::validate(window_of(h)); })) {
+    return problem;
   }
   if (h.kind_params[1] == 0 && h.kind_params[3] != 0) {
     return inconsistent_header("a time window records an insert count of " +

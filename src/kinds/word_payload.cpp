@@ -23,12 +23,7 @@ filter_config config_of(const file_header& h) {
 }
 
 file_check check_params_in_range(const file_header& h) {
-  try {
-    validate_params(h.bits, h.hashes);
-  } catch (const error& e) {
-    return inconsistent_header(e.what());
-  }
-  return {};
+  return header_problem_of([&] { validate_params(h.bits, h.hashes); });
 }
 
 file_check check_flags(const file_header& h, std::uint32_t allowed) {

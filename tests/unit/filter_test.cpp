@@ -1,20 +1,28 @@
 // Properties every storage policy of basic_filter (filter.hpp) shares, through the single-key
 // and the batched (pipelined) paths: no false negatives, the same answers and cells either way,
-// in cache and in DRAM, with few and with many probes per key.
+// in cache and in DRAM, with few and with many probes per key. And what open_any gives of a file
+// of any of them: the filter and the header of one open.
 
 #include "bloomkit/filter.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "bloomkit/compat/any_filter.hpp"
 
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/scalable_filter.hpp"
 #include "support/keys.hpp"
+#include "support/temp_dir.hpp"
 
 namespace bloomkit {
 namespace {
@@ -117,6 +125,48 @@ TEST(Filter, NamesSayWhatTheyCount) {
   for (const auto& sub : chain.sub_filters()) cells += sub.cells();
   EXPECT_EQ(chain.cells(), cells);
   EXPECT_EQ(chain.hashes(), chain.sub_filters().back().hashes());
+}
+
+// A file replaced (renamed over) while it is opened: the header open_any gives is that of the
+// file its filter came from. Reading the header in a second open (as load_any + read_header did)
+// pairs one file's key type with the other's bits.
+TEST(OpenAny, GivesTheHeaderOfTheFileItsFilterCameFrom) {
+  const test::temp_dir dir;
+  auto longs = guava::mitz_64_filter::for_capacity(1000, 0.01);  // 64-bit integer keys
+  longs.insert(std::int64_t{42});
+  save(longs, dir / "longs", key_type::int64);
+  auto strings = blocked_bloom_filter::for_capacity(50'000, 0.01);
+  strings.insert("42");
+  save(strings, dir / "strings");
+  const auto target = dir / "f.bloom";
+  std::filesystem::copy_file(dir / "strings", target);
+
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      const auto tmp = dir / "swap";
+      std::filesystem::create_hard_link(dir / (i % 2 == 0 ? "longs" : "strings"), tmp);
+      std::filesystem::rename(tmp, target);
+    }
+  });
+  int seen_longs = 0, seen_strings = 0, mismatched = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (int i = 0; i < 20'000 && std::chrono::steady_clock::now() < until; ++i) {
+    const auto o = compat::open_any(target, i % 2 == 0 ? open_mode::load : open_mode::map);
+    const bool is_longs = std::holds_alternative<guava::mitz_64_filter>(o.filter);
+    (is_longs ? seen_longs : seen_strings) += 1;
+    const std::uint64_t cells = std::visit([](const auto& f) { return f.cells(); }, o.filter);
+    const hash_scheme scheme = std::visit([](const auto& f) { return f.scheme(); }, o.filter);
+    if (o.header.keys() != (is_longs ? key_type::int64 : key_type::string) ||
+        o.header.bits != cells || o.header.scheme != scheme || o.header.kind != kind_of(o.filter)) {
+      ++mismatched;
+    }
+  }
+  stop = true;
+  swapper.join();
+  EXPECT_EQ(mismatched, 0) << "of " << seen_longs + seen_strings << " opens";
+  EXPECT_GT(seen_longs, 0);  // the file did change under the opens
+  EXPECT_GT(seen_strings, 0);
 }
 
 }  // namespace

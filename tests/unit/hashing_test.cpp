@@ -88,7 +88,7 @@ TEST(Hashing, EverySchemeAndErrorCodeHasADistinctName) {
   }
   names.clear();
   for (int code = static_cast<int>(errc::invalid_argument);
-       code <= static_cast<int>(errc::already_exists); ++code) {
+       code <= static_cast<int>(errc::conflict); ++code) {
     const std::string_view name = to_string(static_cast<errc>(code));
     EXPECT_NE(name, "unknown error") << code;
     EXPECT_TRUE(names.insert(name).second) << name;

@@ -9,7 +9,6 @@
 
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
@@ -38,9 +37,9 @@ struct add_options {
 
 void run_add(const add_options& o) {
   output_file out(o.file);
-  any_filter filter = load_any(o.file);
+  auto [filter, header] = compat::open_any(o.file, open_mode::load);
   apply_now(filter, o.now, o.file);
-  const key_type key_type = read_header(o.file).keys();
+  const key_type key_type = header.keys();
   key_encoder encoder(key_type, quoted_name(o.file));
   const key_tally added =
       o.print_new
@@ -53,15 +52,10 @@ void run_add(const add_options& o) {
   const std::uint64_t keys = added.keys;
   const std::uint64_t fresh = added.counted;
   // A key is new when it changed the filter: no new key means the file would not change, except
-  // for a counting filter, whose counters count every insert (a later remove must find them).
-  // So does a window: every insert refreshes its key into the current slice (and a count window
-  // counts it).
-  const bool counts_every_insert = std::visit(
-      []<class F>(const F&) {
-        return std::is_same_v<F, counting_bloom_filter> || std::is_base_of_v<window_slices, F>;
-      },
-      filter);
-  if (fresh > 0 || (counts_every_insert && keys > 0)) save(filter, o.file, key_type);
+  // for the kinds that count every insert (kinds.hpp: counting filters, windows).
+  const bool counts_every =
+      std::visit([]<class F>(const F&) { return counts_every_insert<F>; }, filter);
+  if (fresh > 0 || (counts_every && keys > 0)) save(filter, o.file, key_type);
   const std::string result = fmt::format("added {} new of {} keys\n", fresh, keys);
   if (o.print_new) fmt::print(stderr, "{}", result);
   out.commit(o.print_new ? "" : result);

@@ -11,14 +11,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
-#include "bloomkit/file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "output.hpp"
@@ -47,36 +48,33 @@ std::string_view as_text(const std::vector<unsigned char>& bytes) {
                           printable(o.in), target, to_string(scheme), target, needs));
 }
 
-// The peer's bytes of the filter in `o.in`, and the name of their format.
-std::pair<std::string, const char*> exported_bytes(const export_options& o, const file_header& h) {
-  std::string bytes;
-  const char* format = "";
-  const peer_format to = parse_peer_format(o.to);
-  switch (to) {
-    case peer_format::guava:
-      format = "guava";
-      if (h.scheme == hash_scheme::guava_murmur128_mitz_32) {
-        bytes = as_text(guava::write(load<guava::mitz_32_filter>(o.in)));
-      } else if (h.scheme == hash_scheme::guava_murmur128_mitz_64) {
-        bytes = as_text(guava::write(load<guava::mitz_64_filter>(o.in)));
-      } else {
-        refuse(o, h.scheme, "Guava", "guava-murmur128-mitz-32 or guava-murmur128-mitz-64");
-      }
-      break;
-    case peer_format::bits_and_blooms:
-    case peer_format::bits_and_blooms_json: {
-      const bool json = to == peer_format::bits_and_blooms_json;
-      format = json ? "bits-and-blooms-json" : "bits-and-blooms";
-      if (h.scheme != hash_scheme::bits_and_blooms_v3) {
-        refuse(o, h.scheme, "bits-and-blooms", "bits-and-blooms-v3");
-      }
-      const auto f = load<bits_and_blooms::filter>(o.in);
-      bytes =
-          json ? bits_and_blooms::write_json(f) : std::string(as_text(bits_and_blooms::write(f)));
-      break;
+// Refuses a filter of a hash scheme that the peer of `to` does not compute.
+void check_exportable(const export_options& o, peer_format to, hash_scheme scheme) {
+  if (to == peer_format::guava) {
+    if (scheme != hash_scheme::guava_murmur128_mitz_32 &&
+        scheme != hash_scheme::guava_murmur128_mitz_64) {
+      refuse(o, scheme, "Guava", "guava-murmur128-mitz-32 or guava-murmur128-mitz-64");
     }
+  } else if (scheme != hash_scheme::bits_and_blooms_v3) {
+    refuse(o, scheme, "bits-and-blooms", "bits-and-blooms-v3");
   }
-  return {std::move(bytes), format};
+}
+
+// The peer's bytes of an exportable filter (check_exportable), and the name of their format.
+std::pair<std::string, const char*> exported_bytes(peer_format to,
+                                                   const compat::any_filter& filter) {
+  if (to == peer_format::guava) {
+    const auto* f32 = std::get_if<guava::mitz_32_filter>(&filter);
+    return {std::string(as_text(f32 != nullptr
+                                    ? guava::write(*f32)
+                                    : guava::write(std::get<guava::mitz_64_filter>(filter)))),
+            "guava"};
+  }
+  const auto& f = std::get<bits_and_blooms::filter>(filter);
+  if (to == peer_format::bits_and_blooms_json) {
+    return {bits_and_blooms::write_json(f), "bits-and-blooms-json"};
+  }
+  return {std::string(as_text(bits_and_blooms::write(f))), "bits-and-blooms"};
 }
 
 void run_export(const export_options& o) {
@@ -85,10 +83,15 @@ void run_export(const export_options& o) {
     out.emplace(o.out);
     out->require_distinct_from(o.in, "export");
   }
-  const file_header h = read_header(o.in);
-  const auto [bytes, format] = exported_bytes(o, h);
+  // One open: the scheme is checked before the payload is read, and the figures printed are
+  // those of the filter exported.
+  const peer_format to = parse_peer_format(o.to);
+  const auto in = compat::open_any(o.in, open_mode::load, verify::full, [&](const file_header& h) {
+    check_exportable(o, to, h.scheme);
+  });
+  const auto [bytes, format] = exported_bytes(to, in.filter);
   const std::string result = fmt::format("exported {}: {} bits, {} hashes, {}\n", printable(o.in),
-                                         h.bits, h.hashes, format);
+                                         in.header.bits, in.header.hashes, format);
   if (!out) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     flush_stdout();                    // reports a failed fwrite too

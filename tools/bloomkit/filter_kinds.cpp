@@ -5,7 +5,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
@@ -19,6 +18,12 @@
 namespace bloomkit::cli {
 
 namespace {
+
+// A visitor of several lambdas.
+template <class... Lambdas>
+struct overloaded : Lambdas... {
+  using Lambdas::operator()...;
+};
 
 std::vector<std::string> kind_choices() {
   std::vector<std::string> names;
@@ -44,6 +49,12 @@ any_filter create_kind(std::string_view kind, const kind_request& request,
 template <class... Filters>
 bool grows(std::string_view kind, filter_list<Filters...>) {
   return ((kind_traits<Filters>::name == kind && kind_traits<Filters>::grows) || ...);
+}
+
+// Whether the native kind named `kind` takes a window.
+template <class... Filters>
+bool windowed(std::string_view kind, filter_list<Filters...>) {
+  return ((kind_traits<Filters>::name == kind && takes_window<Filters>) || ...);
 }
 
 }  // namespace
@@ -95,7 +106,7 @@ void check_kind_options(const kind_options& o) {
   if (!grows(o.kind, native_kinds{})) {
     only_for({o.growth_option, o.tightening_option, o.max_memory_option}, "scalable");
   }
-  if (o.kind != kind_traits<window_filter>::name) {
+  if (!windowed(o.kind, native_kinds{})) {
     only_for({o.window_option, o.slices_option}, "window");
   } else if (o.window_option == nullptr || o.window_option->count() == 0) {
     throw usage_error(
@@ -108,7 +119,7 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
   check_kind_options(o);
   kind_request request;
   static_cast<scalable_params&>(request) = {capacity, fpp, o.growth, o.tightening, o.max_memory};
-  if (o.kind == kind_traits<window_filter>::name) {
+  if (windowed(o.kind, native_kinds{})) {
     const window_length window = parse_window(o.window, "--window");
     request.window = window.length;
     request.unit = window.unit;
@@ -161,46 +172,42 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
                  fmt::format("{} and {} are incompatible: {}", quoted_name(into_name),
                              quoted_name(other_name), why));
   };
-  std::visit(
-      [&](auto& a, const auto& b) {
-        using A = std::decay_t<decltype(a)>;
-        using B = std::decay_t<decltype(b)>;
-        if constexpr (!std::is_same_v<A, B>) {
-          throw incompatible(fmt::format("{} holds {}, {} holds {}", quoted_name(into_name),
-                                         describe_kind(into), quoted_name(other_name),
-                                         describe_kind(other)));
+  // Filters of two types are incompatible; the overload of one type is the more specialized.
+  const auto differ = [&](auto&, const auto&) {
+    throw incompatible(fmt::format("{} holds {}, {} holds {}", quoted_name(into_name),
+                                   describe_kind(into), quoted_name(other_name),
+                                   describe_kind(other)));
+  };
+  const auto same = [&]<class A>(A& a, const A& b) {
+    const auto cannot = [&] {
+      return error(errc::unsupported, fmt::format("{} holds {}: filters of this kind cannot be {}",
+                                                  quoted_name(into_name), describe_kind(into),
+                                                  intersect ? "intersected" : "merged"));
+    };
+    try {
+      if (intersect) {
+        if constexpr (intersects<A>) {
+          a.intersect(b);
         } else {
-          const auto cannot = [&] {
-            return error(errc::unsupported,
-                         fmt::format("{} holds {}: filters of this kind cannot be {}",
-                                     quoted_name(into_name), describe_kind(into),
-                                     intersect ? "intersected" : "merged"));
-          };
-          try {
-            if (intersect) {
-              if constexpr (intersects<A>) {
-                a.intersect(b);
-              } else {
-                throw cannot();
-              }
-            } else {
-              a.merge(b);  // a kind without a union (scalable) throws errc::unsupported
-            }
-          } catch (const error& e) {
-            if (e.code() == errc::unsupported) throw cannot();
-            if (e.code() != errc::incompatible) throw;
-            throw incompatible(e.what());
-          }
+          throw cannot();
         }
-      },
-      into, other);
+      } else {
+        a.merge(b);  // a kind without a union (scalable) throws errc::unsupported
+      }
+    } catch (const error& e) {
+      if (e.code() == errc::unsupported) throw cannot();
+      if (e.code() != errc::incompatible) throw;
+      throw incompatible(e.what());
+    }
+  };
+  std::visit(overloaded{differ, same}, into, other);
 }
 
 void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
   std::visit(
-      [&](const auto& f) {
-        using kind = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<kind, counting_bloom_filter>) {
+      [&]<class Filter>(const Filter& f) {
+        constexpr capacity_check check = capacity_check_of<Filter>;
+        if constexpr (check == capacity_check::distinct_keys) {
           // Its inserted() counts repeats too (each needs a remove), so the distinct keys are
           // estimated from the non-zero counters.
           const double n = f.estimated_count();
@@ -209,13 +216,12 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
             warn_past_capacity(quoted_name(file), std::isfinite(n) ? keys_held(0, n) : f.inserted(),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());
           }
-        } else if constexpr (std::is_same_v<kind, bloom_filter> ||
-                             std::is_same_v<kind, blocked_bloom_filter>) {
+        } else if constexpr (check == capacity_check::inserted) {
           if (f.inserted() > f.capacity()) {
             warn_past_capacity(quoted_name(file), keys_held(f.inserted(), f.estimated_count()),
                                f.capacity(), f.estimated_fpp(), f.target_fpp());
           }
-        } else if constexpr (requires { f.fullest_slice_keys(); }) {
+        } else if constexpr (check == capacity_check::slice_share) {
           // A window's slices are sized for capacity / S keys each: a burst overfills one.
           if (const std::uint64_t held = f.fullest_slice_keys(); held > f.slice_share()) {
             warn_slice_past_share(quoted_name(file), f.capacity(), f.slices(), held,

@@ -26,8 +26,7 @@ struct info_options {
 };
 
 void run_info(const info_options& o) {
-  const file_header header = read_header(o.file);
-  any_filter filter = map_any(o.file);
+  auto [filter, header] = compat::open_any(o.file, open_mode::map);
   apply_now(filter, o.now, o.file);
   report r;
   r.add("file", o.file)

@@ -29,16 +29,17 @@ struct merge_options {
 
 void run_merge(const merge_options& o) {
   output_file out(o.out);  // before reading: OUT may be an input
-  any_filter result = load_any(o.inputs.front());
-  const key_type keys = read_header(o.inputs.front()).keys();
+  auto [result, header] = compat::open_any(o.inputs.front(), open_mode::load);
+  const key_type keys = header.keys();
   for (std::size_t i = 1; i < o.inputs.size(); ++i) {
-    if (read_header(o.inputs[i]).keys() != keys) {
+    const auto [other, other_header] = compat::open_any(o.inputs[i], open_mode::map);
+    if (other_header.keys() != keys) {
       throw error(errc::incompatible,
                   fmt::format("{} and {} are incompatible: one holds 64-bit integer keys, the "
                               "other text keys",
                               quoted_name(o.inputs.front()), quoted_name(o.inputs[i])));
     }
-    combine(result, o.inputs.front(), map_any(o.inputs[i]), o.inputs[i], o.intersect);
+    combine(result, o.inputs.front(), other, o.inputs[i], o.intersect);
   }
   save(result, o.out, keys);
   out.commit(fmt::format("merged {} filters into {} ({})\n", o.inputs.size(), printable(o.out),

@@ -1,8 +1,8 @@
 // bloomkit query FILE [KEY...] [--present | --absent | --count] [--now UNIX_SECONDS]
 //
-// Looks keys up in a mapped filter file of any kind (no copy: bloomkit::map_any) with the batched
-// contains_many, streaming stdin in blocks. Output: see query_output.hpp. Keys are encoded as the
-// file's key type says (key_encoding.hpp).
+// Looks keys up in a mapped filter file of any kind (no copy: compat::open_any, open_mode::map)
+// with the batched contains_many, streaming stdin in blocks. Output: see query_output.hpp. Keys
+// are encoded as the key type of the same open's header says (key_encoding.hpp).
 
 #include <memory>
 #include <string>
@@ -29,9 +29,9 @@ struct query_options {
 };
 
 void run_query(const query_options& o) {
-  any_filter filter = map_any(o.file);
+  auto [filter, header] = compat::open_any(o.file, open_mode::map);
   apply_now(filter, o.now, o.file);
-  key_encoder encoder(read_header(o.file).keys(), quoted_name(o.file));
+  key_encoder encoder(header.keys(), quoted_name(o.file));
   answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
     contains_many(filter, encoder.encode(batch), answers);
   });

@@ -16,7 +16,6 @@
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -91,6 +90,41 @@ void warn_if_module_window_past_share(redis_module::module_key& key) {
   }
 }
 
+// What follows an add, by the filter's type: a filter's own warnings, printed after the result
+// line. A peer's key (redis::single_string_filter) records no capacity: nothing.
+void after_add(redis::single_string_filter&) {}
+void after_add(redis_module::module_key& key) {
+  warn_if_module_window_past_share(key);
+}
+void after_add(redis::redis_window_filter& filter) {
+  // Its slices do not grow: a burst past a slice's share is warned of, from the slices' bits.
+  const redis::window_info i = filter.info();
+  double fullest = 0;
+  for (const redis::window_slice_info& s : i.slices) {
+    fullest = std::max(fullest, s.estimated_count);
+  }
+  if (estimate_past(static_cast<double>(i.layout.total_bits()), i.layout.hashes, fullest,
+                    slice_share(i.config.capacity, i.config.slices))) {
+    warn_slice_past_share("redis window filter " + quoted_name(i.name), i.config.capacity,
+                          i.config.slices, keys_held(0, fullest), i.estimated_fpp,
+                          i.config.target_fpp);
+  }
+}
+void after_add(redis::redis_filter& filter) {
+  if (filter.uncounted_inserts() > 0) {
+    print_warning(fmt::format(
+        "filter '{}': the server refused to count {} new keys in its meta ({}): they are "
+        "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
+        filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
+  }
+  // Peer keys record no capacity; a bloomkit filter past its capacity gets the warning.
+  if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
+  const redis::filter_info i = filter.info();
+  warn_past_capacity("redis filter " + quoted_name(i.name),
+                     keys_held(i.inserted, i.estimated_count), i.capacity, i.estimated_fpp,
+                     i.target_fpp);
+}
+
 // Filter: redis::redis_filter, redis::single_string_filter (a peer's key),
 // redis::redis_window_filter or redis_module::module_key.
 template <typename Filter>
@@ -103,39 +137,10 @@ void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) 
                   : tally_keys(o.keys, [&](auto batch) {
                       return filter.insert_many(encoder.encode(batch));
                     });
-  if constexpr (std::is_same_v<Filter, redis::redis_filter>) filter.flush();  // the last count
+  // A filter that sends its count of new keys with its next call sends the last count now.
+  if constexpr (requires { filter.flush(); }) filter.flush();
   fmt::print(o.print_new ? stderr : stdout, "added {} new of {} keys\n", added.counted, added.keys);
-  if constexpr (std::is_same_v<Filter, redis_module::module_key>) {
-    warn_if_module_window_past_share(filter);
-  }
-  if constexpr (std::is_same_v<Filter, redis::redis_window_filter>) {
-    // Its slices do not grow: a burst past a slice's share is warned of, from the slices' bits.
-    const redis::window_info i = filter.info();
-    double fullest = 0;
-    for (const redis::window_slice_info& s : i.slices) {
-      fullest = std::max(fullest, s.estimated_count);
-    }
-    if (estimate_past(static_cast<double>(i.layout.total_bits()), i.layout.hashes, fullest,
-                      slice_share(i.config.capacity, i.config.slices))) {
-      warn_slice_past_share("redis window filter " + quoted_name(i.name), i.config.capacity,
-                            i.config.slices, keys_held(0, fullest), i.estimated_fpp,
-                            i.config.target_fpp);
-    }
-  }
-  if constexpr (std::is_same_v<Filter, redis::redis_filter>) {
-    if (filter.uncounted_inserts() > 0) {
-      print_warning(fmt::format(
-          "filter '{}': the server refused to count {} new keys in its meta ({}): they are "
-          "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
-          filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
-    }
-    // Peer keys record no capacity; a bloomkit filter past its capacity gets the warning.
-    if (filter.inserted() <= filter.capacity()) return;  // info() counts every shard's bits
-    const redis::filter_info i = filter.info();
-    warn_past_capacity("redis filter " + quoted_name(i.name),
-                       keys_held(i.inserted, i.estimated_count), i.capacity, i.estimated_fpp,
-                       i.target_fpp);
-  }
+  after_add(filter);
 }
 
 // Connections of a bulk load into a peer's key: while Redis runs one batch's BITFIELDs, the

@@ -10,7 +10,6 @@
 
 #include <memory>
 #include <string>
-#include <type_traits>
 
 #include <fmt/core.h>
 
@@ -48,26 +47,6 @@ filter_params peer_sizing(const std::string& layout, std::uint64_t capacity, dou
   }
 }
 
-// The fields after the common ones, for the kinds that have more.
-void add_kind_fields(report& r, const any_filter& filter) {
-  std::visit(
-      [&](const auto& f) {
-        using filter_type = std::decay_t<decltype(f)>;
-        if constexpr (std::is_same_v<filter_type, blocked_bloom_filter>) {
-          r.add("blocks", f.blocks());
-        } else if constexpr (std::is_same_v<filter_type, scalable_bloom_filter>) {
-          r.add("growth", f.growth())
-              .add("tightening", f.tightening())
-              .add("memory_ceiling", f.memory_ceiling());
-        } else if constexpr (std::is_base_of_v<window_slices, filter_type>) {
-          r.add("window", f.length())
-              .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
-              .add("slices", f.slices());
-        }
-      },
-      filter);
-}
-
 void run_size(const size_options& o) {
   const std::uint64_t capacity = parse_count(o.capacity, "--capacity");
   report r;
@@ -97,7 +76,7 @@ void run_size(const size_options& o) {
     std::visit([&](const auto& f) { r.add("bits", f.cells()).add("bytes", f.byte_size()); },
                filter);
     r.add("hashes", hashes_of(filter));
-    add_kind_fields(r, filter);
+    std::visit([&](const auto& f) { report_sizing(f, r); }, filter);  // the kind's own fields
   }
   fmt::print("{}", o.json ? r.json() : r.text());
 }

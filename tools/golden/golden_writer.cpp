@@ -135,16 +135,23 @@ bool answer(const golden_vector& v, const bloomkit::compat::any_filter* loaded,
 void record(golden_vector& v, const std::filesystem::path& file,
             const std::vector<std::string>& inserted, const std::vector<std::string>& removed) {
   bloomkit::test::build_golden(v, file, bloomkit::test::insert_path::one_by_one);
-  const auto header = bloomkit::read_header(file);
+  // The header and the filter from one open of the file.
+  std::optional<bloomkit::compat::any_filter> loaded;
+  std::optional<bloomkit::raw_filter> raw;
+  bloomkit::file_header header;
+  if (v.shards != 0) {
+    raw = bloomkit::load_raw(file);
+    header = raw->header;
+  } else {
+    auto opened = bloomkit::compat::open_any(file, bloomkit::open_mode::load);
+    loaded = std::move(opened.filter);
+    header = opened.header;
+  }
   v.inserted = header.inserted;
   if (v.kind == "scalable") {
     v.bits = header.bits;
     v.sub_filters = header.kind_params[3];
   }
-  std::optional<bloomkit::compat::any_filter> loaded;
-  std::optional<bloomkit::raw_filter> raw;
-  if (v.shards != 0) raw = bloomkit::load_raw(file);
-  if (v.shards == 0) loaded = bloomkit::compat::load_any(file);
   const auto* filter = loaded ? &*loaded : nullptr;
   const auto* bits = raw ? &raw->bits : nullptr;
 

@@ -9,8 +9,8 @@ namespace bloomkit::python {
 
 namespace {
 
-// errc values run from 1 to already_exists; index 0 is the base class Error.
-constexpr std::size_t class_count = static_cast<std::size_t>(errc::already_exists) + 1;
+// errc values run from 1 to conflict; index 0 is the base class Error.
+constexpr std::size_t class_count = static_cast<std::size_t>(errc::conflict) + 1;
 std::array<PyObject*, class_count> classes{};  // owned by the module (which never unloads)
 
 PyObject* class_of(errc code) {
@@ -64,7 +64,8 @@ void bind_errors(py::module_& m) {
       .value("server_error", errc::server_error)
       .value("wrong_type", errc::wrong_type)
       .value("not_found", errc::not_found)
-      .value("already_exists", errc::already_exists);
+      .value("already_exists", errc::already_exists)
+      .value("conflict", errc::conflict);
 
   PyObject* base = PyErr_NewExceptionWithDoc(
       "bloomkit.Error",
@@ -112,6 +113,9 @@ void bind_errors(py::module_& m) {
        "A filter that does not exist (or a shard of it that is gone)."},
       {errc::already_exists, "AlreadyExistsError", PyExc_ValueError, false,
        "A filter that exists already with other parameters."},
+      {errc::conflict, "ConflictError", nullptr, true,
+       "Other clients kept changing the filter (a rebuild's generation, its meta) under the call "
+       "past its retries; retry it later."},
   };
   for (const error_class& c : table) {
     PyObject* first = c.redis ? redis_base : base;

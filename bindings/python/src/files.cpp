@@ -1,6 +1,6 @@
 // Filter files of any kind: bloomkit.load, bloomkit.open_mapped and bloomkit.info take whatever
-// the file's header names (bloomkit::compat::load_any / map_any: the native kinds and the peers'
-// classic filters) and give the Python class of that filter.
+// the file's header names (bloomkit::compat::open_any: the native kinds and the peers' classic
+// filters, with the key type of the same open) and give the Python class of that filter.
 
 #include <filesystem>
 #include <string>
@@ -34,17 +34,12 @@ py::object to_python(compat::any_filter&& filter, key_type keys, std::string pat
 
 namespace {
 
-struct opened {
-  compat::any_filter filter;
-  key_type keys;
-};
-
-opened open_file(const std::filesystem::path& path, bool mapped, bool verify_payload) {
+// The filter and its key type from one open of the file.
+opened<compat::any_filter> open_file(const std::filesystem::path& path, bool mapped,
+                                     bool verify_payload) {
   py::gil_scoped_release unlocked;
-  const key_type keys = read_header(path).keys();
-  return {mapped ? compat::map_any(path, verify_payload ? verify::full : verify::header)
-                 : compat::load_any(path),
-          keys};
+  return compat::open_any(path, mapped ? open_mode::map : open_mode::load,
+                          verify_payload ? verify::full : verify::header);
 }
 
 }  // namespace
@@ -53,8 +48,8 @@ void bind_files(py::module_& m) {
   m.def(
       "load",
       [](const std::filesystem::path& path) {
-        opened o = open_file(path, false, true);
-        return to_python(std::move(o.filter), o.keys, path.string());
+        auto o = open_file(path, false, true);
+        return to_python(std::move(o.filter), o.header.keys(), path.string());
       },
       py::arg("path"),
       "Reads a filter file into memory: a filter of whichever kind and scheme its header names\n"
@@ -63,8 +58,8 @@ void bind_files(py::module_& m) {
   m.def(
       "open_mapped",
       [](const std::filesystem::path& path, bool verify_payload) {
-        opened o = open_file(path, true, verify_payload);
-        return to_python(std::move(o.filter), o.keys, path.string());
+        auto o = open_file(path, true, verify_payload);
+        return to_python(std::move(o.filter), o.header.keys(), path.string());
       },
       py::arg("path"), py::arg("verify") = true,
       "A read-only filter over the mapped file, of whichever kind its header names: lookups\n"
@@ -76,8 +71,8 @@ void bind_files(py::module_& m) {
   m.def(
       "info",
       [](const std::filesystem::path& path) {
-        opened o = open_file(path, true, true);
-        return to_python(std::move(o.filter), o.keys, path.string()).attr("info")();
+        auto o = open_file(path, true, true);
+        return to_python(std::move(o.filter), o.header.keys(), path.string()).attr("info")();
       },
       py::arg("path"),
       "`bloomkit info FILE --json` as a dict: the mapped, fully verified file's header fields "

@@ -289,8 +289,8 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
           "load",
           [](const std::filesystem::path& path) {
             py::gil_scoped_release unlocked;
-            const key_type k = read_header(path).keys();
-            return std::make_unique<W>(bloomkit::load<F>(path), k, path.string());
+            auto [filter, header] = open_filter<F>(path, open_mode::load);
+            return std::make_unique<W>(std::move(filter), header.keys(), path.string());
           },
           py::arg("path"),
           "Reads a filter file of this class's kind and scheme into memory (UnsupportedError\n"
@@ -299,10 +299,9 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
           "open_mapped",
           [](const std::filesystem::path& path, bool verify_payload) {
             py::gil_scoped_release unlocked;
-            const key_type k = read_header(path).keys();
-            return std::make_unique<W>(
-                bloomkit::map<F>(path, verify_payload ? verify::full : verify::header), k,
-                path.string());
+            auto [filter, header] = open_filter<F>(path, open_mode::map,
+                                                   verify_payload ? verify::full : verify::header);
+            return std::make_unique<W>(std::move(filter), header.keys(), path.string());
           },
           py::arg("path"), py::arg("verify") = true,
           "A read-only filter over the mapped file (zero-copy, shared through the page cache by\n"

@@ -20,6 +20,9 @@ using filters = native_filters::append<guava::mitz_32_filter, guava::mitz_64_fil
                                        bits_and_blooms::filter, go_zero::filter>;
 using any_filter = filters::variant;
 
+// The filter and its file's header from one open (bloomkit::open_any).
+opened<any_filter> open_any(const std::filesystem::path& path, open_mode mode,
+                            verify check = verify::full, const header_check& before = {});
 any_filter load_any(const std::filesystem::path& path);
 any_filter map_any(const std::filesystem::path& path, verify check = verify::full);
 // save, kind_of and check_mapped_file take either variant (any_filter.hpp). Only the peers'

@@ -322,11 +322,8 @@ connection_settings settings_from_environment(std::optional<std::string_view> ur
   if (url) {
     settings.url = parse_url(*url);
   } else if (const char* from_environment = non_empty_variable(url_variable)) {
-    try {
-      settings.url = parse_url(from_environment);
-    } catch (const error& e) {
-      throw error(e.code(), std::string(url_variable) + ": " + e.what());
-    }
+    settings.url = bloomkit::detail::with_context([] { return std::string(url_variable) + ": "; },
+                                                  [&] { return parse_url(from_environment); });
   } else {
     settings.url = parse_url(default_url);
   }

@@ -152,7 +152,7 @@ static std::size_t change_keys(filter_state& f, std::span<const std::string_view
         written.count(f.generation) && (f.next_generation == 0 || written.count(f.next_generation));
     if (!view.changed || complete) break;
     if (attempt > max_generation_changes) {
-      throw error(errc::server_error,
+      throw error(errc::conflict,
                   "filter '" + f.name + "': its generation keeps changing during a write");
     }
   }
@@ -211,7 +211,7 @@ std::size_t read_keys(filter_state& f, std::span<const std::string_view> keys,
       break;
     }
     if (attempt > max_generation_changes) {
-      throw error(errc::server_error,
+      throw error(errc::conflict,
                   "filter '" + f.name + "': its generation keeps changing during a read");
     }
   }

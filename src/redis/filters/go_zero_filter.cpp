@@ -22,11 +22,8 @@ class go_zero_layout final : public detail::single_string_layout {
 
 std::unique_ptr<const detail::single_string_layout> make_layout(std::string key, std::uint64_t bits,
                                                                 std::uint32_t hashes) {
-  try {
-    go_zero::check_any_k_params(bits, hashes);
-  } catch (const error& e) {
-    throw error(e.code(), "go-zero filter key '" + key + "': " + e.what());
-  }
+  bloomkit::detail::with_context([&] { return "go-zero filter key '" + key + "': "; },
+                                 [&] { go_zero::check_any_k_params(bits, hashes); });
   return std::make_unique<go_zero_layout>("go-zero", std::move(key), bits, hashes);
 }
 

@@ -28,11 +28,8 @@ class guava_helper_layout final : public detail::single_string_layout {
 std::unique_ptr<const detail::single_string_layout> make_layout(std::string key, std::uint64_t bits,
                                                                 std::uint32_t hashes,
                                                                 guava_helper::funnel funnel) {
-  try {
-    guava_helper::check_params(bits, hashes);
-  } catch (const error& e) {
-    throw error(e.code(), "guava-helper filter key '" + key + "': " + e.what());
-  }
+  bloomkit::detail::with_context([&] { return "guava-helper filter key '" + key + "': "; },
+                                 [&] { guava_helper::check_params(bits, hashes); });
   return std::make_unique<guava_helper_layout>(std::move(key), bits, hashes, funnel);
 }
 

@@ -84,7 +84,7 @@ redis_window_filter redis_window_filter::create(client& c, std::string name,
       return redis_window_filter(c, name, want.config, want.layout, want.created, options);
     }
   }
-  throw error(errc::server_error, "filter '" + name + "': its meta keeps changing during create");
+  throw error(errc::conflict, "filter '" + name + "': its meta keeps changing during create");
 }
 
 redis_window_filter redis_window_filter::open(client& c, std::string name, filter_options options) {
