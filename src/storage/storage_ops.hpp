@@ -50,11 +50,17 @@ struct positional_paths {
       : ops{words, c.cells, c.hashes}, in_dram(bytes >= dram_filter_bytes) {}
 
   static digest_type hash(std::string_view key) noexcept { return Probe::hash(key); }
+  // The single-key paths call out of line with a copy of ops, so that only the copy (not
+  // in_dram beside it) goes to the stack: the same stores as before the storage had ops.
   template <bool Atomic>
   bool insert(const digest_type& d) const noexcept {
-    return ops.template insert_one<Atomic>(d, in_dram);
+    const positional_ops<Probe, Cell> o = ops;
+    return o.template insert_one<Atomic>(d, in_dram);
   }
-  bool contains(const digest_type& d) const noexcept { return ops.contains_one(d, in_dram); }
+  bool contains(const digest_type& d) const noexcept {
+    const positional_ops<Probe, Cell> o = ops;
+    return o.contains_one(d, in_dram);
+  }
 
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
