@@ -65,9 +65,11 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   using policy_type = Probe;
   using storage_type = Storage;
   using digest_type = typename Probe::digest_type;
-  // The members a storage offers only if it has the capability are constrained on it (requires
-  // Storage::removable, blocked_layout<Storage>): they are part of that kind's API, not branches;
-  // how each member works is the storage's own (Storage::ops, storage.hpp).
+  // How every member works is the storage's own (Storage::ops, storage.hpp): nothing here asks
+  // which storage it has. Capabilities stay as requirements, because they decide which members
+  // a kind has at all (a call a kind cannot answer fails to compile rather than at run time):
+  // Storage::removable (remove, counters), Storage::concurrent_inserts, bits_per_cell == 1
+  // (bits()), blocked_layout<Storage> (sized in bits or blocks, blocks(), the ISA choice).
   static constexpr bool blocked = blocked_layout<Storage>;
   static constexpr bool counting = Storage::removable;
 

@@ -26,11 +26,9 @@
 namespace bloomkit {
 
 namespace detail {
-struct bit_cell;
-struct nibble_cell;
-template <class Cell>
-struct positional_storage_ops;
+struct bit_storage_ops;
 struct split_block_storage_ops;
+struct counter_storage_ops;
 struct blocked_kernels;
 }  // namespace detail
 
@@ -40,7 +38,7 @@ struct bit_storage {
   static constexpr bool concurrent_inserts = true;  // lock-free fetch-or on 64-bit words
   static constexpr bool removable = false;
   static constexpr std::uint64_t max_cells = max_bits;
-  using ops = detail::positional_storage_ops<detail::bit_cell>;
+  using ops = detail::bit_storage_ops;
   struct state {};
 };
 
@@ -68,7 +66,7 @@ struct counter_storage {
   static constexpr std::uint32_t max_count = 15;
   // 4 bits per counter in a bit_array of at most max_bits bits.
   static constexpr std::uint64_t max_cells = max_bits / 4;
-  using ops = detail::positional_storage_ops<detail::nibble_cell>;
+  using ops = detail::counter_storage_ops;
   struct state {};
 };
 

@@ -15,10 +15,21 @@ namespace bloomkit {
 
 namespace detail {
 
-// The cell operations of a positional storage (classic, counting) for probe policy P: the
-// window slots' pipelines (slot_paths.hpp) run them.
+// The cell operations of a positional storage (classic, counting) for probe policy P, which the
+// window slots' pipelines (slot_paths.hpp) run; void for a storage without them (blocked).
 template <class P, class S>
-using positional_ops_for = typename S::ops::template cell_ops<P>;
+struct positional_ops_of {
+  using type = void;
+};
+template <class P, class S>
+requires requires {
+  typename S::ops::template cell_ops<P>;
+}
+struct positional_ops_of<P, S> {
+  using type = typename S::ops::template cell_ops<P>;
+};
+template <class P, class S>
+using positional_ops_for = typename positional_ops_of<P, S>::type;
 
 }  // namespace detail
 

@@ -88,94 +88,43 @@ struct positional_paths {
   std::size_t lag() const noexcept { return in_dram ? pipeline_lag : 0; }
 };
 
-// Bits (classic) and counters (counting): Cell (cell_ops.hpp) says how one cell is marked and
-// checked, Words how whole words combine and count.
-template <class Cell, class Words>
-struct positional_storage_base {
-  template <class Probe>
-  using cell_ops = positional_ops<Probe, Cell>;
-  template <class Probe>
-  using paths = positional_paths<Probe, Cell>;
-
-  template <class State>
-  static void init(State&) noexcept {}
-
-  static std::uint64_t merge_word(std::uint64_t a, std::uint64_t b) noexcept {
-    return Words::merge(a, b);
-  }
-  static std::uint64_t intersect_word(std::uint64_t a, std::uint64_t b) noexcept {
-    return Words::intersect(a, b);
-  }
-  static std::uint64_t nonzero_cells(const bit_array& cells) noexcept {
-    return Words::nonzero(cells);
-  }
-  template <class Probe>
-  static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
-    const double fill = static_cast<double>(nonzero_cells(cells)) / static_cast<double>(c.cells);
-    return policy_fpp_at_fill<Probe>(c.cells, c.hashes, fill);
-  }
-
-  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
-    Words::check_config(cells, hashes);
-  }
-  template <class Probe>
-  static filter_config sized_config(std::uint64_t n, double p) {
-    const filter_params params = policy_params<Probe>(n, p);
-    const filter_config config{params.bits, params.hashes, n, p};
-    check_config(config.cells, config.hashes);
-    check_policy_params<Probe>(config.cells, config.hashes);
-    return config;
-  }
-};
-
-// Sets of bits: or / and, a popcount; an insert counts when it set a bit.
+// What a word of single bits is (classic and blocked): merge is or, intersect and, a cell is
+// non-zero when set; an insert counts when it set a bit, and a set's inserted() after merge
+// follows its cells (the caller's estimate, from_cells()).
 struct bit_words {
-  static std::uint64_t merge(std::uint64_t a, std::uint64_t b) noexcept { return a | b; }
-  static std::uint64_t intersect(std::uint64_t a, std::uint64_t b) noexcept { return a & b; }
-  static std::uint64_t nonzero(const bit_array& cells) noexcept { return cells.count(); }
-  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
-    check_bit_config(cells, hashes);
-  }
-};
-
-template <>
-struct positional_storage_ops<bit_cell> : positional_storage_base<bit_cell, bit_words> {
-  static constexpr std::string_view message_kind = "";  // "cannot merge filters: ..."
   static constexpr std::string_view cell_name = "bits";
+  static std::uint64_t merge_word(std::uint64_t a, std::uint64_t b) noexcept { return a | b; }
+  static std::uint64_t intersect_word(std::uint64_t a, std::uint64_t b) noexcept { return a & b; }
+  static std::uint64_t nonzero_cells(const bit_array& cells) noexcept { return cells.count(); }
   static std::uint64_t counted(std::uint64_t, std::uint64_t changed) noexcept { return changed; }
-  // A set's inserted() after merge follows its cells (the caller's estimate).
   template <class FromCells>
   static std::uint64_t inserted_after_merge(std::uint64_t, std::uint64_t,
                                             FromCells from_cells) noexcept {
     return from_cells();
   }
+  static constexpr std::string_view message_kind = "";  // "cannot merge filters: ..."
+  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
+    check_bit_config(cells, hashes);
+  }
 };
 
-// Multisets of 4-bit counters: saturating add / min, nibbles that are non-zero.
+// What a word of 16 4-bit counters is (counting): merge is the saturating sum (the multiset
+// union), intersect the minimum, a counter non-zero when not 0.
 struct counter_words {
-  static std::uint64_t merge(std::uint64_t a, std::uint64_t b) noexcept {
+  static constexpr std::string_view cell_name = "counters";
+  static std::uint64_t merge_word(std::uint64_t a, std::uint64_t b) noexcept {
     return saturating_add_nibbles(a, b);
   }
-  static std::uint64_t intersect(std::uint64_t a, std::uint64_t b) noexcept {
+  static std::uint64_t intersect_word(std::uint64_t a, std::uint64_t b) noexcept {
     return min_nibbles(a, b);
   }
-  static std::uint64_t nonzero(const bit_array& cells) noexcept {
+  static std::uint64_t nonzero_cells(const bit_array& cells) noexcept {
     std::uint64_t total = 0;
     for (const std::uint64_t w : cells.words()) {
       total += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w)));
     }
     return total;
   }
-  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
-    check_counter_config(cells, hashes);
-  }
-};
-
-template <>
-struct positional_storage_ops<nibble_cell> : positional_storage_base<nibble_cell, counter_words> {
-  static constexpr std::uint32_t max_count = counter_storage::max_count;
-  static constexpr std::string_view message_kind = counter_storage::name;
-  static constexpr std::string_view cell_name = "counters";
   // A counting insert counts although no counter was 0 (the key may be there twice).
   static std::uint64_t counted(std::uint64_t keys, std::uint64_t) noexcept { return keys; }
   // The multiset union holds both filters' inserts (saturating at the count's maximum).
@@ -185,6 +134,45 @@ struct positional_storage_ops<nibble_cell> : positional_storage_base<nibble_cell
     const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - mine;
     return theirs > room ? std::numeric_limits<std::uint64_t>::max() : mine + theirs;
   }
+  static constexpr std::string_view message_kind = counter_storage::name;
+  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
+    check_counter_config(cells, hashes);
+  }
+};
+
+// Positional storages: k cells per key at positions from the probe sequence, marked and checked
+// by Cell (cell_ops.hpp), whole words as Words says.
+template <class Cell, class Words>
+struct positional_storage_ops : Words {
+  template <class Probe>
+  using cell_ops = positional_ops<Probe, Cell>;
+  template <class Probe>
+  using paths = positional_paths<Probe, Cell>;
+
+  template <class State>
+  static void init(State&) noexcept {}
+
+  template <class Probe>
+  static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
+    const double fill =
+        static_cast<double>(Words::nonzero_cells(cells)) / static_cast<double>(c.cells);
+    return policy_fpp_at_fill<Probe>(c.cells, c.hashes, fill);
+  }
+  template <class Probe>
+  static filter_config sized_config(std::uint64_t n, double p) {
+    const filter_params params = policy_params<Probe>(n, p);
+    const filter_config config{params.bits, params.hashes, n, p};
+    Words::check_config(config.cells, config.hashes);
+    check_policy_params<Probe>(config.cells, config.hashes);
+    return config;
+  }
+};
+
+struct bit_storage_ops : positional_storage_ops<bit_cell, bit_words> {};
+
+// Counters add what only they have: their values, removal, the classic filter of their keys.
+struct counter_storage_ops : positional_storage_ops<nibble_cell, counter_words> {
+  static constexpr std::uint32_t max_count = counter_storage::max_count;
 
   static std::uint32_t value(const std::uint64_t* words, std::uint64_t i) noexcept {
     return nibble_cell::value(words, i);
@@ -271,8 +259,8 @@ struct split_block_paths {
   }
 };
 
-// Split blocks: sets of bits like bit_storage, with one block per key, sized in blocks.
-struct split_block_storage_ops : positional_storage_ops<bit_cell> {
+// Split blocks: words of single bits (bit_words), one block per key, sized in blocks.
+struct split_block_storage_ops : bit_words {
   template <class Probe>
   using paths = split_block_paths;
   static constexpr std::string_view message_kind = split_block_storage::name;
