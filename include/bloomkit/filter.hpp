@@ -57,7 +57,6 @@ struct filter_config {
 
 namespace detail {
 struct filter_access;
-struct blocked_kernels;
 }  // namespace detail
 
 template <class Probe, storage_policy Storage>
@@ -66,7 +65,12 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   using policy_type = Probe;
   using storage_type = Storage;
   using digest_type = typename Probe::digest_type;
-  static constexpr bool blocked = std::same_as<Storage, split_block_storage>;
+  // How every member works is the storage's own (Storage::ops, storage.hpp): nothing here asks
+  // which storage it has. Capabilities stay as requirements, because they decide which members
+  // a kind has at all (a call a kind cannot answer fails to compile rather than at run time):
+  // Storage::removable (remove, counters), Storage::concurrent_inserts, bits_per_cell == 1
+  // (bits()), blocked_layout<Storage> (sized in bits or blocks, blocks(), the ISA choice).
+  static constexpr bool blocked = blocked_layout<Storage>;
   static constexpr bool counting = Storage::removable;
 
   // A filter sized for n keys at false-positive probability p: the probe policy's own sizing if
@@ -75,14 +79,12 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   static basic_filter for_capacity(std::uint64_t n, double p);
   // A filter of m cells and k probes. Its capacity is the n at which k is optimal for m, and its
   // target FPP the policy's FPP at that n (exact_fpp for the native scheme).
-  basic_filter(std::uint64_t cells,
-               std::uint32_t hashes) requires(!std::same_as<Storage, split_block_storage>);
+  basic_filter(std::uint64_t cells, std::uint32_t hashes) requires(!blocked_layout<Storage>);
   // A blocked filter of at least `bits` bits, rounded up to whole 256-bit blocks (bits() tells).
-  explicit basic_filter(std::uint64_t bits) requires(std::same_as<Storage, split_block_storage>);
+  explicit basic_filter(std::uint64_t bits) requires blocked_layout<Storage>;
   // A blocked filter of `blocks` blocks. Its capacity is the n at which 8 bits per key is
   // optimal (blocked_natural_capacity) and its target FPP the expected FPP at that n.
-  static basic_filter with_blocks(std::uint64_t blocks) requires(
-      std::same_as<Storage, split_block_storage>);
+  static basic_filter with_blocks(std::uint64_t blocks) requires blocked_layout<Storage>;
 
   // Adds a key; returns whether it was new (at least one of its cells was 0).
   bool insert(std::string_view key) { return insert_digest(Probe::hash(key)); }
@@ -177,12 +179,12 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // one, which set and test the same bits. set_simd is for tests and benchmarks.
   static constexpr std::uint64_t block_bits = blocked_block_bits;
   static constexpr std::uint32_t hashes_per_key = blocked_hashes;
-  std::uint64_t blocks() const noexcept requires(std::same_as<Storage, split_block_storage>) {
-    return config_.cells / block_bits;
+  std::uint64_t blocks() const noexcept requires blocked_layout<Storage> {
+    return config_.cells / Storage::block_bits;
   }
-  static bool simd_supported() noexcept requires(std::same_as<Storage, split_block_storage>);
-  bool simd() const noexcept requires(std::same_as<Storage, split_block_storage>);
-  bool set_simd(bool enable) noexcept requires(std::same_as<Storage, split_block_storage>);
+  static bool simd_supported() noexcept requires blocked_layout<Storage>;
+  bool simd() const noexcept requires blocked_layout<Storage>;
+  bool set_simd(bool enable) noexcept requires blocked_layout<Storage>;
 
   // Counting: counter values and the classic filter of the same keys.
   static constexpr std::uint32_t max_count = counter_storage::max_count;
@@ -211,17 +213,15 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // An empty filter of a checked config (its storage allocated after the checks).
   static basic_filter empty(const filter_config& config);
 
+  // The storage's hot paths over `words` (Storage::ops::paths).
+  auto paths(std::uint64_t* words) const noexcept;
   bool add_plain(const digest_type& d);
   bool add_atomic(const digest_type& d);
   template <bool Atomic>
   bool add(const digest_type& d);
-  template <bool Atomic, class DigestAt>
-  std::size_t insert_batch(std::size_t n, DigestAt digest_at, bool* added = nullptr);
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added);
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys);
-  template <class DigestAt>
-  std::size_t lookup_batch(std::size_t n, DigestAt digest_at, bool* results) const;
   template <bool Atomic>
   void add_inserted(std::uint64_t n) noexcept;
   std::uint64_t* writable_words();
@@ -232,8 +232,9 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   filter_config config_;
   bit_array cells_;
   std::uint64_t inserted_ = 0;
-  // Blocked: the hot paths for this CPU (src/storage/blocked_kernels.hpp); unused otherwise.
-  const detail::blocked_kernels* kernels_ = nullptr;
+  // What this filter keeps for its storage (blocked: the ISA kernels it runs). Not
+  // [[no_unique_address]]: every filter keeps the size it had (memory reports count it).
+  typename Storage::state state_;
 };
 
 template <class Probe>

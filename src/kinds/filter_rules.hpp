@@ -8,37 +8,13 @@
 #include <span>
 #include <string>
 
+#include "../storage/storage_ops.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/filter.hpp"
 #include "bloomkit/sizing.hpp"
 
 namespace bloomkit::detail {
-
-// The probe policy's own limits on m and k, if it has any (interop schemes: hashing.hpp).
-template <class Policy>
-void check_policy_params(std::uint64_t bits, std::uint32_t hashes) {
-  if constexpr (requires { Policy::check_params(bits, hashes); }) {
-    Policy::check_params(bits, hashes);
-  }
-}
-// The policy's FPP figures (hashing.hpp), or the textbook ones.
-template <class Policy>
-double policy_fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n) {
-  if constexpr (requires { Policy::fpp(bits, hashes, n); }) {
-    return Policy::fpp(bits, hashes, n);
-  } else {
-    return expected_fpp(bits, hashes, n);
-  }
-}
-template <class Policy>
-double policy_fpp_at_fill(std::uint64_t bits, std::uint32_t hashes, double fill) noexcept {
-  if constexpr (requires { Policy::fpp_at_fill(bits, hashes, fill); }) {
-    return Policy::fpp_at_fill(bits, hashes, fill);
-  } else {
-    return std::pow(fill, hashes);
-  }
-}
 
 // Throws errc::read_only (one message for every kind and every write) when `read_only`.
 void require_writable(bool read_only);
@@ -63,8 +39,7 @@ void require_same_geometry(std::string_view kind, std::string_view cell_name,
                            const filter_config& a, const filter_config& b, const char* operation);
 template <class Storage>
 void require_same_geometry(const filter_config& a, const filter_config& b, const char* operation) {
-  const std::string_view kind = std::same_as<Storage, bit_storage> ? "" : Storage::name;
-  require_same_geometry(kind, Storage::removable ? "counters" : "bits", a, b, operation);
+  require_same_geometry(Storage::ops::message_kind, Storage::ops::cell_name, a, b, operation);
 }
 
 // mine[i] = op(mine[i], theirs[i]) over every word (mine is writable: checked by the caller);
@@ -77,19 +52,11 @@ void combine_words(bit_array& mine, const bit_array& theirs, Op op) {
   theirs.check_source();
 }
 
-// Limits of each storage on a config (m, k; capacity and FPP are recorded, not checked).
-void check_bit_config(std::uint64_t cells, std::uint32_t hashes);
-void check_counter_config(std::uint64_t cells, std::uint32_t hashes);
-void check_blocked_config(std::uint64_t bits, std::uint32_t hashes);
+// The storage's limits on a config (m, k; capacity and FPP are recorded, not checked), then the
+// probe policy's.
 template <class Probe, class Storage>
 void check_config(const filter_config& c) {
-  if constexpr (std::same_as<Storage, split_block_storage>) {
-    check_blocked_config(c.cells, c.hashes);
-  } else if constexpr (Storage::removable) {
-    check_counter_config(c.cells, c.hashes);
-  } else {
-    check_bit_config(c.cells, c.hashes);
-  }
+  Storage::ops::check_config(c.cells, c.hashes);
   check_policy_params<Probe>(c.cells, c.hashes);
 }
 // Throws errc::invalid_argument unless the storage holds the config's cells.
@@ -100,30 +67,10 @@ void check_storage_size(const filter_config& c, std::uint64_t storage_bits) {
   check_storage_size(c, storage_bits, Storage::bits_per_cell);
 }
 
-// Whole blocks holding at least `bits` bits; the config of a filter of `blocks` blocks.
-std::uint64_t blocks_for_bits(std::uint64_t bits);
-filter_config blocked_config_for_blocks(std::uint64_t blocks);
-// The blocked filter's FPP from its bits: the mean over blocks of the product over its eight
-// words of (set bits / 32).
-double blocked_fpp_of(std::span<const std::uint64_t> words) noexcept;
-
-// A config for n keys at FPP p.
+// A config for n keys at FPP p: the storage's sizing (the probe policy's own, if it has one).
 template <class Probe, class Storage>
 filter_config sized_config(std::uint64_t n, double p) {
-  if constexpr (std::same_as<Storage, split_block_storage>) {
-    const std::uint64_t blocks = blocked_optimal_blocks(n, p);
-    return {blocks * blocked_block_bits, blocked_hashes, n, p};
-  } else {
-    filter_params params;
-    if constexpr (requires { Probe::optimal_params(n, p); }) {
-      params = Probe::optimal_params(n, p);  // sized exactly as the peer sizes
-    } else {
-      params = optimal_params(n, p);
-    }
-    const filter_config config{params.bits, params.hashes, n, p};
-    check_config<Probe, Storage>(config);
-    return config;
-  }
+  return Storage::ops::template sized_config<Probe>(n, p);
 }
 
 // The config of m cells and k probes: capacity the n at which k is optimal, FPP the policy's there.

@@ -58,7 +58,7 @@ struct filter_access {
   }
   template <class Filter>
   static const blocked_kernels& kernels(const Filter& f) noexcept {
-    return *f.kernels_;
+    return *f.state_.kernels;
   }
 };
 

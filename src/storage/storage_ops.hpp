@@ -1,0 +1,302 @@
+#pragma once
+// Internal: the behaviour of each storage policy (storage.hpp's `ops`), which basic_filter calls
+// without asking which storage it has. Every ops type gives
+//   init(state)                             the per-filter state of a new filter
+//   paths<Probe>{words, config, bytes, state}  one filter's hot paths: hash, insert<Atomic>,
+//                                           contains, insert_keys<Atomic>, insert_digests,
+//                                           contains_keys, contains_digests
+//   counted(keys, changed)                  what a batch of inserts adds to inserted()
+//   merge_word / intersect_word, inserted_after_merge
+//   nonzero_cells, estimated_fpp<Probe>     the estimates
+//   check_config, sized_config<Probe>, message_kind, cell_name   the config rules
+// Positional storages (bits, counters) run the one pipeline (filter_pipeline.hpp) over their cell
+// operations (cell_ops.hpp); split blocks run their ISA kernels (blocked_kernels.hpp), which run
+// the same pipeline. Everything here inlines into basic_filter's members, so the hot paths do
+// the same work as the branches they replace.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+
+#include "../core/filter_pipeline.hpp"
+#include "blocked_kernels.hpp"
+#include "bloomkit/bit_array.hpp"
+#include "bloomkit/storage.hpp"
+#include "cell_ops.hpp"
+#include "counter_words.hpp"
+#include "storage_rules.hpp"
+
+namespace bloomkit::detail {
+
+// Filters of at least this size live in DRAM, where prefetching every line of a key before
+// touching any pays; below it (in cache) the plain loops are faster.
+inline constexpr std::size_t dram_filter_bytes = std::size_t{1} << 20;
+
+// A filter's hot paths over positional cells: k positions from the probe sequence.
+template <class Probe, class Cell>
+struct positional_paths {
+  using digest_type = typename Probe::digest_type;
+  positional_ops<Probe, Cell> ops;
+  bool in_dram;
+
+  template <class State>
+  positional_paths(std::uint64_t* words, const filter_config& c, std::size_t bytes,
+                   const State&) noexcept
+      : ops{words, c.cells, c.hashes}, in_dram(bytes >= dram_filter_bytes) {}
+
+  static digest_type hash(std::string_view key) noexcept { return Probe::hash(key); }
+  // The single-key paths call out of line with a copy of ops, so that only the copy (not
+  // in_dram beside it) goes to the stack: the same stores as before the storage had ops.
+  template <bool Atomic>
+  bool insert(const digest_type& d) const noexcept {
+    const positional_ops<Probe, Cell> o = ops;
+    return o.template insert_one<Atomic>(d, in_dram);
+  }
+  bool contains(const digest_type& d) const noexcept {
+    const positional_ops<Probe, Cell> o = ops;
+    return o.contains_one(d, in_dram);
+  }
+
+  template <bool Atomic>
+  std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
+    return insert_pipeline<Atomic>(
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, lag(),
+        added);
+  }
+  std::size_t insert_digests(std::span<const digest_type> digests, bool* added) const noexcept {
+    return insert_pipeline<false>(
+        ops, digests.size(),
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, lag(),
+        added);
+  }
+  std::size_t contains_keys(std::span<const std::string_view> keys, bool* results) const noexcept {
+    return lookup_pipeline(
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, results);
+  }
+  std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
+    return lookup_pipeline(
+        ops, digests.size(),
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, results);
+  }
+
+ private:
+  std::size_t lag() const noexcept { return in_dram ? pipeline_lag : 0; }
+};
+
+// What a word of single bits is (classic and blocked): merge is or, intersect and, a cell is
+// non-zero when set; an insert counts when it set a bit, and a set's inserted() after merge
+// follows its cells (the caller's estimate, from_cells()).
+struct bit_words {
+  static constexpr std::string_view cell_name = "bits";
+  static std::uint64_t merge_word(std::uint64_t a, std::uint64_t b) noexcept { return a | b; }
+  static std::uint64_t intersect_word(std::uint64_t a, std::uint64_t b) noexcept { return a & b; }
+  static std::uint64_t nonzero_cells(const bit_array& cells) noexcept { return cells.count(); }
+  static std::uint64_t counted(std::uint64_t, std::uint64_t changed) noexcept { return changed; }
+  template <class FromCells>
+  static std::uint64_t inserted_after_merge(std::uint64_t, std::uint64_t,
+                                            FromCells from_cells) noexcept {
+    return from_cells();
+  }
+  static constexpr std::string_view message_kind = "";  // "cannot merge filters: ..."
+  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
+    check_bit_config(cells, hashes);
+  }
+};
+
+// What a word of 16 4-bit counters is (counting): merge is the saturating sum (the multiset
+// union), intersect the minimum, a counter non-zero when not 0.
+struct counter_words {
+  static constexpr std::string_view cell_name = "counters";
+  static std::uint64_t merge_word(std::uint64_t a, std::uint64_t b) noexcept {
+    return saturating_add_nibbles(a, b);
+  }
+  static std::uint64_t intersect_word(std::uint64_t a, std::uint64_t b) noexcept {
+    return min_nibbles(a, b);
+  }
+  static std::uint64_t nonzero_cells(const bit_array& cells) noexcept {
+    std::uint64_t total = 0;
+    for (const std::uint64_t w : cells.words()) {
+      total += static_cast<std::uint64_t>(std::popcount(nonzero_nibbles(w)));
+    }
+    return total;
+  }
+  // A counting insert counts although no counter was 0 (the key may be there twice).
+  static std::uint64_t counted(std::uint64_t keys, std::uint64_t) noexcept { return keys; }
+  // The multiset union holds both filters' inserts (saturating at the count's maximum).
+  template <class FromCells>
+  static std::uint64_t inserted_after_merge(std::uint64_t mine, std::uint64_t theirs,
+                                            FromCells) noexcept {
+    const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - mine;
+    return theirs > room ? std::numeric_limits<std::uint64_t>::max() : mine + theirs;
+  }
+  static constexpr std::string_view message_kind = counter_storage::name;
+  static void check_config(std::uint64_t cells, std::uint32_t hashes) {
+    check_counter_config(cells, hashes);
+  }
+};
+
+// Positional storages: k cells per key at positions from the probe sequence, marked and checked
+// by Cell (cell_ops.hpp), whole words as Words says.
+template <class Cell, class Words>
+struct positional_storage_ops : Words {
+  template <class Probe>
+  using cell_ops = positional_ops<Probe, Cell>;
+  template <class Probe>
+  using paths = positional_paths<Probe, Cell>;
+
+  template <class State>
+  static void init(State&) noexcept {}
+
+  template <class Probe>
+  static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
+    const double fill =
+        static_cast<double>(Words::nonzero_cells(cells)) / static_cast<double>(c.cells);
+    return policy_fpp_at_fill<Probe>(c.cells, c.hashes, fill);
+  }
+  template <class Probe>
+  static filter_config sized_config(std::uint64_t n, double p) {
+    const filter_params params = policy_params<Probe>(n, p);
+    const filter_config config{params.bits, params.hashes, n, p};
+    Words::check_config(config.cells, config.hashes);
+    check_policy_params<Probe>(config.cells, config.hashes);
+    return config;
+  }
+};
+
+struct bit_storage_ops : positional_storage_ops<bit_cell, bit_words> {};
+
+// Counters add what only they have: their values, removal, the classic filter of their keys.
+struct counter_storage_ops : positional_storage_ops<nibble_cell, counter_words> {
+  static constexpr std::uint32_t max_count = counter_storage::max_count;
+
+  static std::uint32_t value(const std::uint64_t* words, std::uint64_t i) noexcept {
+    return nibble_cell::value(words, i);
+  }
+  static std::uint64_t saturated_cells(const bit_array& cells) noexcept {
+    std::uint64_t total = 0;
+    for (const std::uint64_t w : cells.words()) {
+      total += static_cast<std::uint64_t>(std::popcount(saturated_nibbles(w)));
+    }
+    return total;
+  }
+  // bits[i] = counter i is non-zero (bits: cleared words of one bit per counter).
+  static void nonzero_bits(std::span<const std::uint64_t> counters, std::uint64_t* bits) noexcept {
+    for (std::size_t i = 0; i < counters.size(); ++i) {
+      for (std::uint64_t nz = nonzero_nibbles(counters[i]); nz != 0; nz &= nz - 1) {
+        const std::uint64_t bit = i * 16 + static_cast<std::uint64_t>(std::countr_zero(nz)) / 4;
+        bits[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+      }
+    }
+  }
+  // Removes one occurrence of the key of digest d; false (nothing changed) when it is definitely
+  // absent. Two probes of one key may land on the same counter; the key then added 2 to it.
+  // Sorting the positions groups such probes, so each counter is checked against what the key
+  // contributed before anything changes.
+  template <class Probe>
+  static bool remove(std::uint64_t* words, const filter_config& c,
+                     const typename Probe::digest_type& d) noexcept {
+    std::array<std::uint64_t, max_hashes> pos;
+    const std::uint32_t k = c.hashes;
+    auto probes = Probe::probes(d, c.cells);
+    for (std::uint32_t i = 0; i < k; ++i) pos[i] = probes.next();
+    std::sort(pos.begin(), pos.begin() + k);
+    for (std::uint32_t i = 0; i < k;) {
+      std::uint32_t run = 1;
+      while (i + run < k && pos[i + run] == pos[i]) ++run;
+      const std::uint32_t v = nibble_cell::value(words, pos[i]);
+      if (v != max_count && v < run) return false;  // definitely absent
+      i += run;
+    }
+    for (std::uint32_t i = 0; i < k; ++i) {
+      std::uint64_t& w = words[pos[i] >> 4];
+      const unsigned shift = static_cast<unsigned>(pos[i] & 15) * 4;
+      if (((w >> shift) & 15) != max_count) w -= std::uint64_t{1} << shift;
+    }
+    return true;
+  }
+};
+
+// A blocked filter's hot paths: its ISA kernels (state.kernels) over its blocks. The kernels hash
+// keys themselves (XXH3-64, inline in their pipelines): the split-block storage goes with
+// xxh3_split_block_policy.
+struct split_block_paths {
+  using digest_type = std::uint64_t;
+  const blocked_kernels* kernels;
+  std::uint64_t* words;
+  std::uint64_t blocks;
+
+  split_block_paths(std::uint64_t* w, const filter_config& c, std::size_t,
+                    const split_block_storage::state& s) noexcept
+      : kernels(s.kernels), words(w), blocks(c.cells / blocked_block_bits) {}
+
+  static digest_type hash(std::string_view key) noexcept {
+    return XXH3_64bits(key.data(), key.size());
+  }
+  template <bool Atomic>
+  bool insert(digest_type d) const noexcept {
+    return kernels->insert(words, blocks, d, Atomic);
+  }
+  bool contains(digest_type d) const noexcept { return kernels->contains(words, blocks, d); }
+  template <bool Atomic>
+  std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
+    return kernels->insert_many(words, blocks, {keys.data(), nullptr, keys.size()}, Atomic, added);
+  }
+  std::size_t insert_digests(std::span<const digest_type> digests, bool* added) const noexcept {
+    return kernels->insert_many(words, blocks, {nullptr, digests.data(), digests.size()}, false,
+                                added);
+  }
+  std::size_t contains_keys(std::span<const std::string_view> keys, bool* results) const noexcept {
+    return kernels->contains_many(words, blocks, {keys.data(), nullptr, keys.size()}, results);
+  }
+  std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
+    return kernels->contains_many(words, blocks, {nullptr, digests.data(), digests.size()},
+                                  results);
+  }
+};
+
+// Split blocks: words of single bits (bit_words), one block per key, sized in blocks.
+struct split_block_storage_ops : bit_words {
+  template <class Probe>
+  using paths = split_block_paths;
+  static constexpr std::string_view message_kind = split_block_storage::name;
+
+  static void init(split_block_storage::state& s) noexcept {
+    s.kernels = &default_blocked_kernels();
+  }
+  static bool simd_supported() noexcept { return avx2_blocked_kernels_if_supported() != nullptr; }
+  static bool simd(const split_block_storage::state& s) noexcept {
+    return s.kernels != &portable_blocked_kernels();
+  }
+  // The AVX2 kernels when asked for and this CPU has them, else the portable ones.
+  static bool set_simd(split_block_storage::state& s, bool enable) noexcept {
+    const blocked_kernels* avx2 = avx2_blocked_kernels_if_supported();
+    s.kernels = enable && avx2 != nullptr ? avx2 : &portable_blocked_kernels();
+    return simd(s);
+  }
+
+  template <class Probe>
+  static double estimated_fpp(const bit_array& cells, const filter_config&) noexcept {
+    return blocked_fpp_of(cells.words());
+  }
+  static void check_config(std::uint64_t bits, std::uint32_t hashes) {
+    check_blocked_config(bits, hashes);
+  }
+  template <class Probe>
+  static filter_config sized_config(std::uint64_t n, double p) {
+    const std::uint64_t blocks = blocked_optimal_blocks(n, p);
+    return {blocks * blocked_block_bits, blocked_hashes, n, p};
+  }
+  static filter_config config_for_bits(std::uint64_t bits) {
+    return blocked_config_for_blocks(blocks_for_bits(bits));
+  }
+  static filter_config config_for_blocks(std::uint64_t blocks) {
+    return blocked_config_for_blocks(blocks);
+  }
+};
+
+}  // namespace bloomkit::detail
