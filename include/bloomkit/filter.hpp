@@ -180,7 +180,7 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   static constexpr std::uint64_t block_bits = blocked_block_bits;
   static constexpr std::uint32_t hashes_per_key = blocked_hashes;
   std::uint64_t blocks() const noexcept requires blocked_layout<Storage> {
-    return config_.cells / Storage::block_bits;
+    return config_.cells / block_bits;
   }
   static bool simd_supported() noexcept requires blocked_layout<Storage>;
   bool simd() const noexcept requires blocked_layout<Storage>;

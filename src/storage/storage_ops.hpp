@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <span>
 #include <string_view>
@@ -140,10 +141,36 @@ struct counter_words {
   }
 };
 
+// What a storage without a capability answers for it: never called, since the members of
+// basic_filter that call these are constrained to storages that have them. They exist because
+// clang 14 (the fuzz build's compiler) instantiates constrained members in an explicit
+// instantiation of the class, whose bodies must then compile for every storage.
+struct capabilities_absent {
+  [[noreturn]] static void absent() noexcept { std::abort(); }
+  static filter_config config_for_bits(std::uint64_t) { absent(); }
+  static filter_config config_for_blocks(std::uint64_t) { absent(); }
+  static bool simd_supported() noexcept { absent(); }
+  template <class State>
+  static bool simd(const State&) noexcept {
+    absent();
+  }
+  template <class State>
+  static bool set_simd(State&, bool) noexcept {
+    absent();
+  }
+  template <class Probe, class... Args>
+  static bool remove(Args&&...) {
+    absent();
+  }
+  static std::uint32_t value(const std::uint64_t*, std::uint64_t) noexcept { absent(); }
+  static std::uint64_t saturated_cells(const bit_array&) noexcept { absent(); }
+  static void nonzero_bits(std::span<const std::uint64_t>, std::uint64_t*) noexcept { absent(); }
+};
+
 // Positional storages: k cells per key at positions from the probe sequence, marked and checked
 // by Cell (cell_ops.hpp), whole words as Words says.
 template <class Cell, class Words>
-struct positional_storage_ops : Words {
+struct positional_storage_ops : Words, capabilities_absent {
   template <class Probe>
   using cell_ops = positional_ops<Probe, Cell>;
   template <class Probe>
@@ -260,7 +287,7 @@ struct split_block_paths {
 };
 
 // Split blocks: words of single bits (bit_words), one block per key, sized in blocks.
-struct split_block_storage_ops : bit_words {
+struct split_block_storage_ops : bit_words, capabilities_absent {
   template <class Probe>
   using paths = split_block_paths;
   static constexpr std::string_view message_kind = split_block_storage::name;
