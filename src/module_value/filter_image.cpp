@@ -20,7 +20,7 @@ static_assert(std::endian::native == std::endian::little,
               "images are little-endian words, written as they lie in memory");
 
 constexpr std::uint32_t image_magic = 0x4d524b42;  // "BKRM"
-constexpr std::uint32_t image_version = 1;
+constexpr std::uint32_t image_version = image_version_written;
 constexpr std::uint8_t kind_window = 4;
 constexpr std::size_t max_parts = 256;  // sub-filters of a chain, slots of a window
 // A bound on a sub-filter's bits that no real filter reaches (2^46 bits = 8 TiB), so that a

@@ -16,6 +16,9 @@
 
 namespace bloomkit::redis_module {
 
+// The image version the module writes (tests/data/golden/module keeps each version's bytes).
+inline constexpr std::uint32_t image_version_written = 1;
+
 // A bad header or payload; what() says what is wrong.
 struct image_error : std::runtime_error {
   using std::runtime_error::runtime_error;
