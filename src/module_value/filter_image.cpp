@@ -6,6 +6,8 @@
 
 #include <bit>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <type_traits>
 
 #include "bloomkit/detail/filter_access.hpp"
@@ -21,7 +23,6 @@ static_assert(std::endian::native == std::endian::little,
 
 constexpr std::uint32_t image_magic = 0x4d524b42;  // "BKRM"
 constexpr std::uint32_t image_version = image_version_written;
-constexpr std::uint8_t kind_window = 4;
 constexpr std::size_t max_parts = 256;  // sub-filters of a chain, slots of a window
 // A bound on a sub-filter's bits that no real filter reaches (2^46 bits = 8 TiB), so that a
 // header cannot ask for an absurd allocation.
@@ -64,24 +65,42 @@ std::string_view bytes_of(std::span<const std::uint64_t> words) {
   return {reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::uint64_t)};
 }
 
-// The sub-filters of any kind, oldest first.
+// The kinds of version 1 images, by their kind byte: the registry's kind and hash scheme.
+struct image_kind {
+  filter_kind kind;
+  hash_scheme scheme;
+};
+constexpr image_kind v1_kinds[] = {
+    {filter_kind::scalable, hash_scheme::xxh3_64_split_block},
+    {filter_kind::blocked, hash_scheme::xxh3_64_split_block},
+    {filter_kind::classic, hash_scheme::xxh3_128},
+    {filter_kind::counting, hash_scheme::xxh3_128},
+    {filter_kind::window, hash_scheme::xxh3_64_split_block},
+};
+constexpr std::uint8_t v1_kind_count = std::size(v1_kinds);
+
 template <class Filter>
-std::span<const typename Filter::sub_filter_type> parts_of(const Filter& f) {
-  if constexpr (std::is_same_v<Filter, blocked_window_filter>) {
-    return f.slots();
-  } else {
-    return f.sub_filters();
+std::uint8_t v1_kind_of() {
+  for (std::uint8_t i = 0; i < v1_kind_count; ++i) {
+    if (v1_kinds[i].kind == kind_traits<Filter>::kind &&
+        v1_kinds[i].scheme == kind_traits<Filter>::scheme) {
+      return i;
+    }
   }
+  throw image_error("a " + std::string(kind_traits<Filter>::name) + " filter with hash scheme " +
+                    std::string(to_string(kind_traits<Filter>::scheme)) + " has no image");
 }
 
+// The sub-filters of a chain or window, or the filter itself, oldest first.
 template <class Visit>
 void for_each_part(const module_filter& f, Visit visit) {
   std::visit(
       [&]<class Filter>(const Filter& filter) {
-        if constexpr (std::is_same_v<Filter, scalable_blocked_bloom_filter> ||
-                      std::is_same_v<Filter, blocked_window_filter>) {
-          for (const auto& part : parts_of(filter)) visit(part);
-        } else {
+        using parts = kind_parts<Filter>;
+        v1_kind_of<Filter>();  // throws for a filter without an image
+        if constexpr (parts::is_chain || parts::has_slot_filters) {
+          for (const auto& part : parts::parts(filter)) visit(part);
+        } else if constexpr (requires { filter.storage(); }) {
           visit(filter);
         }
       },
@@ -100,36 +119,55 @@ std::uint64_t hash_pieces(const std::vector<std::string_view>& pieces) {
 
 }  // namespace
 
+bool has_image(filter_kind kind, hash_scheme scheme) noexcept {
+  for (const image_kind& k : v1_kinds) {
+    if (k.kind == kind && k.scheme == scheme) return true;
+  }
+  return false;
+}
+
 std::vector<std::string_view> image_payload(const module_filter& f) {
   std::vector<std::string_view> pieces;
   for_each_part(f, [&](const auto& part) { pieces.push_back(bytes_of(part.storage().words())); });
   return pieces;
 }
 
+std::uint32_t image_shape_tag(const module_filter& f) {
+  const auto kind =
+      std::visit([]<class Filter>(const Filter&) { return v1_kind_of<Filter>(); }, f.filter);
+  std::vector<std::uint64_t> part_bytes;
+  for (std::string_view piece : image_payload(f)) part_bytes.push_back(piece.size());
+  return chunk_shape_tag(kind, part_bytes);
+}
+
 std::string image_header(const module_filter& f) {
   byte_writer w;
   w.put(image_magic);
   w.put(image_version);
-  w.put(static_cast<std::uint8_t>(f.filter.index()));
-  w.put(static_cast<std::uint8_t>(f.nonscaling));
-  if (const auto* chain = std::get_if<scalable_blocked_bloom_filter>(&f.filter)) {
-    const scalable_config& p = chain->params();
-    w.put(p.initial_capacity);
-    w.put(p.target_fpp);
-    w.put(p.growth);
-    w.put(p.tightening);
-    w.put(p.memory_ceiling);
-  }
-  const auto* window = std::get_if<blocked_window_filter>(&f.filter);
-  if (window != nullptr) {
-    const window_config& c = window->config();
-    w.put(c.capacity);
-    w.put(c.target_fpp);
-    w.put(c.length);
-    w.put(static_cast<std::uint32_t>(c.unit));
-    w.put(c.slices);
-    w.put(window->insert_count());
-  }
+  std::span<const std::uint64_t> slot_slices;
+  std::visit(
+      [&]<class Filter>(const Filter& filter) {
+        w.put(v1_kind_of<Filter>());
+        w.put(static_cast<std::uint8_t>(f.nonscaling));
+        if constexpr (kind_parts<Filter>::is_chain) {
+          const scalable_config& p = filter.params();
+          w.put(p.initial_capacity);
+          w.put(p.target_fpp);
+          w.put(p.growth);
+          w.put(p.tightening);
+          w.put(p.memory_ceiling);
+        } else if constexpr (kind_parts<Filter>::has_slot_filters) {
+          const window_config& c = filter.config();
+          w.put(c.capacity);
+          w.put(c.target_fpp);
+          w.put(c.length);
+          w.put(static_cast<std::uint32_t>(c.unit));
+          w.put(c.slices);
+          w.put(filter.insert_count());
+          slot_slices = filter.slot_slices();
+        }
+      },
+      f.filter);
   std::uint32_t parts = 0;
   for_each_part(f, [&](const auto&) { ++parts; });
   w.put(parts);
@@ -141,7 +179,7 @@ std::string image_header(const module_filter& f) {
     w.put(part.target_fpp());
     w.put(part.inserted());
     w.put(part.storage().size());
-    if (window != nullptr) w.put(window->slot_slices()[index]);
+    if (!slot_slices.empty()) w.put(slot_slices[index]);
     ++index;
   });
   const std::vector<std::string_view> payload = image_payload(f);
@@ -167,18 +205,19 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     throw image_error("filter image version " + std::to_string(version) + " is not supported");
   }
   kind_ = r.get<std::uint8_t>();
-  if (kind_ >= std::variant_size_v<filter_variant>) {
+  if (kind_ >= v1_kind_count) {
     throw image_error("filter image of unknown kind " + std::to_string(kind_));
   }
   nonscaling_ = r.get<std::uint8_t>() != 0;
-  if (kind_ == 0) {
+  const filter_kind kind = v1_kinds[kind_].kind;
+  if (kind == filter_kind::scalable) {
     chain_.initial_capacity = r.get<std::uint64_t>();
     chain_.target_fpp = r.get<double>();
     chain_.growth = r.get<std::uint32_t>();
     chain_.tightening = r.get<double>();
     chain_.memory_ceiling = r.get<std::uint64_t>();
   }
-  if (kind_ == kind_window) {
+  if (kind == filter_kind::window) {
     window_.capacity = r.get<std::uint64_t>();
     window_.target_fpp = r.get<double>();
     window_.length = r.get<std::uint64_t>();
@@ -187,7 +226,7 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     window_inserts_ = r.get<std::uint64_t>();
   }
   const auto parts = r.get<std::uint32_t>();
-  const bool composite = kind_ == 0 || kind_ == kind_window;
+  const bool composite = kind == filter_kind::scalable || kind == filter_kind::window;
   if (parts == 0 || parts > max_parts || (!composite && parts != 1)) {
     throw image_error("filter image has " + std::to_string(parts) + " sub-filters");
   }
@@ -204,7 +243,7 @@ image_loader::image_loader(std::string_view header) : header_(header) {
     if (bits == 0 || bits > max_part_bits) {
       throw image_error("filter image sub-filter of " + std::to_string(bits) + " bits");
     }
-    if (kind_ == kind_window) slot_slices_.push_back(r.get<std::uint64_t>());
+    if (kind == filter_kind::window) slot_slices_.push_back(r.get<std::uint64_t>());
     part_bits_.push_back(bits);
     part_bytes_.push_back(bit_array::word_count_for(bits) * sizeof(std::uint64_t));
     expected_bytes += part_bytes_.back();
@@ -286,7 +325,7 @@ module_filter image_loader::finish() {
   }
   using detail::filter_access;
   try {
-    module_filter out{blocked_bloom_filter::with_blocks(1), nonscaling_};
+    std::optional<module_filter> out;
     const auto build = [&]<class Filter>(std::size_t i) {
       return filter_access::make<Filter>(configs_[i], std::move(words_[i]), inserted_[i]);
     };
@@ -297,27 +336,31 @@ module_filter image_loader::finish() {
       }
       return parts;
     };
-    switch (kind_) {
-      case 0:
-        out.filter = filter_access::make_chain<scalable_blocked_bloom_filter>(
-            chain_, build_all.template operator()<blocked_bloom_filter>());
-        break;
-      case 1:
-        out.filter = build.template operator()<blocked_bloom_filter>(0);
-        break;
-      case 2:
-        out.filter = build.template operator()<bloom_filter>(0);
-        break;
-      case 3:
-        out.filter = build.template operator()<counting_bloom_filter>(0);
-        break;
-      default:
-        out.filter = filter_access::make_window<blocked_window_filter>(
-            window_, build_all.template operator()<blocked_bloom_filter>(), slot_slices_,
-            window_inserts_);
-        break;
-    }
-    return out;
+    // The registry's filter of the image's kind and scheme.
+    const auto try_one = [&]<class Filter>() {
+      if (out || kind_traits<Filter>::kind != v1_kinds[kind_].kind ||
+          kind_traits<Filter>::scheme != v1_kinds[kind_].scheme) {
+        return;
+      }
+      using parts = kind_parts<Filter>;
+      if constexpr (parts::is_chain) {
+        using sub = typename Filter::sub_filter_type;
+        out.emplace(filter_access::make_chain<Filter>(chain_, build_all.template operator()<sub>()),
+                    nonscaling_);
+      } else if constexpr (parts::has_slot_filters) {
+        using sub = typename Filter::sub_filter_type;
+        out.emplace(
+            filter_access::make_window<Filter>(window_, build_all.template operator()<sub>(),
+                                               slot_slices_, window_inserts_),
+            nonscaling_);
+      } else if constexpr (kind_traits<Filter>::kind != filter_kind::window) {
+        out.emplace(build.template operator()<Filter>(0), nonscaling_);
+      }
+    };
+    [&]<class... Filters>(filter_list<Filters...>) {
+      (try_one.template operator()<Filters>(), ...);
+    }(native_filters{});
+    return std::move(*out);
   } catch (const error& e) {
     throw image_error(std::string("filter image fields are inconsistent: ") + e.what());
   }

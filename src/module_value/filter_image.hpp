@@ -24,9 +24,16 @@ struct image_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Whether a filter of this kind and hash scheme has an image (image_header throws image_error for
+// one that has not).
+bool has_image(filter_kind kind, hash_scheme scheme) noexcept;
+
 // The header of `f` and its payload as byte views of its words (no copy).
 std::string image_header(const module_filter& f);
 std::vector<std::string_view> image_payload(const module_filter& f);
+// The tag of the image's shape (its kind and part sizes) that BF.SCANDUMP's iterators carry
+// (chunk_iterator.hpp): image_loader::shape_tag() of its header.
+std::uint32_t image_shape_tag(const module_filter& f);
 
 // Calls emit(bytes) for the payload in order, in slices of at most `limit` bytes (a slice never
 // spans two pieces): the BF.LOADCHUNK commands of an AOF rewrite and of `redis push --module`.

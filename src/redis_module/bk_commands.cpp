@@ -169,17 +169,21 @@ int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
   if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
-  auto* counting = std::get_if<counting_bloom_filter>(&key.value()->filter->filter);
-  if (counting == nullptr) {
-    return RedisModule_ReplyWithError(
-        ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
-  }
-  RedisModule_ReplyWithArray(ctx, argc - 2);
-  for (int i = 2; i < argc; ++i) {
-    RedisModule_ReplyWithLongLong(ctx, counting->remove(view_of(argv[i])) ? 1 : 0);
-  }
-  announce_write(ctx, "bk.remove", argv[1]);
-  return module_ok;
+  return std::visit(
+      [&]<class Filter>(Filter& filter) {
+        if constexpr (kind_parts<Filter>::removes) {
+          RedisModule_ReplyWithArray(ctx, argc - 2);
+          for (int i = 2; i < argc; ++i) {
+            RedisModule_ReplyWithLongLong(ctx, filter.remove(view_of(argv[i])) ? 1 : 0);
+          }
+          announce_write(ctx, "bk.remove", argv[1]);
+          return module_ok;
+        } else {
+          return RedisModule_ReplyWithError(
+              ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
+        }
+      },
+      key.value()->filter->filter);
 }
 
 int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {

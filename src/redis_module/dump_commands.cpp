@@ -58,14 +58,9 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return module_ok;
   }
   const std::vector<std::string_view> pieces = payload_of(value);
-  std::vector<std::uint64_t> part_bytes;
   std::uint64_t total = 0;
-  for (std::string_view piece : pieces) {
-    part_bytes.push_back(piece.size());
-    total += piece.size();
-  }
-  const auto kind = static_cast<std::uint8_t>(value.filter->filter.index());
-  const std::uint32_t tag = chunk_shape_tag(kind, part_bytes);
+  for (std::string_view piece : pieces) total += piece.size();
+  const std::uint32_t tag = image_shape_tag(*value.filter);
   const chunk_iterator it = decode_chunk_iterator(*iterator);
   if (it.end == 0) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
   const std::uint64_t offset = it.end - 1;

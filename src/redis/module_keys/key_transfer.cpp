@@ -3,7 +3,6 @@
 #include "key_transfer.hpp"
 
 #include <optional>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -88,30 +87,23 @@ module_key_summary summary_of(const module_filter& m) {
   return std::visit([&](const auto& f) { return summary_of(f, m); }, m.filter);
 }
 
-template <class Filter, class Variant>
-constexpr bool holds_alternative_type = false;
-template <class Filter, class... Filters>
-constexpr bool holds_alternative_type<Filter, std::variant<Filters...>> =
-    (std::is_same_v<Filter, Filters> || ...);
-
 // The module's value for the filter of `file`; unsupported for a kind the module lacks.
 module_filter module_filter_of(const std::filesystem::path& file) {
-  return std::visit(
-      [&]<class Filter>(Filter&& f) -> module_filter {
-        using F = std::decay_t<Filter>;
-        if constexpr (holds_alternative_type<F, filter_variant>) {
-          return module_filter{std::move(f), false};
-        } else {
-          throw error(errc::unsupported,
-                      file.string() + ": holds a " + std::string(kind_traits<F>::name) +
-                          " filter with hash scheme " +
-                          std::string(to_string(kind_traits<F>::scheme)) +
-                          ", which the module cannot hold (it holds classic, blocked and "
-                          "counting filters, chains of blocked filters and windows of blocked "
-                          "sub-filters, not the grouped window layout)");
-        }
+  any_filter f = load_any(file);
+  const auto [kind, scheme] = std::visit(
+      []<class Filter>(const Filter&) {
+        return std::pair{kind_traits<Filter>::kind, kind_traits<Filter>::scheme};
       },
-      load_any(file));
+      f);
+  if (!has_image(kind, scheme)) {
+    throw error(errc::unsupported,
+                file.string() + ": holds a " + std::string(to_string(kind)) +
+                    " filter with hash scheme " + std::string(to_string(scheme)) +
+                    ", which the module cannot hold (it holds classic, blocked and "
+                    "counting filters, chains of blocked filters and windows of blocked "
+                    "sub-filters, not the grouped window layout)");
+  }
+  return module_filter{std::move(f), false};
 }
 
 // unsupported unless the server knows BK.RESERVE (a command of this module only).
