@@ -23,10 +23,14 @@ struct module_golden_case {
   std::uint64_t removes = 0;  // then removals of the first keys (counting only)
 };
 
-// The cases, one per type a module value can hold (and NONSCALING).
+// The cases, one per type a module value can hold (and NONSCALING). Version 1 images exist of
+// the first six (the types the module held then).
 inline std::vector<module_golden_case> module_golden_cases() {
-  return {{"scalable_blocked", 200, 0}, {"blocked_nonscaling", 100, 0}, {"blocked", 150, 0},
-          {"classic", 150, 0},          {"counting", 150, 20},          {"blocked_window", 300, 0}};
+  return {{"scalable_blocked", 200, 0}, {"blocked_nonscaling", 100, 0},
+          {"blocked", 150, 0},          {"classic", 150, 0},
+          {"counting", 150, 20},        {"blocked_window", 300, 0},
+          {"scalable", 200, 0},         {"window", 300, 0},
+          {"classic_window", 300, 0}};
 }
 
 inline std::string module_golden_key(std::uint64_t i) {
@@ -47,6 +51,15 @@ inline redis_module::module_filter module_golden_empty(const std::string& name) 
   if (name == "blocked_window") {
     return {blocked_window_filter(window_config{100, 0.01, 100, window_unit::inserts, 4})};
   }
+  if (name == "scalable") {
+    kind_request r;
+    r.initial_capacity = 50;
+    r.target_fpp = 0.01;
+    return {kind_traits<scalable_bloom_filter>::create(r)};
+  }
+  const window_config window{100, 0.01, 100, window_unit::inserts, 4};
+  if (name == "window") return {window_filter(window)};
+  if (name == "classic_window") return {classic_window_filter(window)};
   throw std::runtime_error("no module golden case " + name);
 }
 
