@@ -24,8 +24,12 @@ KINDS = [
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked", bloomkit.BlockedBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
      bloomkit.CountingBloomFilter),
+    # KIND scalable and window are the types of `--kind` (a chain of classic filters, the grouped
+    # window), as everywhere.
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "scalable"), "scalable",
+     bloomkit.ScalableBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "window", "WINDOW", 100000, "SLICES", 4), "window",
-     bloomkit.BlockedWindowFilter),
+     bloomkit.WindowFilter),
 ]
 
 
