@@ -106,7 +106,7 @@ class file_reader final : public image_loader::reader {
   }
   std::vector<std::uint64_t> allocations_for(std::uint64_t bytes) const override {
     if (received_ || bytes == 0 || payload_bytes_ == 0) return {};
-    return {bit_array::word_count_for(payload_bytes_ * 8) * sizeof(std::uint64_t)};
+    return {(payload_bytes_ + 7) / 8 * 8};  // its words
   }
   std::uint32_t shape_tag() const noexcept override { return file_shape_tag(file_); }
   std::vector<std::string_view> loaded_payload() const override {
@@ -184,17 +184,30 @@ std::string image_header(const module_filter& f) {
   return out;
 }
 
+// The payload and header are not sealed here: BF.SCANDUMP asks for them at every chunk, and
+// sealing hashes the whole payload.
 image_pieces image_payload(const module_filter& f) {
-  file_image image = file_image_of(f);
+  detail::file_payload payload = std::visit(
+      []<class Filter>(const Filter& filter) { return kind_traits<Filter>::payload_of(filter); },
+      f.filter);
   std::vector<std::string_view> pieces;
-  for (const auto& part : image.payload.parts) {
+  for (const auto& part : payload.parts) {
     pieces.emplace_back(reinterpret_cast<const char*>(part.data()), part.size());
   }
-  return {std::move(pieces), std::move(image.payload.owned)};
+  return {std::move(pieces), std::move(payload.owned)};
 }
 
 std::uint32_t image_shape_tag(const module_filter& f) {
-  return file_shape_tag(file_image_of(f).header);
+  return std::visit(
+      []<class Filter>(const Filter& filter) {
+        file_header h = kind_traits<Filter>::header_of(filter);
+        h.payload_length = 0;
+        for (const auto& part : kind_traits<Filter>::payload_of(filter).parts) {
+          h.payload_length += part.size();
+        }
+        return file_shape_tag(h);
+      },
+      f.filter);
 }
 
 std::optional<file_header> image_file_header(std::string_view header) {
