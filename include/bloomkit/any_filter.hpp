@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
@@ -65,6 +66,24 @@ typename List::variant map_any_of(const std::filesystem::path& path, verify chec
 }
 
 using any_filter = native_filters::variant;
+
+// The empty filter of the kind named `name` (kind_names: one native type per kind), sized by
+// `request`; none for a name that is not a kind's. Creating by name: what --kind and the
+// module's BK.RESERVE KIND make, so that a name means the same type everywhere.
+template <class... Filters>
+std::optional<any_filter> create_any_of(filter_list<Filters...>, std::string_view name,
+                                        const kind_request& request) {
+  std::optional<any_filter> out;
+  const auto make = [&]<class Filter>() {
+    if (!out && kind_traits<Filter>::name == name)
+      out.emplace(kind_traits<Filter>::create(request));
+  };
+  (make.template operator()<Filters>(), ...);
+  return out;
+}
+inline std::optional<any_filter> create_any(std::string_view name, const kind_request& request) {
+  return create_any_of(native_kinds{}, name, request);
+}
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is
 // errc::unsupported naming the file. open_any gives the file's header too, from the same open

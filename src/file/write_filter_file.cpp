@@ -10,8 +10,8 @@
 
 namespace bloomkit::detail {
 
-void write_filter_file(const std::filesystem::path& path, file_header header,
-                       std::span<const std::span<const unsigned char>> parts) {
+file_header sealed_header(file_header header,
+                          std::span<const std::span<const unsigned char>> parts) {
   XXH64_state_t state;
   XXH64_reset(&state, 0);
   header.payload_length = 0;
@@ -20,6 +20,12 @@ void write_filter_file(const std::filesystem::path& path, file_header header,
     header.payload_length += part.size();
   }
   header.payload_checksum = XXH64_digest(&state);
+  return header;
+}
+
+void write_filter_file(const std::filesystem::path& path, file_header header,
+                       std::span<const std::span<const unsigned char>> parts) {
+  header = sealed_header(header, parts);
   const auto encoded = encode_header(header);
 
   atomic_file out(path);

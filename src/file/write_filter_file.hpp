@@ -18,6 +18,10 @@ struct file_payload {
   std::vector<unsigned char> owned;
 };
 
+// `header` with the payload_length and payload_checksum of these parts, as a file records them.
+file_header sealed_header(file_header header,
+                          std::span<const std::span<const unsigned char>> parts);
+
 // Writes the header and the payload's parts with the one writer: a temp file beside `path`'s
 // target, fsynced and renamed into place, under the lock on it. Sets payload_checksum and
 // payload_length; header.payload_offset must already be set.

@@ -38,7 +38,7 @@ inline chunk_iterator decode_chunk_iterator(long long iterator) noexcept {
           static_cast<std::uint32_t>(bits >> chunk_tag_shift)};
 }
 
-// The tag of a filter image of kind `kind` (its index in filter_variant) whose parts take
+// The tag of a filter image of kind `kind` (its kind byte) whose parts take
 // `part_bytes` bytes each: 1..1023.
 std::uint32_t chunk_shape_tag(std::uint8_t kind,
                               std::span<const std::uint64_t> part_bytes) noexcept;

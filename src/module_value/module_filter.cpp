@@ -3,31 +3,16 @@
 #include "module_filter.hpp"
 
 #include <algorithm>
-#include <type_traits>
 #include <vector>
 
-#include "bloomkit/bit_array.hpp"
-#include "bloomkit/error.hpp"
+#include "core/digest_batches.hpp"
 
 namespace bloomkit::redis_module {
 
 namespace {
 
 template <class Filter>
-constexpr bool is_scalable = std::is_same_v<Filter, scalable_blocked_bloom_filter>;
-template <class Filter>
-constexpr bool is_window = std::is_same_v<Filter, blocked_window_filter>;
-template <class Filter>
-constexpr bool is_counting = std::is_same_v<Filter, counting_bloom_filter>;
-
-// A set filter or chain hashes each key once: one batched insert reports per key whether it
-// was new, in order, so a key repeated within one command is new once, as in RedisBloom.
-template <class Filter>
-std::vector<typename Filter::digest_type> digests_of(std::span<const std::string_view> keys) {
-  std::vector<typename Filter::digest_type> digests(keys.size());
-  Filter::digests_of(keys, digests);
-  return digests;
-}
+using parts = kind_parts<Filter>;
 
 // A NONSCALING filter without room for every key of the command goes one key at a time, to stop
 // before the first new key it has no room for.
@@ -41,15 +26,17 @@ std::size_t add_until_full(Filter& f, std::span<const std::string_view> keys,
   return keys.size();
 }
 
+// A set filter or chain hashes each key once: one batched insert reports per key whether it
+// was new, in order, so a key repeated within one command is new once, as in RedisBloom.
 template <class Filter>
 std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string_view> keys,
                          std::span<bool> added) {
-  if constexpr (!is_scalable<Filter>) {
+  if constexpr (!parts<Filter>::is_chain) {
     if (nonscaling && f.capacity() - std::min(f.inserted(), f.capacity()) < keys.size()) {
       return add_until_full(f, keys, added);
     }
   }
-  f.insert_many(digests_of<Filter>(keys), added);
+  f.insert_many(detail::digests_of<Filter>(keys), added);
   return keys.size();
 }
 
@@ -71,12 +58,12 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
                      std::span<bool> added) {
   return std::visit(
       [&]<class Filter>(Filter& filter) -> std::size_t {
-        if constexpr (is_window<Filter>) {
+        if constexpr (parts<Filter>::refreshes_keys) {
           // A window refreshes a key it holds (the key moves to the current slice).
           filter.insert_many(keys, added);
           return keys.size();
-        } else if constexpr (is_counting<Filter>) {
-          // A counting filter counts every insert, so that one BK.REMOVE undoes one add.
+        } else if constexpr (parts<Filter>::counts_repeats) {
+          // Every insert counts, so that one BK.REMOVE undoes one add.
           for (std::size_t i = 0; i < keys.size(); ++i) added[i] = filter.insert(keys[i]);
           return keys.size();
         } else {
@@ -90,9 +77,9 @@ void find_keys(const module_filter& f, std::span<const std::string_view> keys,
                std::span<bool> present) {
   std::visit(
       [&]<class Filter>(const Filter& filter) {
-        if constexpr (is_scalable<Filter>) {
+        if constexpr (parts<Filter>::is_chain) {
           // Its digests serve every sub-filter: a key is hashed once however long the chain.
-          filter.contains_many(digests_of<Filter>(keys), present);
+          filter.contains_many(detail::digests_of<Filter>(keys), present);
         } else {
           filter.contains_many(keys, present);
         }
@@ -101,7 +88,8 @@ void find_keys(const module_filter& f, std::span<const std::string_view> keys,
 }
 
 std::uint64_t capacity_of(const module_filter& f) {
-  return std::visit([](const auto& filter) { return filter.capacity(); }, f.filter);
+  return std::visit([](const auto& filter) -> std::uint64_t { return filter.capacity(); },
+                    f.filter);
 }
 
 std::uint64_t items_of(const module_filter& f) {
@@ -111,68 +99,33 @@ std::uint64_t items_of(const module_filter& f) {
 
 std::uint64_t filter_count_of(const module_filter& f) {
   return std::visit(
-      []<class Filter>(const Filter& filter) -> std::uint64_t {
-        if constexpr (is_scalable<Filter>) {
-          return filter.sub_filter_count();
-        } else if constexpr (is_window<Filter>) {
-          return filter.slots().size();
-        } else {
-          return 1;
-        }
-      },
+      []<class Filter>(const Filter& filter) { return parts<Filter>::part_count(filter); },
       f.filter);
 }
 
 std::optional<std::uint64_t> expansion_of(const module_filter& f) {
-  if (const auto* chain = std::get_if<scalable_blocked_bloom_filter>(&f.filter)) {
-    return chain->growth();
-  }
-  return std::nullopt;
+  return std::visit(
+      []<class Filter>(const Filter& filter) -> std::optional<std::uint64_t> {
+        return parts<Filter>::growth(filter);
+      },
+      f.filter);
 }
 
 std::size_t memory_of(const module_filter& f) {
-  return sizeof(module_filter) +
-         std::visit(
-             []<class Filter>(const Filter& filter) -> std::size_t {
-               if constexpr (is_scalable<Filter> || is_window<Filter>) {
-                 std::size_t bytes = 0;
-                 if constexpr (is_scalable<Filter>) {
-                   for (const auto& part : filter.sub_filters()) {
-                     bytes += sizeof part + part.storage().allocated_bytes();
-                   }
-                 } else {
-                   for (const auto& part : filter.slots()) {
-                     bytes += sizeof part + part.storage().allocated_bytes();
-                   }
-                 }
-                 return bytes;
-               } else {
-                 return filter.storage().allocated_bytes();
-               }
-             },
-             f.filter);
+  return sizeof(module_filter) + std::visit(
+                                     []<class Filter>(const Filter& filter) {
+                                       return parts<Filter>::allocated_bytes(filter);
+                                     },
+                                     f.filter);
 }
 
 std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint64_t keys) {
-  std::vector<std::uint64_t> sizes;
-  const auto* chain = std::get_if<scalable_blocked_bloom_filter>(&f.filter);
-  if (chain == nullptr || f.nonscaling) return sizes;
-  const std::uint64_t inserted = chain->inserted();
-  std::uint64_t room = chain->capacity();
-  for (std::size_t index = chain->sub_filter_count();
-       room - std::min(room, inserted) < keys &&
-       index < scalable_blocked_bloom_filter::max_sub_filters;
-       ++index) {
-    try {
-      const filter_config next =
-          scalable_blocked_bloom_filter::sub_filter_config(chain->params(), index);
-      sizes.push_back(bit_array::word_count_for(next.cells) * sizeof(std::uint64_t));
-      room += next.capacity;
-    } catch (const error&) {
-      break;  // a sub-filter that cannot exist: the add itself says so
-    }
-  }
-  return sizes;
+  if (f.nonscaling) return {};
+  return std::visit(
+      [&]<class Filter>(const Filter& filter) {
+        return parts<Filter>::growth_allocations(filter, keys);
+      },
+      f.filter);
 }
 
 }  // namespace bloomkit::redis_module

@@ -1,30 +1,23 @@
 #pragma once
-// The value of a module key: one of bloomkit's filters. BF.RESERVE / BF.ADD make a scalable chain
-// of blocked filters (growth = RedisBloom's EXPANSION) or, NONSCALING, one blocked filter that
-// refuses new keys at its capacity as RedisBloom's does; BK.RESERVE makes any kind.
+// The value of a module key: the registry's filter (any native filter type, any_filter.hpp) and
+// the module's own flags. BF.RESERVE / BF.ADD make a scalable chain of blocked filters (growth =
+// RedisBloom's EXPANSION) or, NONSCALING, one blocked filter that refuses new keys at its
+// capacity as RedisBloom's does; BK.RESERVE makes any kind. What the module asks of a kind is the
+// registry's (kinds.hpp: kind_traits, kind_parts).
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <variant>
 #include <vector>
 
-#include "bloomkit/basic_window_filter.hpp"
-#include "bloomkit/blocked_bloom_filter.hpp"
-#include "bloomkit/bloom_filter.hpp"
-#include "bloomkit/counting_bloom_filter.hpp"
-#include "bloomkit/scalable_filter.hpp"
+#include "bloomkit/any_filter.hpp"
 
 namespace bloomkit::redis_module {
 
-// The alternatives' order is part of the RDB / dump encoding (filter_image.cpp): append only.
-using filter_variant = std::variant<scalable_blocked_bloom_filter, blocked_bloom_filter,
-                                    bloom_filter, counting_bloom_filter, blocked_window_filter>;
-
 struct module_filter {
-  filter_variant filter;
+  any_filter filter;
   // RedisBloom's NONSCALING: a new key past the capacity is refused ("non scaling filter is full").
   bool nonscaling = false;
 };

@@ -20,13 +20,14 @@ std::string header_of(const module_value& v) {
   return v.filter ? image_header(*v.filter) : v.loading->header();
 }
 
-std::vector<std::string_view> payload_of(const module_value& v) {
-  return v.filter ? image_payload(*v.filter) : v.loading->loaded_payload();
+image_pieces payload_of(const module_value& v) {
+  if (v.filter) return image_payload(*v.filter);
+  return {v.loading->loaded_payload()};
 }
 
 void encode_value(const module_value& v, value_sink& out, std::size_t piece_bytes) {
   const std::string header = header_of(v);
-  const std::vector<std::string_view> payload = payload_of(v);
+  const image_pieces payload = payload_of(v);
   std::uint64_t bytes = 0;
   for (std::string_view piece : payload) bytes += piece.size();
   out.write_unsigned(v.filter ? state_filter : state_loading);

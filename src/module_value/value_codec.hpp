@@ -35,7 +35,7 @@ class value_sink {
 // The header of a value and the pieces of payload it has (all of a filter's, or what a load has
 // received so far): the image BF.SCANDUMP, DEBUG DIGEST and the RDB value carry.
 std::string header_of(const module_value& v);
-std::vector<std::string_view> payload_of(const module_value& v);
+image_pieces payload_of(const module_value& v);
 
 void encode_value(const module_value& v, value_sink& out, std::size_t piece_bytes);
 // Throws image_error when the value is malformed: a bad state, header, length or checksum.

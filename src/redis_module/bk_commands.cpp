@@ -1,6 +1,9 @@
 // bloomkit's own commands, for what RedisBloom lacks:
 //   BK.RESERVE key capacity fpp [KIND classic|blocked|counting|scalable|window]
 //              [EXPANSION s] [WINDOW duration|count] [SLICES s]
+//                                      made by the registry (create_any): each name is the
+//                                      CLI's --kind type (scalable: a chain of classic filters,
+//                                      window: the grouped window_filter)
 //   BK.REMOVE key item [item ...]      counting filters: one reply per item, 1 when removed
 //   BK.INFO key                        the fields of `bloomkit info --json` (docs/CLI.md)
 
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/kinds.hpp"
 #include "commands.hpp"
@@ -18,14 +22,10 @@ namespace bloomkit::redis_module {
 
 namespace {
 
+// BK.RESERVE's kind name and the registry's request (n, p, EXPANSION, the window).
 struct reserve_request {
-  std::uint64_t capacity = 0;
-  double fpp = 0;
   std::string kind = "blocked";
-  std::uint32_t expansion = default_expansion;
-  std::uint64_t window = 0;
-  window_unit unit = window_unit::seconds;
-  std::uint32_t slices = 8;
+  kind_request request;
 };
 
 // "90s", "15m", "24h", "7d" (a time window) or a bare count of inserts, as the CLI's --window.
@@ -56,13 +56,29 @@ std::optional<std::pair<std::uint64_t, window_unit>> parse_window(std::string_vi
   return std::pair{n * seconds, window_unit::seconds};
 }
 
+// The filter of the kind named r.kind, made by the registry as the CLI's --kind makes it.
 module_filter make_filter(const reserve_request& r) {
-  if (r.kind == "blocked") return {blocked_bloom_filter::for_capacity(r.capacity, r.fpp)};
-  if (r.kind == "classic") return {bloom_filter::for_capacity(r.capacity, r.fpp)};
-  if (r.kind == "counting") return {counting_bloom_filter::for_capacity(r.capacity, r.fpp)};
-  if (r.kind == "scalable") return make_bf_filter(r.fpp, r.capacity, r.expansion, false);
-  if (r.window == 0) throw error(errc::invalid_argument, "KIND window needs WINDOW");
-  return {blocked_window_filter(window_config{r.capacity, r.fpp, r.window, r.unit, r.slices})};
+  if (r.kind == kind_traits<window_filter>::name && r.request.window == 0) {
+    throw error(errc::invalid_argument, "KIND window needs WINDOW");
+  }
+  return {*create_any(r.kind, r.request), false};
+}
+
+// "give classic, blocked, counting, scalable or window": the registry's kind names.
+std::string kind_choices() {
+  std::string out;
+  for (std::size_t i = 0; i < kind_names.size(); ++i) {
+    if (i != 0) out += i + 1 == kind_names.size() ? " or " : ", ";
+    out += kind_names[i].name;
+  }
+  return out;
+}
+
+bool is_kind_name(std::string_view name) {
+  for (const kind_name& k : kind_names) {
+    if (k.name == name) return true;
+  }
+  return false;
 }
 
 // A reply of name / value pairs, filled through report_figures (kinds.hpp) as the CLI's report.
@@ -114,26 +130,24 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (!capacity || *capacity < 1) {
     return RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
   }
-  r.capacity = static_cast<std::uint64_t>(*capacity);
+  r.request.initial_capacity = static_cast<std::uint64_t>(*capacity);
   const std::optional<double> fpp = to_double(view_of(argv[3]));
   if (!fpp) return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
   if (!(*fpp > 0 && *fpp < 1)) {
     return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1) ");
   }
-  r.fpp = *fpp;
+  r.request.target_fpp = *fpp;
   for (int i = 4; i + 1 < argc; i += 2) {
     const std::string_view option = view_of(argv[i]);
     const std::string_view value = view_of(argv[i + 1]);
     if (keyword_is(option, "KIND")) {
       r.kind.clear();
       for (char c : value) r.kind += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (r.kind != "blocked" && r.kind != "classic" && r.kind != "counting" &&
-          r.kind != "scalable" && r.kind != "window") {
-        return RedisModule_ReplyWithError(
-            ctx, "ERR unknown KIND: give classic, blocked, counting, scalable or window");
+      if (!is_kind_name(r.kind)) {
+        return reply_error(ctx, "ERR unknown KIND: give " + kind_choices());
       }
     } else if (keyword_is(option, "EXPANSION")) {
-      switch (parse_expansion(value, r.expansion)) {
+      switch (parse_expansion(value, r.request.growth)) {
         case expansion_check::ok:
           break;
         case expansion_check::not_integer:
@@ -148,18 +162,18 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         return RedisModule_ReplyWithError(
             ctx, "ERR bad WINDOW: give a duration (90s, 15m, 24h, 7d) or a count of inserts");
       }
-      std::tie(r.window, r.unit) = *window;
+      std::tie(r.request.window, r.request.unit) = *window;
     } else if (keyword_is(option, "SLICES")) {
       const std::optional<long long> slices = to_integer(value);
       if (!slices || *slices < 1 || *slices > window_slices::max_slices) {
         return RedisModule_ReplyWithError(ctx, "ERR bad SLICES: give 1..255");
       }
-      r.slices = static_cast<std::uint32_t>(*slices);
+      r.request.slices = static_cast<std::uint32_t>(*slices);
     } else {
       return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
     }
   }
-  if (r.kind != "window" && r.window != 0) {
+  if (r.kind != kind_traits<window_filter>::name && r.request.window != 0) {
     return RedisModule_ReplyWithError(ctx, "ERR WINDOW needs KIND window");
   }
   return reserve_key(ctx, argv[1], "bk.reserve", [&] { return make_filter(r); });
@@ -169,17 +183,21 @@ int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
   if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
-  auto* counting = std::get_if<counting_bloom_filter>(&key.value()->filter->filter);
-  if (counting == nullptr) {
-    return RedisModule_ReplyWithError(
-        ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
-  }
-  RedisModule_ReplyWithArray(ctx, argc - 2);
-  for (int i = 2; i < argc; ++i) {
-    RedisModule_ReplyWithLongLong(ctx, counting->remove(view_of(argv[i])) ? 1 : 0);
-  }
-  announce_write(ctx, "bk.remove", argv[1]);
-  return module_ok;
+  return std::visit(
+      [&]<class Filter>(Filter& filter) {
+        if constexpr (kind_parts<Filter>::removes) {
+          RedisModule_ReplyWithArray(ctx, argc - 2);
+          for (int i = 2; i < argc; ++i) {
+            RedisModule_ReplyWithLongLong(ctx, filter.remove(view_of(argv[i])) ? 1 : 0);
+          }
+          announce_write(ctx, "bk.remove", argv[1]);
+          return module_ok;
+        } else {
+          return RedisModule_ReplyWithError(
+              ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
+        }
+      },
+      key.value()->filter->filter);
 }
 
 int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -194,6 +212,11 @@ int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
             .add("hash_scheme", to_string(Filter::scheme()))
             .add("nonscaling", f.nonscaling ? 1 : 0);
         report_figures(filter, reply);
+        // A grouped window's slices grow; past this many keys in one (a burst past its overflow
+        // parts) its FPP bound no longer holds, and the CLI warns (redis_add.cpp).
+        if constexpr (requires { filter.fullest_slice_keys(); }) {
+          reply.add("fullest_slice_keys", filter.fullest_slice_keys());
+        }
       },
       f.filter);
   reply.send(ctx);

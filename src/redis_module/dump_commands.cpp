@@ -57,15 +57,10 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     RedisModule_ReplyWithStringBuffer(ctx, header.data(), header.size());
     return module_ok;
   }
-  const std::vector<std::string_view> pieces = payload_of(value);
-  std::vector<std::uint64_t> part_bytes;
+  const image_pieces pieces = payload_of(value);
   std::uint64_t total = 0;
-  for (std::string_view piece : pieces) {
-    part_bytes.push_back(piece.size());
-    total += piece.size();
-  }
-  const auto kind = static_cast<std::uint8_t>(value.filter->filter.index());
-  const std::uint32_t tag = chunk_shape_tag(kind, part_bytes);
+  for (std::string_view piece : pieces) total += piece.size();
+  const std::uint32_t tag = image_shape_tag(*value.filter);
   const chunk_iterator it = decode_chunk_iterator(*iterator);
   if (it.end == 0) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
   const std::uint64_t offset = it.end - 1;
@@ -82,7 +77,7 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return module_ok;
   }
   const std::string chunk =
-      payload_slice(pieces, offset,
+      payload_slice(pieces.pieces, offset,
                     static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, total - offset)));
   const std::uint64_t end = offset + chunk.size();
   RedisModule_ReplyWithLongLong(ctx, encode_chunk_iterator({end + 1, end == total, tag}));

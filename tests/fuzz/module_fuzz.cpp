@@ -3,7 +3,9 @@
 // and load_chunk, as dump_commands.cpp drives them). Input: a mode byte, then the value or the
 // (iterator, data) chunks in module_bytes.hpp's framing. With bit 1 of the mode set, the
 // harness first rewrites the header's checksums, so mutated fields get past them; headers that
-// declare more than 64 MiB of payload are then skipped (a real filter may be that large).
+// declare more than 64 MiB of payload are then skipped (a real filter may be that large). Images
+// of both versions: version 2 (the file format) as the module writes them, version 1 from the
+// committed golden images (tests/data/golden/module) among the replay's seeds.
 // Any input must end in a usable filter or an image_error; anything else is a bug.
 
 #include <cstdint>
@@ -34,12 +36,21 @@ std::uint64_t read_u64(const std::string& s, std::size_t at) {
 }
 
 // Sets the header's payload hash (of `payload`) and its own checksum; false when it declares
-// too large a payload to fuzz. The header ends with payload bytes, payload XXH64, header XXH64.
+// too large a payload to fuzz. Version 1: the header ends with payload bytes, payload XXH64,
+// header XXH64. Version 2: the file header after the 16-byte prefix has payload length (72),
+// payload XXH64 (80) and its own XXH64 of bytes 0..119 (120), docs/FORMAT.md.
 bool fix_checksums(std::string& header, std::string_view payload) {
+  const std::uint64_t payload_hash = XXH64(payload.data(), payload.size(), 0);
+  if (header.size() >= 16 + 128 && header.compare(4, 4, std::string("\2\0\0\0", 4)) == 0) {
+    if (read_u64(header, 16 + 72) > max_fixed_payload) return false;
+    std::memcpy(header.data() + 16 + 80, &payload_hash, sizeof payload_hash);
+    const std::uint64_t own = XXH64(header.data() + 16, 120, 0);
+    std::memcpy(header.data() + 16 + 120, &own, sizeof own);
+    return true;
+  }
   if (header.size() < 24 || read_u64(header, header.size() - 24) > max_fixed_payload) {
     return false;
   }
-  const std::uint64_t payload_hash = XXH64(payload.data(), payload.size(), 0);
   std::memcpy(header.data() + header.size() - 16, &payload_hash, sizeof payload_hash);
   const std::uint64_t own = XXH64(header.data(), header.size() - 8, 0);
   std::memcpy(header.data() + header.size() - 8, &own, sizeof own);

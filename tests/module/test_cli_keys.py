@@ -53,14 +53,17 @@ def test_print_new_on_a_module_window(r, shared_server, bloomkit):
 
 
 def test_a_burst_into_a_module_window_warns(r, shared_server, bloomkit):
-    # The module's window slices do not grow: past a slice's share (4000 / 4 = 1000 keys) the
-    # CLI warns as for a static filter past its capacity; within it, it does not.
+    # KIND window is the grouped window (as the CLI's --kind window): a slice past its share
+    # (4000 / 4 = 1000 keys) grows overflow parts and keeps its FPP, so a burst warns only past
+    # what they take (64 parts), as for a file; within it, it does not.
     r.execute_command("BK.RESERVE", "burst", 4000, 0.01, "KIND", "window", "WINDOW", "1h",
                       "SLICES", 4)
     u = url(shared_server)
-    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(KEYS[:900]))
+    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(KEYS[:4000]))
     assert p.stderr == ""
-    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(KEYS[900:4000]))
+    assert r.bf().mexists("burst", *KEYS[:4000]) == [1] * 4000
+    more = [f"burst{i}" for i in range(70_000)]
+    p = bloomkit("redis", "--url", u, "add", "burst", stdin=lines(more))
     assert p.stderr.startswith("bloomkit: warning: redis module window 'burst' (a window of "
                                "capacity 4000) has a slice that holds about "), p.stderr
     assert "past its capacity 1000: its false-positive rate is now about " in p.stderr

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "file/header_codec.hpp"
 #include "module_value/filter_image.hpp"
 
 namespace bloomkit::redis_module {
@@ -34,13 +36,15 @@ void put_at(std::string& bytes, std::size_t offset, T value) {
   std::memcpy(bytes.data() + offset, &value, sizeof value);
 }
 
-// The header of one blocked filter of one block, claiming `bits` bits instead (and the payload
-// length that goes with them), with its checksum made right again. Offsets: docs of
-// image_header (magic 4, version 4, kind 1, nonscaling 1, parts 4, then the part's cells 8,
-// hashes 4, capacity 8, fpp 8, inserted 8, bits 8; payload length 8, payload hash 8, header
-// hash 8).
+// The version 1 header of one blocked filter (tests/data/golden/module), claiming `bits` bits
+// instead (and the payload length that goes with them), with its checksum made right again.
+// Offsets: docs/REDIS.md, "Version 1 images" (magic 4, version 4, kind 1, nonscaling 1, parts 4,
+// then the part's cells 8, hashes 4, capacity 8, fpp 8, inserted 8, bits 8; payload length 8,
+// payload hash 8, header hash 8).
 std::string header_claiming(std::uint64_t bits) {
-  std::string h = image_header(module_filter{blocked_bloom_filter::with_blocks(1)});
+  std::ifstream in(BLOOMKIT_GOLDEN_DATA "/module/v1_blocked.bkimage", std::ios::binary);
+  std::string h(82, '\0');
+  in.read(h.data(), static_cast<std::streamsize>(h.size()));
   constexpr std::size_t part = 14;
   EXPECT_EQ(h.size(), part + 44 + 24);
   put_at(h, part, bits);       // cells
@@ -50,24 +54,45 @@ std::string header_claiming(std::uint64_t bits) {
   return h;
 }
 
+// The version 2 header of one blocked filter, claiming `bits` bits instead: its file header
+// (docs/FORMAT.md) re-encoded with them and the payload length that goes with them.
+std::string file_header_claiming(std::uint64_t bits) {
+  std::string h = image_header(module_filter{blocked_bloom_filter::with_blocks(1)});
+  std::optional<file_header> file = image_file_header(h);
+  EXPECT_TRUE(file.has_value());
+  file->bits = bits;
+  file->payload_length = bits / 8;
+  const auto encoded = encode_header(*file);
+  h.replace(16, encoded.size(), reinterpret_cast<const char*>(encoded.data()), encoded.size());
+  return h;
+}
+
 TEST(ModuleImage, HeaderAloneAllocatesNothing) {
   constexpr std::uint64_t bits = std::uint64_t{1} << 37;  // 16 GiB of payload
-  const std::uint64_t before = virtual_bytes();
-  image_loader loader(header_claiming(bits));
-  EXPECT_EQ(loader.payload_bytes(), bits / 8);
-  EXPECT_LT(virtual_bytes(), before + (std::uint64_t{1} << 30))
-      << "the header alone reserved the payload";
-  EXPECT_TRUE(loader.loaded_payload().empty());
+  for (const std::string& header : {header_claiming(bits), file_header_claiming(bits)}) {
+    const std::uint64_t before = virtual_bytes();
+    image_loader loader(header);
+    EXPECT_EQ(loader.payload_bytes(), bits / 8);
+    EXPECT_LT(virtual_bytes(), before + (std::uint64_t{1} << 30))
+        << "the header alone reserved the payload";
+    EXPECT_TRUE(loader.loaded_payload().empty());
+    EXPECT_EQ(loader.allocated_bytes(), 0u);
+    // What its first byte would allocate, checked before it is (redis_memory.hpp).
+    EXPECT_FALSE(loader.allocations_for(1).empty());
+  }
 }
 
 TEST(ModuleImage, TerabyteHeaderIsAcceptedAndItsPayloadRefusedWhenItCannotBeHeld) {
   // 2^46 bits = 8 TiB: more than this machine can map, so the header must not try to.
-  image_loader loader(header_claiming(std::uint64_t{1} << 46));
-  EXPECT_EQ(loader.loaded_bytes(), 0u);
-  EXPECT_THROW(loader.finish(), image_error);
-  // Its first bytes need the part's memory: refused, and nothing is loaded.
-  EXPECT_THROW(loader.append(std::string(8, '\0')), image_error);
-  EXPECT_EQ(loader.loaded_bytes(), 0u);
+  for (const std::string& header :
+       {header_claiming(std::uint64_t{1} << 46), file_header_claiming(std::uint64_t{1} << 46)}) {
+    image_loader loader(header);
+    EXPECT_EQ(loader.loaded_bytes(), 0u);
+    EXPECT_THROW(loader.finish(), image_error);
+    // Its first bytes need the part's memory: refused, and nothing is loaded.
+    EXPECT_THROW(loader.append(std::string(8, '\0')), image_error);
+    EXPECT_EQ(loader.loaded_bytes(), 0u);
+  }
 }
 
 TEST(ModuleImage, BytesPastThePayloadAreRefused) {
@@ -93,6 +118,9 @@ TEST(ModuleImage, EveryKindRoundTripsInPiecesOfAnySize) {
       {bloom_filter::for_capacity(500, 0.01)},
       {counting_bloom_filter::for_capacity(500, 0.01)},
       {blocked_window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
+      {scalable_bloom_filter(chain)},
+      {window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
+      {classic_window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
   };
   for (module_filter& f : filters) {
     for (int i = 0; i < 300; ++i) {

@@ -44,9 +44,11 @@ struct redis_add_options {
   bool print_new = false;
 };
 
-// A window of the bloomkit module (its slices do not grow): the warning of a slice past its
-// share when the fullest live slice's keys, estimated from its fill (BK.INFO's slice_fill), pass
-// it by more than 3 standard errors.
+// A window of the bloomkit module: the warning of a slice past its share. A grouped window's
+// slices grow: when its fullest slice (BK.INFO's fullest_slice_keys) is past its share anyway.
+// A window of sub-filters (an older module's key; they do not grow): when the fullest live
+// slice's keys, estimated from its fill (BK.INFO's slice_fill), pass it by more than 3 standard
+// errors.
 void warn_if_module_window_past_share(redis_module::module_key& key) {
   const std::vector<redis_module::module_info_field> fields = key.info();
   const auto field = [&](std::string_view name) -> const redis_module::module_info_field* {
@@ -70,6 +72,15 @@ void warn_if_module_window_past_share(redis_module::module_key& key) {
   const auto k = static_cast<std::uint32_t>(number("hashes"));
   const auto capacity = static_cast<std::uint64_t>(number("capacity"));
   if (slices < 1 || k < 1 || capacity < 1) return;
+  // A grouped window (BK.RESERVE KIND window) grows its slices and says how full the fullest is.
+  if (field("fullest_slice_keys") != nullptr) {
+    const auto held = static_cast<std::uint64_t>(number("fullest_slice_keys"));
+    if (held > slice_share(capacity, slices)) {
+      warn_slice_past_share("redis module window " + quoted_name(key.name()), capacity, slices,
+                            held, number("estimated_fpp"), number("target_fpp"));
+    }
+    return;
+  }
   const auto m = static_cast<std::uint64_t>(number("bits")) / (slices + 1);  // a sub-filter a slot
   // slice_fill: one ratio per live slice, as text, or a double when only one is live.
   std::vector<double> ratios;

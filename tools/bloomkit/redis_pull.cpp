@@ -34,8 +34,8 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   redis::client client = context.connect();
   if (redis_module::is_module_key(client, o.name)) {
     output_file out(o.file);
-    const redis_module::module_key_summary s =
-        redis_module::pull_module_key(client, o.name, o.file);
+    const redis_module::module_key_summary s = redis_module::pull_module_key(
+        client, o.name, o.file, redis_module::key_type_check::known_module);
     out.commit(fmt::format("pulled {} to {}: {}\n", printable(o.name), printable(o.file),
                            describe_module_key(s)));
     return;

@@ -3,8 +3,10 @@ loads bloomkit's Redis module: every kind the module holds to a file and back, t
 on both sides, the files the CLI's `redis pull` writes, and the refusals."""
 
 import json
+from pathlib import Path
 
 import numpy as np
+
 import pytest
 
 import bloomkit
@@ -22,8 +24,12 @@ KINDS = [
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked", bloomkit.BlockedBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
      bloomkit.CountingBloomFilter),
+    # KIND scalable and window are the types of `--kind` (a chain of classic filters, the grouped
+    # window), as everywhere.
+    (("BK.RESERVE", "f", 5000, 0.01, "KIND", "scalable"), "scalable",
+     bloomkit.ScalableBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "window", "WINDOW", 100000, "SLICES", 4), "window",
-     bloomkit.BlockedWindowFilter),
+     bloomkit.WindowFilter),
 ]
 
 
@@ -87,10 +93,11 @@ def test_refusals(server, tmp_path):
     with pytest.raises(bloomkit.WrongTypeError, match="not a module filter"):
         bloomkit.pull_module_key(server.url, "s", tmp_path / "s.bloom")
     assert not (tmp_path / "none.bloom").exists() and not (tmp_path / "s.bloom").exists()
-    chain = bloomkit.ScalableBloomFilter.for_capacity(100, 0.01)
-    chain.save(tmp_path / "chain.bloom")
-    with pytest.raises(bloomkit.UnsupportedError, match="which the module cannot hold"):
-        bloomkit.push_module_key(server.url, tmp_path / "chain.bloom", "c")
+    # A peer's scheme is not a kind the module holds (every kind of bloomkit's own is).
+    peer = (Path(__file__).resolve().parents[3] / "tests" / "data" / "golden" /
+            "classic_guava_mitz64_long_flag.bloom")
+    with pytest.raises(bloomkit.UnsupportedError, match="the module cannot hold it"):
+        bloomkit.push_module_key(server.url, peer, "c")
     assert server.command("EXISTS", "c") == 0
 
 

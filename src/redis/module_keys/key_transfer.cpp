@@ -3,7 +3,6 @@
 #include "key_transfer.hpp"
 
 #include <optional>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
+#include "file/write_filter_file.hpp"
 #include "key_errors.hpp"
 
 namespace bloomkit::redis_module {
@@ -54,9 +54,28 @@ std::pair<long long, std::string> scandump(redis::client& c, const std::string& 
   return {r.elements()[0].integer(), r.elements()[1].str()};
 }
 
-// One BF.SCANDUMP pass; nullopt when the image does not hold together (the key changed between
-// two of its commands).
-std::optional<module_filter> scan_once(redis::client& c, const std::string& name) {
+// What moved, of a filter of the registry.
+module_key_summary summary_of(const any_filter& filter) {
+  module_key_summary s;
+  std::visit(
+      [&]<class Filter>(const Filter& f) {
+        s.kind = kind_traits<Filter>::name;
+        s.bits = f.cells();
+        s.filters = kind_parts<Filter>::part_count(f);
+      },
+      filter);
+  for (std::string_view piece : image_payload(module_filter{filter, false})) {
+    s.bytes += piece.size();
+  }
+  return s;
+}
+
+// One BF.SCANDUMP pass, saved to `file`; none when the image does not hold together (the key
+// changed between two of its commands). A version 2 image is the file's bytes after its prefix:
+// they are copied as they are, once their checksum holds; a version 1 image (a server of an
+// older module) is converted.
+std::optional<module_key_summary> scan_once(redis::client& c, const std::string& name,
+                                            const std::filesystem::path& file) {
   try {
     image_loader loader(scandump(c, name, 0).second);
     for (long long iterator = 1;;) {
@@ -66,7 +85,22 @@ std::optional<module_filter> scan_once(redis::client& c, const std::string& name
       if (decode_chunk_iterator(next).end - 1 != loader.loaded_bytes()) return std::nullopt;
       iterator = next;
     }
-    return loader.finish();
+    if (!loader.complete()) return std::nullopt;
+    if (const std::optional<file_header> h = image_file_header(loader.header())) {
+      const std::vector<std::string_view> payload = loader.loaded_payload();
+      std::vector<std::span<const unsigned char>> parts;
+      for (std::string_view piece : payload) {
+        parts.emplace_back(reinterpret_cast<const unsigned char*>(piece.data()), piece.size());
+      }
+      if (detail::sealed_header(*h, parts).payload_checksum != h->payload_checksum) {
+        return std::nullopt;
+      }
+      detail::write_filter_file(file, *h, parts);
+      return summary_of(loader.finish().filter);
+    }
+    const module_filter m = loader.finish();
+    std::visit([&](const auto& f) { save(f, file); }, m.filter);
+    return summary_of(m.filter);
   } catch (const image_error&) {
     return std::nullopt;
   } catch (const dump_restarted&) {
@@ -74,44 +108,17 @@ std::optional<module_filter> scan_once(redis::client& c, const std::string& name
   }
 }
 
-template <class Filter>
-module_key_summary summary_of(const Filter& f, const module_filter& m) {
-  module_key_summary s;
-  s.kind = kind_traits<Filter>::name;
-  s.bits = f.cells();
-  s.filters = filter_count_of(m);
-  for (std::string_view piece : image_payload(m)) s.bytes += piece.size();
-  return s;
-}
-
-module_key_summary summary_of(const module_filter& m) {
-  return std::visit([&](const auto& f) { return summary_of(f, m); }, m.filter);
-}
-
-template <class Filter, class Variant>
-constexpr bool holds_alternative_type = false;
-template <class Filter, class... Filters>
-constexpr bool holds_alternative_type<Filter, std::variant<Filters...>> =
-    (std::is_same_v<Filter, Filters> || ...);
-
-// The module's value for the filter of `file`; unsupported for a kind the module lacks.
+// The module's value for the filter of `file` (mapped); unsupported for a kind the module lacks.
 module_filter module_filter_of(const std::filesystem::path& file) {
-  return std::visit(
-      [&]<class Filter>(Filter&& f) -> module_filter {
-        using F = std::decay_t<Filter>;
-        if constexpr (holds_alternative_type<F, filter_variant>) {
-          return module_filter{std::move(f), false};
-        } else {
-          throw error(errc::unsupported,
-                      file.string() + ": holds a " + std::string(kind_traits<F>::name) +
-                          " filter with hash scheme " +
-                          std::string(to_string(kind_traits<F>::scheme)) +
-                          ", which the module cannot hold (it holds classic, blocked and "
-                          "counting filters, chains of blocked filters and windows of blocked "
-                          "sub-filters, not the grouped window layout)");
-        }
-      },
-      load_any(file));
+  try {
+    return module_filter{map_any(file, verify::full), false};
+  } catch (const error& e) {
+    if (e.code() != errc::unsupported) throw;
+    throw error(errc::unsupported,
+                std::string(e.what()) +
+                    " (the module cannot hold it: it holds bloomkit's own kinds, not the peers' "
+                    "schemes)");
+  }
 }
 
 // unsupported unless the server knows BK.RESERVE (a command of this module only).
@@ -134,17 +141,16 @@ bool is_module_key(redis::client& c, const std::string& name) {
 }
 
 module_key_summary pull_module_key(redis::client& c, const std::string& name,
-                                   const std::filesystem::path& file) {
-  const std::string type = run(c, name, {"TYPE", name}).str();
-  if (type == "none") throw error(errc::not_found, key_named(name) + " does not exist");
-  if (type != module_type_name) {
-    throw error(errc::wrong_type, key_named(name) + " holds a " + type + ", not a module filter");
+                                   const std::filesystem::path& file, key_type_check check) {
+  if (check == key_type_check::ask) {
+    const std::string type = run(c, name, {"TYPE", name}).str();
+    if (type == "none") throw error(errc::not_found, key_named(name) + " does not exist");
+    if (type != module_type_name) {
+      throw error(errc::wrong_type, key_named(name) + " holds a " + type + ", not a module filter");
+    }
   }
   for (int attempt = 0; attempt < pull_attempts; ++attempt) {
-    if (std::optional<module_filter> m = scan_once(c, name)) {
-      std::visit([&](const auto& f) { save(f, file); }, m->filter);
-      return summary_of(*m);
-    }
+    if (std::optional<module_key_summary> s = scan_once(c, name, file)) return *s;
   }
   throw error(errc::server_error, key_named(name) + " changed during each of " +
                                       std::to_string(pull_attempts) +
@@ -181,7 +187,7 @@ module_key_summary push_module_key(redis::client& c, const std::filesystem::path
     }
     throw;
   }
-  return summary_of(m);
+  return summary_of(m.filter);
 }
 
 }  // namespace bloomkit::redis_module

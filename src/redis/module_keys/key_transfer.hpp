@@ -28,19 +28,24 @@ struct module_key_summary {
 // Whether key `name` holds a module filter (TYPE replies the module's type).
 bool is_module_key(redis::client& c, const std::string& name);
 
-// Saves module key `name` to `file` (file.hpp's save: atomic, locked). Every kind the module
+// Whether pull_module_key asks the key's TYPE (ask), or the caller has just seen it is a module
+// key (is_module_key) and one question is enough.
+enum class key_type_check { ask, known_module };
+
+// Saves module key `name` to `file` with the one writer (atomic, locked): the file's bytes are
+// the image's after its prefix, copied (docs/REDIS.md, "Images"). Every kind the module
 // holds has a file kind: a BF.RESERVE filter is a scalable file of blocked filters (a
 // NONSCALING one a blocked file), BK.RESERVE's kinds their own. The key is read with BF.SCANDUMP
 // commands; when it changes between them (a write lands mid-pull) the pull starts over, up to
 // three times. Throws bloomkit::error: not_found (no key), wrong_type (not a module key),
 // server_error (a refusal, e.g. a key still being loaded), io_error from the save.
 module_key_summary pull_module_key(redis::client& c, const std::string& name,
-                                   const std::filesystem::path& file);
+                                   const std::filesystem::path& file,
+                                   key_type_check check = key_type_check::ask);
 
 // Creates module key `name` from filter file `file` with BF.LOADCHUNK (the header, then the
-// payload in 8 MiB chunks); BF.* and BK.* commands then answer as for the filter of the file. A
-// file of a kind the module holds: classic, blocked, counting, a scalable chain of blocked
-// filters, a window of blocked filters (not a chain or window of classic filters, nor the peers'
+// payload in 8 MiB chunks: the file's bytes, after the image's prefix); BF.* and BK.* commands
+// then answer as for the filter of the file. Any of bloomkit's own kinds (not the peers'
 // schemes). A blocked file becomes a key that is not NONSCALING (as BK.RESERVE KIND blocked).
 // Throws bloomkit::error: already_exists (the key exists), unsupported (the server has no
 // bloomkit module, or the file's kind), the file's errors from load; a failure after the header
