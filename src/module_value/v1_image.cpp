@@ -250,16 +250,17 @@ module_filter v1_reader::finish() {
       using parts = kind_parts<Filter>;
       if constexpr (parts::is_chain) {
         using sub = typename Filter::sub_filter_type;
-        out.emplace(filter_access::make_chain<Filter>(chain_, build_all.template operator()<sub>()),
-                    nonscaling_);
+        out = module_filter{
+            filter_access::make_chain<Filter>(chain_, build_all.template operator()<sub>()),
+            nonscaling_};
       } else if constexpr (parts::has_slot_filters) {
         using sub = typename Filter::sub_filter_type;
-        out.emplace(
+        out = module_filter{
             filter_access::make_window<Filter>(window_, build_all.template operator()<sub>(),
                                                slot_slices_, window_inserts_),
-            nonscaling_);
+            nonscaling_};
       } else if constexpr (kind_traits<Filter>::kind != filter_kind::window) {
-        out.emplace(build.template operator()<Filter>(0), nonscaling_);
+        out = module_filter{build.template operator()<Filter>(0), nonscaling_};
       }
     };
     [&]<class... Filters>(filter_list<Filters...>) {
