@@ -11,10 +11,15 @@
 // payload checksum still catches it.) Iterators without a tag or flag (an AOF rewrite's LOADCHUNK
 // commands, `redis push --module`'s, RedisBloom's "1 + offset") are read as plain offsets.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
 namespace bloomkit::redis_module {
+
+// Payload bytes per BF.SCANDUMP chunk, and per BF.LOADCHUNK of `redis push --module`: well
+// under Redis's 512 MB bulk-string limit, large enough that a pass costs few round trips.
+inline constexpr std::size_t chunk_payload_bytes = std::size_t{8} << 20;
 
 struct chunk_iterator {
   std::uint64_t end = 0;  // 1 + the payload offset just after the chunk

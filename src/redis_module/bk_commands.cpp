@@ -28,34 +28,6 @@ struct reserve_request {
   kind_request request;
 };
 
-// "90s", "15m", "24h", "7d" (a time window) or a bare count of inserts, as the CLI's --window.
-std::optional<std::pair<std::uint64_t, window_unit>> parse_window(std::string_view text) {
-  std::uint64_t seconds = 0;
-  switch (text.empty() ? '\0' : text.back()) {
-    case 's':
-      seconds = 1;
-      break;
-    case 'm':
-      seconds = 60;
-      break;
-    case 'h':
-      seconds = 3600;
-      break;
-    case 'd':
-      seconds = 86400;
-      break;
-    default:
-      break;
-  }
-  const std::optional<long long> value =
-      to_integer(seconds == 0 ? text : text.substr(0, text.size() - 1));
-  if (!value || *value < 1) return std::nullopt;
-  const auto n = static_cast<std::uint64_t>(*value);
-  if (seconds == 0) return std::pair{n, window_unit::inserts};
-  if (n > window_slices::max_length / seconds) return std::nullopt;
-  return std::pair{n * seconds, window_unit::seconds};
-}
-
 // The filter of the kind named r.kind, made by the registry as the CLI's --kind makes it.
 module_filter make_filter(const reserve_request& r) {
   if (r.kind == kind_traits<window_filter>::name && r.request.window == 0) {
@@ -157,12 +129,13 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
           return reply_error(ctx, expansion_range_error(value));
       }
     } else if (keyword_is(option, "WINDOW")) {
-      const auto window = parse_window(value);
+      const std::optional<window_length> window = parse_window_length(value);
       if (!window) {
         return RedisModule_ReplyWithError(
             ctx, "ERR bad WINDOW: give a duration (90s, 15m, 24h, 7d) or a count of inserts");
       }
-      std::tie(r.request.window, r.request.unit) = *window;
+      r.request.window = window->length;
+      r.request.unit = window->unit;
     } else if (keyword_is(option, "SLICES")) {
       const std::optional<long long> slices = to_integer(value);
       if (!slices || *slices < 1 || *slices > window_slices::max_slices) {

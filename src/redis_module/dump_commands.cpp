@@ -18,8 +18,6 @@ namespace bloomkit::redis_module {
 
 namespace {
 
-constexpr std::size_t chunk_bytes = std::size_t{8} << 20;
-
 // Payload bytes [offset, offset + length) across the pieces.
 std::string payload_slice(const std::vector<std::string_view>& pieces, std::uint64_t offset,
                           std::size_t length) {
@@ -76,9 +74,9 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     return module_ok;
   }
-  const std::string chunk =
-      payload_slice(pieces.pieces, offset,
-                    static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, total - offset)));
+  const std::string chunk = payload_slice(
+      pieces.pieces, offset,
+      static_cast<std::size_t>(std::min<std::uint64_t>(chunk_payload_bytes, total - offset)));
   const std::uint64_t end = offset + chunk.size();
   RedisModule_ReplyWithLongLong(ctx, encode_chunk_iterator({end + 1, end == total, tag}));
   RedisModule_ReplyWithStringBuffer(ctx, chunk.data(), chunk.size());

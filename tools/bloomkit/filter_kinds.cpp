@@ -32,19 +32,6 @@ std::vector<std::string> kind_choices() {
 }
 
 // The empty filter of the native kind named `kind` (one --kind accepts).
-template <class... Filters>
-any_filter create_kind(std::string_view kind, const kind_request& request,
-                       filter_list<Filters...>) {
-  std::optional<any_filter> out;
-  const auto try_one = [&]<class Filter>() {
-    if (!out && kind_traits<Filter>::name == kind)
-      out.emplace(kind_traits<Filter>::create(request));
-  };
-  (try_one.template operator()<Filters>(), ...);
-  if (!out) throw usage_error(fmt::format("unknown filter kind '{}'", kind));
-  return std::move(*out);
-}
-
 // Whether the native kind named `kind` takes the growth parameters.
 template <class... Filters>
 bool grows(std::string_view kind, filter_list<Filters...>) {
@@ -125,7 +112,11 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
     request.unit = window.unit;
     request.slices = o.slices;
   }
-  return as_usage_error([&] { return create_kind(o.kind, request, native_kinds{}); });
+  return as_usage_error([&] {
+    std::optional<any_filter> f = create_any(o.kind, request);
+    if (!f) throw usage_error(fmt::format("unknown filter kind '{}'", o.kind));
+    return std::move(*f);
+  });
 }
 
 std::uint32_t hashes_of(const any_filter& filter) noexcept {

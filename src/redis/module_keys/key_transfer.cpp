@@ -22,8 +22,6 @@ namespace bloomkit::redis_module {
 
 namespace {
 
-// Payload bytes per BF.LOADCHUNK: BF.SCANDUMP's chunk size (dump_commands.cpp).
-constexpr std::size_t chunk_bytes = std::size_t{8} << 20;
 // BF.SCANDUMP passes of a pull before a key that keeps changing under it is an error.
 constexpr int pull_attempts = 3;
 
@@ -174,7 +172,7 @@ module_key_summary push_module_key(redis::client& c, const std::filesystem::path
   }
   try {
     std::uint64_t offset = 0;
-    for_each_payload_slice(image_payload(m), chunk_bytes, [&](std::string_view slice) {
+    for_each_payload_slice(image_payload(m), chunk_payload_bytes, [&](std::string_view slice) {
       offset += slice.size();
       run(c, name, {"BF.LOADCHUNK", name, std::to_string(offset + 1), std::string(slice)});
     });
