@@ -11,7 +11,7 @@
 
 #include "../core/ceil_div.hpp"
 #include "../core/exact_double.hpp"
-#include "../storage/window_kernels.hpp"
+#include "../storage/isa_kernels.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
@@ -124,16 +124,15 @@ window_filter::window_filter(const window_config& config, bit_array cells,
 }
 
 bool window_filter::simd_supported() noexcept {
-  return detail::avx2_window_kernels_if_supported() != nullptr;
+  return detail::avx2_kernels_if_supported() != nullptr;
 }
 
 bool window_filter::simd() const noexcept {
-  return kernels_ != &detail::portable_window_kernels();
+  return kernels_ != &detail::portable_kernels().window;
 }
 
 bool window_filter::set_simd(bool enable) noexcept {
-  const detail::window_kernels* avx2 = detail::avx2_window_kernels_if_supported();
-  kernels_ = enable && avx2 != nullptr ? avx2 : &detail::portable_window_kernels();
+  kernels_ = &detail::kernels_for(enable).window;
   return simd();
 }
 

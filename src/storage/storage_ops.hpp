@@ -29,6 +29,7 @@
 #include "bloomkit/storage.hpp"
 #include "cell_ops.hpp"
 #include "counter_words.hpp"
+#include "isa_kernels.hpp"
 #include "storage_rules.hpp"
 
 namespace bloomkit::detail {
@@ -266,16 +267,15 @@ struct split_block_storage_ops : bit_words {
   static constexpr std::string_view message_kind = split_block_storage::name;
 
   static void init(split_block_storage::state& s) noexcept {
-    s.kernels = &default_blocked_kernels();
+    s.kernels = &kernels_for(true).blocked;
   }
-  static bool simd_supported() noexcept { return avx2_blocked_kernels_if_supported() != nullptr; }
+  static bool simd_supported() noexcept { return avx2_kernels_if_supported() != nullptr; }
   static bool simd(const split_block_storage::state& s) noexcept {
-    return s.kernels != &portable_blocked_kernels();
+    return s.kernels != &portable_kernels().blocked;
   }
   // The AVX2 kernels when asked for and this CPU has them, else the portable ones.
   static bool set_simd(split_block_storage::state& s, bool enable) noexcept {
-    const blocked_kernels* avx2 = avx2_blocked_kernels_if_supported();
-    s.kernels = enable && avx2 != nullptr ? avx2 : &portable_blocked_kernels();
+    s.kernels = &kernels_for(enable).blocked;
     return simd(s);
   }
 

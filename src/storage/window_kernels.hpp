@@ -1,8 +1,8 @@
 #pragma once
 // Internal: the batch paths of the grouped window filter (window_filter.cpp), written once over an
 // instruction-set policy and compiled twice, as the blocked filter's are (blocked_kernels.hpp):
-// for the baseline ISA (window_kernels.cpp) and with -mavx2 (window_kernels_avx2.cpp), chosen at
-// run time. Both set and test the same bits (word_mask.hpp).
+// for the baseline ISA (isa_kernels.cpp) and with -mavx2 (isa_kernels_avx2.cpp), chosen at
+// run time (isa_kernels.hpp). Both set and test the same bits (word_mask.hpp).
 //
 // A policy is a template over the lane count of a word (Lanes 64-bit lanes, 2 to 4: a word has
 // at least 112 bits) that supplies
@@ -62,12 +62,6 @@ struct window_kernels {
                                       const std::uint32_t* others, std::size_t count,
                                       std::span<const std::string_view> keys, bool* added) noexcept;
 };
-
-const window_kernels& portable_window_kernels() noexcept;
-// nullptr when not built for x86-64 (window_kernels_avx2.cpp).
-const window_kernels* avx2_window_kernels() noexcept;
-// The AVX2 table when the CPU has AVX2, else nullptr.
-const window_kernels* avx2_window_kernels_if_supported() noexcept;
 
 // Keys ahead of the one being tested whose groups are being prefetched: a group is one or two
 // lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
