@@ -9,6 +9,7 @@
 //   merge_word / intersect_word, inserted_after_merge
 //   nonzero_cells, estimated_fpp<Probe>     the estimates
 //   check_config, sized_config<Probe>, message_kind, cell_name   the config rules
+//   contains_in_slots<Probe>, insert_into_slots<Probe>   a window's batches over its slots
 // Positional storages (bits, counters) run the one pipeline (filter_pipeline.hpp) over their cell
 // operations (cell_ops.hpp); split blocks run their ISA kernels (blocked_kernels.hpp), which run
 // the same pipeline. Everything here inlines into basic_filter's members, so the hot paths do
@@ -22,6 +23,7 @@
 #include <limits>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "../core/filter_pipeline.hpp"
 #include "blocked_kernels.hpp"
@@ -141,6 +143,15 @@ struct counter_words {
   }
 };
 
+// The keys of a window's batch over its slots, slots[0] first: filters of one config whose words
+// are `slots` (filter_pipeline.hpp's slot pipelines). Lookups never write through them.
+struct slot_batch {
+  std::span<std::uint64_t* const> slots;
+  const filter_config& config;
+  std::size_t bytes;  // of one slot
+  std::span<const std::string_view> keys;
+};
+
 // Positional storages: k cells per key at positions from the probe sequence, marked and checked
 // by Cell (cell_ops.hpp), whole words as Words says.
 template <class Cell, class Words>
@@ -152,6 +163,23 @@ struct positional_storage_ops : Words {
 
   template <class State>
   static void init(State&) noexcept {}
+
+  // results[i]: whether some slot holds key i; returns how many some slot holds.
+  template <class Probe, class State>
+  static std::size_t contains_in_slots(const slot_batch& b, const State&, bool* results) {
+    const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
+    return lookup_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
+                                 hash_at<Probe>(b.keys), results);
+  }
+  // Inserts the keys, in order, into slots[0] (single writer); added (nullptr: not wanted): per
+  // key, whether no slot held it.
+  template <class Probe, class State>
+  static slot_insert_counts insert_into_slots(const slot_batch& b, const State&, bool* added) {
+    const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
+    const std::size_t lag = b.bytes >= dram_filter_bytes ? slot_pipeline_lag : 0;
+    return insert_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
+                                 hash_at<Probe>(b.keys), lag, added);
+  }
 
   template <class Probe>
   static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
@@ -166,6 +194,19 @@ struct positional_storage_ops : Words {
     Words::check_config(config.cells, config.hashes);
     check_policy_params<Probe>(config.cells, config.hashes);
     return config;
+  }
+
+ private:
+  template <class Probe>
+  static std::vector<cell_ops<Probe>> slot_cell_ops(const slot_batch& b) {
+    std::vector<cell_ops<Probe>> each;
+    each.reserve(b.slots.size());
+    for (std::uint64_t* w : b.slots) each.push_back({w, b.config.cells, b.config.hashes});
+    return each;
+  }
+  template <class Probe>
+  static auto hash_at(std::span<const std::string_view> keys) noexcept {
+    return [keys](std::size_t i) { return Probe::hash(keys[i]); };
   }
 };
 
@@ -279,6 +320,22 @@ struct split_block_storage_ops : bit_words {
     return simd(s);
   }
 
+  // A window's batches over its slots (as positional_storage_ops's): the slot kernels, which
+  // hash the keys inline.
+  template <class Probe>
+  static std::size_t contains_in_slots(const slot_batch& b, const split_block_storage::state& s,
+                                       bool* results) noexcept {
+    return s.kernels->contains_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
+                                             {b.keys.data(), nullptr, b.keys.size()}, results);
+  }
+  template <class Probe>
+  static slot_insert_counts insert_into_slots(const slot_batch& b,
+                                              const split_block_storage::state& s,
+                                              bool* added) noexcept {
+    return s.kernels->insert_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
+                                           {b.keys.data(), nullptr, b.keys.size()}, added);
+  }
+
   template <class Probe>
   static double estimated_fpp(const bit_array& cells, const filter_config&) noexcept {
     return blocked_fpp_of(cells.words());
@@ -296,6 +353,11 @@ struct split_block_storage_ops : bit_words {
   }
   static filter_config config_for_blocks(std::uint64_t blocks) {
     return blocked_config_for_blocks(blocks);
+  }
+
+ private:
+  static std::uint64_t blocks_of(const slot_batch& b) noexcept {
+    return b.config.cells / blocked_block_bits;
   }
 };
 
