@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the hot paths of the split-block storage (the blocked filter), written once over an
-// instruction-set policy and compiled twice: for the baseline ISA (blocked_kernels.cpp) and with
+// instruction-set policy and compiled twice: for the baseline ISA (isa_kernels.cpp) and with
 // -mavx2 (isa_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
 // chosen at run time (isa_kernels.hpp), one indirect call per key or per batch; the batches run the
 // one pipeline (filter_pipeline.hpp) over split_block_ops.

@@ -5,6 +5,8 @@
 // detection, isa_kernels_avx2.cpp compiles them with -mavx2. A filter keeps a pointer to its
 // family's table in the set chosen here.
 
+#include <type_traits>
+
 #include "blocked_kernels.hpp"
 #include "window_kernels.hpp"
 
@@ -24,5 +26,15 @@ const isa_kernels* avx2_kernels() noexcept;
 const isa_kernels* avx2_kernels_if_supported() noexcept;
 // The AVX2 set when asked for and this CPU has it, else the portable one.
 const isa_kernels& kernels_for(bool simd) noexcept;
+
+// One family's table in the chosen set (Family: &isa_kernels::blocked or ::window), for its
+// storage's ops: which a filter runs, and whether that is the AVX2 one.
+template <auto Family>
+struct isa_choice {
+  using table = std::remove_cvref_t<decltype(portable_kernels().*Family)>;
+  static const table* chosen(bool simd) noexcept { return &(kernels_for(simd).*Family); }
+  static bool simd_supported() noexcept { return avx2_kernels_if_supported() != nullptr; }
+  static bool simd(const table* t) noexcept { return t != &(portable_kernels().*Family); }
+};
 
 }  // namespace bloomkit::detail

@@ -10,6 +10,8 @@
 //   nonzero_cells, estimated_fpp<Probe>     the estimates
 //   check_config, sized_config<Probe>, message_kind, cell_name   the config rules
 //   contains_in_slots<Probe>, insert_into_slots<Probe>   a window's batches over its slots
+// The grouped window layout's ops (window_group_storage_ops, last) have the same shape where a
+// window of one bit array needs it: its kernels' choice and its batches over a group's slots.
 // Positional storages (bits, counters) run the one pipeline (filter_pipeline.hpp) over their cell
 // operations (cell_ops.hpp); split blocks run their ISA kernels (blocked_kernels.hpp), which run
 // the same pipeline. Everything here inlines into basic_filter's members, so the hot paths do
@@ -307,16 +309,13 @@ struct split_block_storage_ops : bit_words {
   using paths = split_block_paths;
   static constexpr std::string_view message_kind = split_block_storage::name;
 
-  static void init(split_block_storage::state& s) noexcept {
-    s.kernels = &kernels_for(true).blocked;
-  }
-  static bool simd_supported() noexcept { return avx2_kernels_if_supported() != nullptr; }
-  static bool simd(const split_block_storage::state& s) noexcept {
-    return s.kernels != &portable_kernels().blocked;
-  }
+  using isa = isa_choice<&isa_kernels::blocked>;
+  static void init(split_block_storage::state& s) noexcept { s.kernels = isa::chosen(true); }
+  static bool simd_supported() noexcept { return isa::simd_supported(); }
+  static bool simd(const split_block_storage::state& s) noexcept { return isa::simd(s.kernels); }
   // The AVX2 kernels when asked for and this CPU has them, else the portable ones.
   static bool set_simd(split_block_storage::state& s, bool enable) noexcept {
-    s.kernels = &kernels_for(enable).blocked;
+    s.kernels = isa::chosen(enable);
     return simd(s);
   }
 
@@ -358,6 +357,39 @@ struct split_block_storage_ops : bit_words {
  private:
   static std::uint64_t blocks_of(const slot_batch& b) noexcept {
     return b.config.cells / blocked_block_bits;
+  }
+};
+
+// The grouped window layout (window_filter): each group holds the S + 1 slots' words side by
+// side. How a key's group and word mask are located, marked in one slot and checked across the
+// live slots is window_group_ops's (window_kernels.hpp), run on the one pipeline by the ISA
+// kernels chosen here; `state` is the window's choice.
+struct window_group_storage_ops {
+  using isa = isa_choice<&isa_kernels::window>;
+  using state = const window_kernels*;
+
+  static void init(state& s) noexcept { s = isa::chosen(true); }
+  static bool simd_supported() noexcept { return isa::simd_supported(); }
+  static bool simd(state s) noexcept { return isa::simd(s); }
+  static bool set_simd(state& s, bool enable) noexcept {
+    s = isa::chosen(enable);
+    return simd(s);
+  }
+
+  // results[i]: whether a slot at offsets[0 .. live) of the groups holds keys[i].
+  static std::size_t contains_in_slots(state s, const window_group_view& g,
+                                       const std::uint32_t* offsets, std::size_t live,
+                                       std::span<const std::string_view> keys,
+                                       bool* results) noexcept {
+    return s->contains_many(g, offsets, live, keys, results);
+  }
+  // Marks the keys in order in the slot at byte `target`; new: no other slot (`others`) held it.
+  static window_insert_counts insert_into_slot(state s, const window_group_view& g,
+                                               std::uint32_t target, const std::uint32_t* others,
+                                               std::size_t count,
+                                               std::span<const std::string_view> keys,
+                                               bool* added) noexcept {
+    return s->insert_many(g, target, others, count, keys, added);
   }
 };
 
