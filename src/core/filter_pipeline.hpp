@@ -1,16 +1,20 @@
 #pragma once
 // Internal: the one software pipeline of every batched insert and lookup, over the cell
 // operations of a storage policy (src/storage/cell_ops.hpp for bits and counters,
-// src/storage/blocked_kernels.hpp for split blocks). An Ops type has
+// src/storage/blocked_kernels.hpp for split blocks, src/storage/window_kernels.hpp for the
+// window's groups). An Ops type has
 //   using location = ...;                       // where one key's cells are
 //   static constexpr bool two_stage;            // lookups test a first part, then the rest
 //   void locate(const digest_type&, location&) const;
 //   void prefetch_write(const location&) const;
-//   template <bool Atomic> bool insert(const location&) const;   // true if a cell was 0
+//   template <bool Atomic> bool insert(const location&) const;   // true if a cell was 0 (a
+//                                               // window's groups: if the key is new to it)
 //   void prefetch_first(const location&) const;
 //   bool test_first(const location&) const;
 //   void prefetch_rest(const location&) const;  // two_stage only
 //   bool test_rest(const location&) const;      // two_stage only
+//   static constexpr std::size_t lag;           // optional: lookups' lag if not pipeline_lag
+//                                               // (inserts take theirs as an argument)
 //
 // Step i locates key i (hash, positions) and prefetches its lines; step i also handles key
 // i - lag, whose lines have had `lag` keys' worth of hashing to arrive, so the misses of many keys
@@ -35,6 +39,17 @@ namespace bloomkit::detail {
 inline constexpr std::size_t pipeline_lag = 16;
 inline constexpr std::size_t pipeline_second_lag = 8;
 inline constexpr std::size_t pipeline_ring = 32;  // a power of two > both lags together
+
+// The lag of an Ops's lookups: its own (the window's groups, window_kernels.hpp), else
+// pipeline_lag.
+template <class Ops>
+constexpr std::size_t lookup_lag_of() noexcept {
+  if constexpr (requires { Ops::lag; }) {
+    return Ops::lag;
+  } else {
+    return pipeline_lag;
+  }
+}
 
 // lag 0 is the plain loop (a filter in cache has no latency to hide). Keys are inserted in order,
 // so with `added` (nullptr: not wanted) added[i] says whether key i changed a cell, and a key
@@ -61,8 +76,9 @@ std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, s
 
 template <class Ops, class DigestAt>
 std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, bool* results) {
-  constexpr std::size_t first_lag = pipeline_lag;
+  constexpr std::size_t first_lag = lookup_lag_of<Ops>();
   constexpr std::size_t second_lag = Ops::two_stage ? pipeline_second_lag : 0;
+  static_assert(first_lag + second_lag < pipeline_ring);
   struct slot {
     typename Ops::location at;
     bool alive;

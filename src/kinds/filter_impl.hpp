@@ -13,26 +13,6 @@
 
 namespace bloomkit {
 
-namespace detail {
-
-// The cell operations of a positional storage (classic, counting) for probe policy P, which the
-// window slots' pipelines (slot_paths.hpp) run; void for a storage without them (blocked).
-template <class P, class S>
-struct positional_ops_of {
-  using type = void;
-};
-template <class P, class S>
-requires requires {
-  typename S::ops::template cell_ops<P>;
-}
-struct positional_ops_of<P, S> {
-  using type = typename S::ops::template cell_ops<P>;
-};
-template <class P, class S>
-using positional_ops_for = typename positional_ops_of<P, S>::type;
-
-}  // namespace detail
-
 template <class Probe, storage_policy Storage>
 basic_filter<Probe, Storage> basic_filter<Probe, Storage>::for_capacity(std::uint64_t n, double p) {
   return empty(detail::sized_config<Probe, Storage>(n, p));

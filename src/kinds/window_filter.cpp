@@ -11,7 +11,7 @@
 
 #include "../core/ceil_div.hpp"
 #include "../core/exact_double.hpp"
-#include "../storage/window_kernels.hpp"
+#include "../storage/storage_ops.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/sizing.hpp"
@@ -73,7 +73,7 @@ window_filter::window_filter(const window_config& config)
       cells_((layout_.groups * layout_.group_bytes() + tail_bytes) * 8),
       slot_inserted_(slot_count(), 0),
       overflow_(slot_count()) {
-  set_simd(true);
+  detail::window_group_storage_ops::init(kernels_);
 }
 
 window_filter::window_filter(const window_config& config, bit_array cells,
@@ -85,7 +85,7 @@ window_filter::window_filter(const window_config& config, bit_array cells,
       cells_(std::move(cells)),
       slot_inserted_(std::move(slot_inserted)),
       overflow_(std::move(overflow)) {
-  set_simd(true);
+  detail::window_group_storage_ops::init(kernels_);
   if (overflow_.empty()) overflow_.resize(slot_count());
   if (overflow_.size() != slot_count()) {
     invalid(std::to_string(overflow_.size()) + " overflow lists for " +
@@ -124,17 +124,15 @@ window_filter::window_filter(const window_config& config, bit_array cells,
 }
 
 bool window_filter::simd_supported() noexcept {
-  return detail::avx2_window_kernels_if_supported() != nullptr;
+  return detail::window_group_storage_ops::simd_supported();
 }
 
 bool window_filter::simd() const noexcept {
-  return kernels_ != &detail::portable_window_kernels();
+  return detail::window_group_storage_ops::simd(kernels_);
 }
 
 bool window_filter::set_simd(bool enable) noexcept {
-  const detail::window_kernels* avx2 = detail::avx2_window_kernels_if_supported();
-  kernels_ = enable && avx2 != nullptr ? avx2 : &detail::portable_window_kernels();
-  return simd();
+  return detail::window_group_storage_ops::set_simd(kernels_, enable);
 }
 
 detail::window_group_view window_filter::group_view(unsigned char* base) const noexcept {
@@ -213,8 +211,8 @@ std::size_t window_filter::insert_into_words(std::span<const std::string_view> k
     own = std::make_unique<bool[]>(keys.size());
     added = own.get();
   }
-  const detail::window_insert_counts counts =
-      kernels_->insert_many(group_view(base), target, others.data(), count, keys, added);
+  const detail::window_insert_counts counts = detail::window_group_storage_ops::insert_into_slot(
+      kernels_, group_view(base), target, others.data(), count, keys, added);
   slot_inserted_[slot] += counts.changed;
   if (parts.empty() || counts.fresh == 0) return counts.fresh;
   // A key new to every live slot's words may be in an overflow part.
@@ -237,9 +235,9 @@ std::size_t window_filter::insert_into_overflow(std::span<const std::string_view
   std::array<std::uint32_t, max_slices + 1> offsets;
   const std::size_t live = live_offsets(newest, offsets.data());
   auto in_words = std::make_unique<bool[]>(keys.size());
-  kernels_->contains_many(
-      group_view(reinterpret_cast<unsigned char*>(cells_.mutable_words().data())), offsets.data(),
-      live, keys, in_words.get());
+  detail::window_group_storage_ops::contains_in_slots(
+      kernels_, group_view(reinterpret_cast<unsigned char*>(cells_.mutable_words().data())),
+      offsets.data(), live, keys, in_words.get());
   std::unique_ptr<bool[]> own;
   if (added == nullptr) {
     own = std::make_unique<bool[]>(keys.size());
@@ -304,7 +302,8 @@ std::size_t window_filter::contains_many(std::span<const std::string_view> keys,
   const std::uint64_t current = current_slice();
   const std::size_t live = live_offsets(current, offsets.data());
   // Lookups never write through the view.
-  std::size_t present = kernels_->contains_many(
+  std::size_t present = detail::window_group_storage_ops::contains_in_slots(
+      kernels_,
       group_view(const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cells_.data()))),
       offsets.data(), live, keys, results.data());
   if (present < keys.size()) {

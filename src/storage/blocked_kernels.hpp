@@ -1,9 +1,9 @@
 #pragma once
 // Internal: the hot paths of the split-block storage (the blocked filter), written once over an
-// instruction-set policy and compiled twice: for the baseline ISA (blocked_kernels.cpp) and with
-// -mavx2 (blocked_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
-// chosen at run time, one indirect call per key or per batch; the batches run the one pipeline
-// (filter_pipeline.hpp) over split_block_ops.
+// instruction-set policy and compiled twice: for the baseline ISA (isa_kernels.cpp) and with
+// -mavx2 (isa_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
+// chosen at run time (isa_kernels.hpp), one indirect call per key or per batch; the batches run the
+// one pipeline (filter_pipeline.hpp) over split_block_ops.
 //
 // A policy supplies
 //   static void masks(std::uint32_t h32, std::uint64_t out[4]);   // the 8 word masks, as 4 u64
@@ -59,14 +59,6 @@ struct blocked_kernels {
 
 // The most slots the slot kernels take at once.
 inline constexpr std::size_t max_kernel_slots = 256;
-
-const blocked_kernels& portable_blocked_kernels() noexcept;
-// nullptr when the build has no AVX2 path (not x86-64, or a compiler without -mavx2).
-const blocked_kernels* avx2_blocked_kernels() noexcept;
-// avx2_blocked_kernels() when this CPU has AVX2, else nullptr.
-const blocked_kernels* avx2_blocked_kernels_if_supported() noexcept;
-// The AVX2 table where it runs, else the portable one.
-const blocked_kernels& default_blocked_kernels() noexcept;
 
 // The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
 // split-block filter specification).

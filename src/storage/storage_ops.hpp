@@ -9,6 +9,9 @@
 //   merge_word / intersect_word, inserted_after_merge
 //   nonzero_cells, estimated_fpp<Probe>     the estimates
 //   check_config, sized_config<Probe>, message_kind, cell_name   the config rules
+//   contains_in_slots<Probe>, insert_into_slots<Probe>   a window's batches over its slots
+// The grouped window layout's ops (window_group_storage_ops, last) have the same shape where a
+// window of one bit array needs it: its kernels' choice and its batches over a group's slots.
 // Positional storages (bits, counters) run the one pipeline (filter_pipeline.hpp) over their cell
 // operations (cell_ops.hpp); split blocks run their ISA kernels (blocked_kernels.hpp), which run
 // the same pipeline. Everything here inlines into basic_filter's members, so the hot paths do
@@ -23,6 +26,7 @@
 #include <limits>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "../core/filter_pipeline.hpp"
 #include "blocked_kernels.hpp"
@@ -30,6 +34,7 @@
 #include "bloomkit/storage.hpp"
 #include "cell_ops.hpp"
 #include "counter_words.hpp"
+#include "isa_kernels.hpp"
 #include "storage_rules.hpp"
 
 namespace bloomkit::detail {
@@ -167,6 +172,15 @@ struct capabilities_absent {
   static void nonzero_bits(std::span<const std::uint64_t>, std::uint64_t*) noexcept { absent(); }
 };
 
+// The keys of a window's batch over its slots, slots[0] first: filters of one config whose words
+// are `slots` (filter_pipeline.hpp's slot pipelines). Lookups never write through them.
+struct slot_batch {
+  std::span<std::uint64_t* const> slots;
+  const filter_config& config;
+  std::size_t bytes;  // of one slot
+  std::span<const std::string_view> keys;
+};
+
 // Positional storages: k cells per key at positions from the probe sequence, marked and checked
 // by Cell (cell_ops.hpp), whole words as Words says.
 template <class Cell, class Words>
@@ -178,6 +192,23 @@ struct positional_storage_ops : Words, capabilities_absent {
 
   template <class State>
   static void init(State&) noexcept {}
+
+  // results[i]: whether some slot holds key i; returns how many some slot holds.
+  template <class Probe, class State>
+  static std::size_t contains_in_slots(const slot_batch& b, const State&, bool* results) {
+    const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
+    return lookup_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
+                                 hash_at<Probe>(b.keys), results);
+  }
+  // Inserts the keys, in order, into slots[0] (single writer); added (nullptr: not wanted): per
+  // key, whether no slot held it.
+  template <class Probe, class State>
+  static slot_insert_counts insert_into_slots(const slot_batch& b, const State&, bool* added) {
+    const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
+    const std::size_t lag = b.bytes >= dram_filter_bytes ? slot_pipeline_lag : 0;
+    return insert_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
+                                 hash_at<Probe>(b.keys), lag, added);
+  }
 
   template <class Probe>
   static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
@@ -192,6 +223,19 @@ struct positional_storage_ops : Words, capabilities_absent {
     Words::check_config(config.cells, config.hashes);
     check_policy_params<Probe>(config.cells, config.hashes);
     return config;
+  }
+
+ private:
+  template <class Probe>
+  static std::vector<cell_ops<Probe>> slot_cell_ops(const slot_batch& b) {
+    std::vector<cell_ops<Probe>> each;
+    each.reserve(b.slots.size());
+    for (std::uint64_t* w : b.slots) each.push_back({w, b.config.cells, b.config.hashes});
+    return each;
+  }
+  template <class Probe>
+  static auto hash_at(std::span<const std::string_view> keys) noexcept {
+    return [keys](std::size_t i) { return Probe::hash(keys[i]); };
   }
 };
 
@@ -292,18 +336,30 @@ struct split_block_storage_ops : bit_words, capabilities_absent {
   using paths = split_block_paths;
   static constexpr std::string_view message_kind = split_block_storage::name;
 
-  static void init(split_block_storage::state& s) noexcept {
-    s.kernels = &default_blocked_kernels();
-  }
-  static bool simd_supported() noexcept { return avx2_blocked_kernels_if_supported() != nullptr; }
-  static bool simd(const split_block_storage::state& s) noexcept {
-    return s.kernels != &portable_blocked_kernels();
-  }
+  using isa = isa_choice<&isa_kernels::blocked>;
+  static void init(split_block_storage::state& s) noexcept { s.kernels = isa::chosen(true); }
+  static bool simd_supported() noexcept { return isa::simd_supported(); }
+  static bool simd(const split_block_storage::state& s) noexcept { return isa::simd(s.kernels); }
   // The AVX2 kernels when asked for and this CPU has them, else the portable ones.
   static bool set_simd(split_block_storage::state& s, bool enable) noexcept {
-    const blocked_kernels* avx2 = avx2_blocked_kernels_if_supported();
-    s.kernels = enable && avx2 != nullptr ? avx2 : &portable_blocked_kernels();
+    s.kernels = isa::chosen(enable);
     return simd(s);
+  }
+
+  // A window's batches over its slots (as positional_storage_ops's): the slot kernels, which
+  // hash the keys inline.
+  template <class Probe>
+  static std::size_t contains_in_slots(const slot_batch& b, const split_block_storage::state& s,
+                                       bool* results) noexcept {
+    return s.kernels->contains_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
+                                             {b.keys.data(), nullptr, b.keys.size()}, results);
+  }
+  template <class Probe>
+  static slot_insert_counts insert_into_slots(const slot_batch& b,
+                                              const split_block_storage::state& s,
+                                              bool* added) noexcept {
+    return s.kernels->insert_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
+                                           {b.keys.data(), nullptr, b.keys.size()}, added);
   }
 
   template <class Probe>
@@ -323,6 +379,44 @@ struct split_block_storage_ops : bit_words, capabilities_absent {
   }
   static filter_config config_for_blocks(std::uint64_t blocks) {
     return blocked_config_for_blocks(blocks);
+  }
+
+ private:
+  static std::uint64_t blocks_of(const slot_batch& b) noexcept {
+    return b.config.cells / blocked_block_bits;
+  }
+};
+
+// The grouped window layout (window_filter): each group holds the S + 1 slots' words side by
+// side. How a key's group and word mask are located, marked in one slot and checked across the
+// live slots is window_group_ops's (window_kernels.hpp), run on the one pipeline by the ISA
+// kernels chosen here; `state` is the window's choice.
+struct window_group_storage_ops {
+  using isa = isa_choice<&isa_kernels::window>;
+  using state = const window_kernels*;
+
+  static void init(state& s) noexcept { s = isa::chosen(true); }
+  static bool simd_supported() noexcept { return isa::simd_supported(); }
+  static bool simd(state s) noexcept { return isa::simd(s); }
+  static bool set_simd(state& s, bool enable) noexcept {
+    s = isa::chosen(enable);
+    return simd(s);
+  }
+
+  // results[i]: whether a slot at offsets[0 .. live) of the groups holds keys[i].
+  static std::size_t contains_in_slots(state s, const window_group_view& g,
+                                       const std::uint32_t* offsets, std::size_t live,
+                                       std::span<const std::string_view> keys,
+                                       bool* results) noexcept {
+    return s->contains_many(g, offsets, live, keys, results);
+  }
+  // Marks the keys in order in the slot at byte `target`; new: no other slot (`others`) held it.
+  static window_insert_counts insert_into_slot(state s, const window_group_view& g,
+                                               std::uint32_t target, const std::uint32_t* others,
+                                               std::size_t count,
+                                               std::span<const std::string_view> keys,
+                                               bool* added) noexcept {
+    return s->insert_many(g, target, others, count, keys, added);
   }
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 // Internal: the batch paths of the grouped window filter (window_filter.cpp), written once over an
 // instruction-set policy and compiled twice, as the blocked filter's are (blocked_kernels.hpp):
-// for the baseline ISA (window_kernels.cpp) and with -mavx2 (window_kernels_avx2.cpp), chosen at
-// run time. Both set and test the same bits (word_mask.hpp).
+// for the baseline ISA (isa_kernels.cpp) and with -mavx2 (isa_kernels_avx2.cpp), chosen at
+// run time (isa_kernels.hpp). Both set and test the same bits (word_mask.hpp).
 //
 // A policy is a template over the lane count of a word (Lanes 64-bit lanes, 2 to 4: a word has
 // at least 112 bits) that supplies
@@ -22,6 +22,7 @@
 #include <span>
 #include <string_view>
 
+#include "../core/filter_pipeline.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/detail/word_access.hpp"
 
@@ -63,115 +64,96 @@ struct window_kernels {
                                       std::span<const std::string_view> keys, bool* added) noexcept;
 };
 
-const window_kernels& portable_window_kernels() noexcept;
-// nullptr when not built for x86-64 (window_kernels_avx2.cpp).
-const window_kernels* avx2_window_kernels() noexcept;
-// The AVX2 table when the CPU has AVX2, else nullptr.
-const window_kernels* avx2_window_kernels_if_supported() noexcept;
-
 // Keys ahead of the one being tested whose groups are being prefetched: a group is one or two
 // lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
 inline constexpr std::size_t window_pipeline_lag = 24;
-inline constexpr std::size_t window_pipeline_ring = 32;  // a power of two > the lag
 
-template <template <unsigned> class Words>
-struct window_paths {
-  template <unsigned Lanes>
-  struct place {
+// The cell operations of the grouped layout for the one pipeline (filter_pipeline.hpp), W a
+// policy's Words<Lanes>: a key's location is its group, the multiply-high of its digest's high
+// half by the groups, and its mask in a word, from the low half; it is marked in the word of one
+// slot (byte `target` of the group) and checked across the words of the slots at byte
+// `offsets[0 .. count)` of the group.
+template <class W>
+struct window_group_ops {
+  using digest_type = XXH128_hash_t;
+  struct location {
     std::uint64_t group;  // its first byte
-    typename Words<Lanes>::mask mask;
+    typename W::mask mask;
   };
+  static constexpr bool two_stage = false;
+  static constexpr std::size_t lag = window_pipeline_lag;
 
-  template <unsigned Lanes>
-  static void locate(const window_group_view& g, const typename Words<Lanes>::shape& shape,
-                     std::string_view key, place<Lanes>& at) noexcept {
-    const XXH128_hash_t d = XXH3_128bits(key.data(), key.size());
+  window_group_view g;      // a copy: the words written may be any bytes
+  typename W::shape shape;  // once per batch
+  const std::uint32_t* offsets;
+  std::size_t count;
+  std::uint32_t target = 0;        // inserts only
+  std::size_t* changed = nullptr;  // inserts only: counts the keys that changed `target`
+
+  void locate(const digest_type& d, location& at) const noexcept {
     at.group = multiply_high(d.high64, g.groups) * g.group_bytes;
     at.mask = shape.of(d.low64);
   }
-
-  static void prefetch(const window_group_view& g, std::uint64_t group, bool write) noexcept {
-    const unsigned char* line = g.base + group;
-    for (std::uint32_t i = 0; i < g.lines; ++i, line += 64) {
-      if (write) {
-        prefetch_write(line);
-      } else {
-        prefetch_read(line);
-      }
-    }
+  [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
+    const unsigned char* line = g.base + at.group;
+    for (std::uint32_t i = 0; i < g.lines; ++i, line += 64) detail::prefetch_write(line);
   }
-
-  // Whether a word of the slots at `offsets` holds the mask, two ways, each where it measured
-  // faster (bench/window_pairs.cpp, in cache): lookups test every slot without a branch (the
-  // slot holding a key is as good as random, and the mispredicted early exit cost 2.6x the
-  // blocked filter's lookup against 1.8x); an insert's "no other slot" test stops at the first
-  // (its keys are mostly new, the branch is predicted, and without it inserts cost 2.4-2.6x
-  // against 2.1-2.2x).
-  template <unsigned Lanes>
-  static bool some_holds_without_branches(const unsigned char* group, const std::uint32_t* offsets,
-                                          std::size_t count,
-                                          const typename Words<Lanes>::mask& mask) noexcept {
+  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
+    const unsigned char* line = g.base + at.group;
+    for (std::uint32_t i = 0; i < g.lines; ++i, line += 64) detail::prefetch_read(line);
+  }
+  // Whether a slot's word holds the mask, two ways, each where it measured faster
+  // (bench/window_pairs.cpp, in cache): lookups test every slot without a branch (the slot
+  // holding a key is as good as random, and the mispredicted early exit cost 2.6x the blocked
+  // filter's lookup against 1.8x); an insert's "no other slot" test stops at the first (its
+  // keys are mostly new, the branch is predicted, and without it inserts cost 2.4-2.6x against
+  // 2.1-2.2x).
+  bool test_first(const location& at) const noexcept {
+    const unsigned char* group = g.base + at.group;
     bool some = false;
-    for (std::size_t s = 0; s < count; ++s) some |= Words<Lanes>::holds(group + offsets[s], mask);
+    for (std::size_t s = 0; s < count; ++s) some |= W::holds(group + offsets[s], at.mask);
     return some;
   }
-  template <unsigned Lanes>
-  static bool some_holds(const unsigned char* group, const std::uint32_t* offsets,
-                         std::size_t count, const typename Words<Lanes>::mask& mask) noexcept {
+  // Marks the key in slot `target`; true when it is new to the window: it changed that word and
+  // no other slot holds it (so the pipeline's added and count are the window's).
+  template <bool Atomic>
+  bool insert(const location& at) const noexcept {
+    static_assert(!Atomic, "a window has a single writer");
+    unsigned char* group = g.base + at.group;
+    if (!W::set(group + target, at.mask)) return false;
+    ++*changed;
     for (std::size_t s = 0; s < count; ++s) {
-      if (Words<Lanes>::holds(group + offsets[s], mask)) return true;
+      if (W::holds(group + offsets[s], at.mask)) return false;
     }
-    return false;
+    return true;
   }
+};
 
-  // Step i locates key i and prefetches its group (for writing when `write`), and hands key
-  // i - lag to visit(index, place), so that each group is in cache by the time its key is tested.
-  template <unsigned Lanes, class Visit>
-  static void pipeline(const window_group_view& g, std::span<const std::string_view> keys,
-                       bool write, Visit visit) noexcept {
-    const typename Words<Lanes>::shape shape(g.word_bits / g.hashes, g.hashes);
-    place<Lanes> ring[window_pipeline_ring];
-    const std::size_t n = keys.size();
-    const std::size_t lag = n > window_pipeline_lag ? window_pipeline_lag : 0;
-    for (std::size_t i = 0; i < n + lag; ++i) {
-      if (i < n) {
-        place<Lanes>& at = ring[i % window_pipeline_ring];
-        locate<Lanes>(g, shape, keys[i], at);
-        if (lag != 0) prefetch(g, at.group, write);
-      }
-      if (i >= lag) visit(i - lag, ring[(i - lag) % window_pipeline_ring]);
-    }
+template <template <unsigned> class Words>
+struct window_paths {
+  // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
+  static auto digest_at(std::span<const std::string_view> keys) noexcept {
+    return [keys](std::size_t i) noexcept { return XXH3_128bits(keys[i].data(), keys[i].size()); };
   }
 
   template <unsigned Lanes>
   static std::size_t lookup(const window_group_view& g, const std::uint32_t* offsets,
                             std::size_t live, std::span<const std::string_view> keys,
                             bool* results) noexcept {
-    std::size_t present = 0;
-    pipeline<Lanes>(g, keys, false, [&](std::size_t i, const place<Lanes>& at) {
-      const bool hit =
-          some_holds_without_branches<Lanes>(g.base + at.group, offsets, live, at.mask);
-      results[i] = hit;
-      present += hit;
-    });
-    return present;
+    using ops = window_group_ops<Words<Lanes>>;
+    const ops o{g, {g.word_bits / g.hashes, g.hashes}, offsets, live};
+    return lookup_pipeline(o, keys.size(), digest_at(keys), results);
   }
 
   template <unsigned Lanes>
   static window_insert_counts insert(const window_group_view& g, std::uint32_t target,
                                      const std::uint32_t* others, std::size_t count,
                                      std::span<const std::string_view> keys, bool* added) noexcept {
+    using ops = window_group_ops<Words<Lanes>>;
     window_insert_counts counts;
-    pipeline<Lanes>(g, keys, true, [&](std::size_t i, const place<Lanes>& at) {
-      unsigned char* group = g.base + at.group;
-      bool fresh = false;
-      if (Words<Lanes>::set(group + target, at.mask)) {
-        ++counts.changed;
-        fresh = !some_holds<Lanes>(group, others, count, at.mask);
-        counts.fresh += fresh;
-      }
-      if (added != nullptr) added[i] = fresh;
-    });
+    const ops o{g, {g.word_bits / g.hashes, g.hashes}, others, count, target, &counts.changed};
+    const std::size_t lag = keys.size() > ops::lag ? ops::lag : 0;
+    counts.fresh = insert_pipeline<false>(o, keys.size(), digest_at(keys), lag, added);
     return counts;
   }
 

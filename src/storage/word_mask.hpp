@@ -14,7 +14,7 @@ namespace bloomkit::detail {
 
 // splitmix64's step (Steele, Lea, Flood 2014): a bijection whose output bits all depend on
 // every input bit, so the chunks of v_{i+1} are independent of v_i's. Internal linkage: the AVX2
-// kernels (window_kernels_avx2.cpp, -mavx2) use it too, and their copy must not be the one a
+// kernels (isa_kernels_avx2.cpp, -mavx2) use it too, and their copy must not be the one a
 // baseline caller links to.
 static constexpr std::uint64_t word_mask_next(std::uint64_t x) noexcept {
   x += 0x9E3779B97F4A7C15ULL;

@@ -47,7 +47,7 @@ struct filter_access {
     return f.cells_;
   }
   // For pipelines over the slots of a window (src/kinds/slot_paths.hpp): a filter's words to write,
-  // its count of inserts, and a blocked filter's kernels.
+  // its count of inserts, and its storage's state (a blocked filter's kernels).
   template <class Filter>
   static std::uint64_t* writable_words(Filter& f) {
     return f.writable_words();
@@ -57,8 +57,8 @@ struct filter_access {
     f.template add_inserted<false>(n);
   }
   template <class Filter>
-  static const blocked_kernels& kernels(const Filter& f) noexcept {
-    return *f.state_.kernels;
+  static const auto& storage_state(const Filter& f) noexcept {
+    return f.state_;
   }
 };
 

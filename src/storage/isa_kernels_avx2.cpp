@@ -1,10 +1,15 @@
-// The AVX2 batch paths of the grouped window filter (compiled with -mavx2; used only when the CPU
-// has AVX2). A key's mask: its k field positions are 16-bit lanes of one register
-// (one multiply-high by the field width, one add of the fields' first bits), and each 64-bit
-// lane of the word ORs 1 << (position - 64 lane) over them with variable shifts, which give 0 for
-// the positions in other lanes. A word is tested with one vptest.
+// The AVX2 kernels of every family (compiled with -mavx2; used only when the CPU has AVX2,
+// isa_kernels.cpp).
+//
+// Split blocks: a key's eight word masks are one 256-bit register: one multiply, one shift, one
+// variable shift; a test is one vptest against the block.
+//
+// Window groups: a key's k field positions are 16-bit lanes of one register (one multiply-high by
+// the field width, one add of the fields' first bits), and each 64-bit lane of the word ORs
+// 1 << (position - 64 lane) over them with variable shifts, which give 0 for the positions in
+// other lanes. A word is tested with one vptest.
 
-#include "window_kernels.hpp"
+#include "isa_kernels.hpp"
 
 #if defined(__AVX2__)
 
@@ -15,6 +20,36 @@
 
 namespace bloomkit::detail {
 namespace {
+
+struct avx2_isa {
+  static __m256i mask(std::uint32_t h32) noexcept {
+    const __m256i salts =
+        _mm256_setr_epi32(static_cast<int>(blocked_salts[0]), static_cast<int>(blocked_salts[1]),
+                          static_cast<int>(blocked_salts[2]), static_cast<int>(blocked_salts[3]),
+                          static_cast<int>(blocked_salts[4]), static_cast<int>(blocked_salts[5]),
+                          static_cast<int>(blocked_salts[6]), static_cast<int>(blocked_salts[7]));
+    const __m256i products = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(h32)), salts);
+    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(products, 27));
+  }
+  static void masks(std::uint32_t h32, std::uint64_t out[4]) noexcept {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), mask(h32));
+  }
+  static bool insert(std::uint64_t* block, std::uint32_t h32) noexcept {
+    auto* p = reinterpret_cast<__m256i*>(block);
+    const __m256i bits = _mm256_load_si256(p);
+    const __m256i m = mask(h32);
+    _mm256_store_si256(p, _mm256_or_si256(bits, m));
+    return !_mm256_testc_si256(bits, m);
+  }
+  static bool contains(const std::uint64_t* block, std::uint32_t h32) noexcept {
+    // Four relaxed atomic loads, not one vector load: lookups may race with atomic inserts.
+    const __m256i bits = _mm256_setr_epi64x(static_cast<long long>(load_relaxed(block)),
+                                            static_cast<long long>(load_relaxed(block + 1)),
+                                            static_cast<long long>(load_relaxed(block + 2)),
+                                            static_cast<long long>(load_relaxed(block + 3)));
+    return _mm256_testc_si256(bits, mask(h32));
+  }
+};
 
 // Up to four 64-bit draws of four 16-bit chunks each: fields j < 16, every k a word filter has.
 constexpr std::uint32_t max_fields = 16;
@@ -125,11 +160,12 @@ struct avx2_words {
   }
 };
 
-constexpr window_kernels avx2_table = window_paths<avx2_words>::table("avx2");
+constexpr isa_kernels avx2_table{"avx2", blocked_paths<avx2_isa>::table("avx2"),
+                                 window_paths<avx2_words>::table("avx2")};
 
 }  // namespace
 
-const window_kernels* avx2_window_kernels() noexcept {
+const isa_kernels* avx2_kernels() noexcept {
   return &avx2_table;
 }
 
@@ -138,7 +174,7 @@ const window_kernels* avx2_window_kernels() noexcept {
 #else
 
 namespace bloomkit::detail {
-const window_kernels* avx2_window_kernels() noexcept {
+const isa_kernels* avx2_kernels() noexcept {
   return nullptr;
 }
 }  // namespace bloomkit::detail
