@@ -70,10 +70,11 @@ using any_filter = native_filters::variant;
 // The empty filter of the kind named `name` (kind_names: one native type per kind), sized by
 // `request`; none for a name that is not a kind's. Creating by name: what --kind and the
 // module's BK.RESERVE KIND make, so that a name means the same type everywhere.
-template <class... Filters>
-std::optional<any_filter> create_any_of(filter_list<Filters...>, std::string_view name,
-                                        const kind_request& request) {
-  std::optional<any_filter> out;
+// Variant: a variant that holds every type of the list (any_filter, compat::any_filter).
+template <class Variant, class... Filters>
+std::optional<Variant> create_any_of(filter_list<Filters...>, std::string_view name,
+                                     const kind_request& request) {
+  std::optional<Variant> out;
   const auto make = [&]<class Filter>() {
     if (!out && kind_traits<Filter>::name == name)
       out.emplace(kind_traits<Filter>::create(request));
@@ -82,7 +83,7 @@ std::optional<any_filter> create_any_of(filter_list<Filters...>, std::string_vie
   return out;
 }
 inline std::optional<any_filter> create_any(std::string_view name, const kind_request& request) {
-  return create_any_of(native_kinds{}, name, request);
+  return create_any_of<any_filter>(native_kinds{}, name, request);
 }
 
 // What a file holds decides the alternative; a kind or scheme this build cannot hold is

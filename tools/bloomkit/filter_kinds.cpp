@@ -113,7 +113,7 @@ any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp
     request.slices = o.slices;
   }
   return as_usage_error([&] {
-    std::optional<any_filter> f = create_any(o.kind, request);
+    std::optional<any_filter> f = create_any_of<any_filter>(native_kinds{}, o.kind, request);
     if (!f) throw usage_error(fmt::format("unknown filter kind '{}'", o.kind));
     return std::move(*f);
   });
