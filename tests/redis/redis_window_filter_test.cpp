@@ -454,7 +454,6 @@ TEST_F(RedisWindow, UnknownFormatVersionsAreRefused) {
 }
 
 class RedisWindowCluster : public bloomkit::test::cluster_test {};
-
 TEST_F(RedisWindowCluster, SlicesSpreadOverTheMastersAndAnswer) {
   auto c = client::connect(cluster_->url());
   for (const auto format : {window_slice_format::words, window_slice_format::bits}) {
