@@ -166,8 +166,8 @@ void record(golden_vector& v, const std::filesystem::path& file,
     v.probes.emplace_back(k, yes);
   }
   for (const auto& k : absent) v.probes.emplace_back(k, answer(v, filter, bits, k));
-  // Positions of the native schemes only: the interop vectors hold the peers' (tests/data/interop).
-  if (v.scheme.starts_with("guava") == false) {
+  // Positions where a vector records them (golden_build.hpp, placed).
+  if (bloomkit::test::placed(v)) {
     for (std::size_t i = 0; i < 6; ++i) place(v, inserted[i], filter);
     for (std::size_t i = 0; i < 3; ++i) place(v, absent[i], filter);
   }
@@ -281,11 +281,25 @@ int main(int argc, char** argv) try {
     s.tightening = 0.5;
     write(s, {}, dir);
   }
+  // The same chain of blocked sub-filters (the module's BF.RESERVE chain; scheme
+  // xxh3-64-split-block): sub-filters of whole 256-bit blocks.
+  golden_vector chain;
+  chain.name = "scalable_blocked_string";
+  chain.kind = "scalable";
+  chain.scheme = std::string(to_string(scalable_blocked_bloom_filter::scheme()));
+  chain.key_type = "string";
+  chain.capacity = 10;
+  chain.target_fpp = 0.05;
+  chain.growth = 2;
+  chain.tightening = 0.5;
+  write(chain, {}, dir);
 
   // A count window of 40 inserts in 4 slices of 10, blocked slots sized for 10 keys at 0.01: the
   // 100 keys fill slices 0..9; the current slice is 10, so slices 6..9 are live, slice 5 lies in
   // a slot it no longer counts for, and the first 60 keys are forgotten.
   write(window_vector<blocked_window_filter>("window_string", 40), {}, dir);
+  // The same count window of classic slots (scheme xxh3-128).
+  write(window_vector<classic_window_filter>("window_classic_string", 40), {}, dir);
   // The same count window in grouped words (scheme 3), sized for N = 400 keys (so that its slots
   // have several words): 5 words of 200 bits in each group of 2 lines, sized by
   // word_filter_sizing(200, 100, 0.01).
