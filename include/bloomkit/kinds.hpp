@@ -288,12 +288,17 @@ inline constexpr bool listed_in<Filter, filter_list<Filters...>> =
 template <file_kind Filter>
 inline constexpr bool takes_window = kind_traits<Filter>::kind == filter_kind::window;
 
-// Whether every insert changes the filter, its key new or not: a counting filter counts each (a
-// later remove must find them), a window refreshes the key into its current slice (and a count
-// window counts it). A front end saves such a filter after any insert.
+// A repeated insert counts again (a counting filter: one remove undoes one add).
 template <file_kind Filter>
-inline constexpr bool counts_every_insert = kind_traits<Filter>::kind == filter_kind::counting ||
-                                            kind_traits<Filter>::kind == filter_kind::window;
+inline constexpr bool counts_repeats = kind_traits<Filter>::kind == filter_kind::counting;
+// An insert of a key it holds refreshes the key (a window moves it to its current slice, and a
+// count window counts it).
+template <file_kind Filter>
+inline constexpr bool refreshes_keys = kind_traits<Filter>::kind == filter_kind::window;
+// Whether every insert changes the filter, its key new or not: a front end saves such a filter
+// after any insert.
+template <file_kind Filter>
+inline constexpr bool counts_every_insert = counts_repeats<Filter> || refreshes_keys<Filter>;
 
 // How a filter shows it holds more keys than it was sized for (the CLI's capacity warning).
 enum class capacity_check {
@@ -343,12 +348,8 @@ void report_sizing(const Filter& f, Report& r) {
 template <class Filter>
 struct kind_parts {
   using traits = kind_traits<Filter>;
-  // A repeated insert counts again (a counting filter: one remove undoes one add).
-  static constexpr bool counts_repeats = traits::kind == filter_kind::counting;
   // It can remove a key (BK.REMOVE).
   static constexpr bool removes = requires(Filter & f, std::string_view key) { f.remove(key); };
-  // An insert of a key it holds refreshes the key (a window moves it to the current slice).
-  static constexpr bool refreshes_keys = traits::kind == filter_kind::window;
   // A chain of sub-filters that adds one past its capacity (scalable): a key's digest serves
   // every sub-filter, and an add may allocate.
   static constexpr bool is_chain = traits::grows;

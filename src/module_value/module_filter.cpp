@@ -58,11 +58,11 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
                      std::span<bool> added) {
   return std::visit(
       [&]<class Filter>(Filter& filter) -> std::size_t {
-        if constexpr (parts<Filter>::refreshes_keys) {
+        if constexpr (refreshes_keys<Filter>) {
           // A window refreshes a key it holds (the key moves to the current slice).
           filter.insert_many(keys, added);
           return keys.size();
-        } else if constexpr (parts<Filter>::counts_repeats) {
+        } else if constexpr (counts_repeats<Filter>) {
           // Every insert counts, so that one BK.REMOVE undoes one add.
           for (std::size_t i = 0; i < keys.size(); ++i) added[i] = filter.insert(keys[i]);
           return keys.size();
