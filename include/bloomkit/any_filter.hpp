@@ -27,34 +27,39 @@ namespace bloomkit {
 // A look at a file's header before its payload is read; it throws to refuse the file.
 using header_check = std::function<void(const file_header&)>;
 
-// A variant of the filters of `List` (a filter_list), loaded or mapped (by `mode`) from `path`,
-// the alternative its header names, with that header: one open of the file gives both. A kind or
-// scheme the list lacks is errc::unsupported naming the file; `before` (if any) sees the header
-// first.
+// A variant of the filters of `List` (a filter_list), loaded or mapped (by `mode`) from the open
+// `file`, the alternative its header names, with that header. A kind or scheme the list lacks is
+// errc::unsupported naming the file; `before` (if any) sees the header first.
 template <class List>
-opened<typename List::variant> open_any_of(const std::filesystem::path& path, open_mode mode,
+opened<typename List::variant> read_any_of(const detail::filter_file& file, open_mode mode,
                                            verify check = verify::full,
                                            const header_check& before = {}) {
-  const auto file = detail::open_filter_file(path);
-  const file_header& h = detail::header_of(*file);
+  const file_header& h = detail::header_of(file);
   if (before) before(h);
   std::optional<typename List::variant> out;
   const auto try_one = [&]<class Filter>(std::type_identity<Filter>) {
     if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
       return;
     }
-    out.emplace(detail::file_io<Filter>::read(*file, mode, check));
+    out.emplace(detail::file_io<Filter>::read(file, mode, check));
   };
   [&]<class... Filters>(filter_list<Filters...>) {
     (try_one(std::type_identity<Filters>{}), ...);
   }(List{});
   if (!out) {
-    throw error(errc::unsupported, path.string() + ": holds a " + std::string(to_string(h.kind)) +
-                                       " filter with hash scheme " +
-                                       std::string(to_string(h.scheme)) +
-                                       ", which this build cannot open");
+    throw error(errc::unsupported,
+                detail::source_of(file) + ": holds a " + std::string(to_string(h.kind)) +
+                    " filter with hash scheme " + std::string(to_string(h.scheme)) +
+                    ", which this build cannot open");
   }
   return {std::move(*out), h};
+}
+// The same from `path`: one open of the file gives the filter and its header.
+template <class List>
+opened<typename List::variant> open_any_of(const std::filesystem::path& path, open_mode mode,
+                                           verify check = verify::full,
+                                           const header_check& before = {}) {
+  return read_any_of<List>(*detail::open_filter_file(path), mode, check, before);
 }
 template <class List>
 typename List::variant load_any_of(const std::filesystem::path& path) {

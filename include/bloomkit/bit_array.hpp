@@ -99,6 +99,10 @@ class bit_array {
   std::uint64_t count() const noexcept;
   // Zeroes every bit. Throws errc::read_only on a view.
   void clear();
+  // Makes the array `bits` bits long in the words it has (word_count_for(bits) == word_count()),
+  // for a reader that received the words before it knew their bit count. Throws
+  // errc::invalid_argument otherwise, errc::read_only on a view.
+  void resize_within_words(std::uint64_t bits);
 
   friend bool operator==(const bit_array& a, const bit_array& b) noexcept;
 

@@ -16,7 +16,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
+#include <string>
 
+#include "bloomkit/bit_array.hpp"
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/file_writer.hpp"
 #include "bloomkit/kinds.hpp"
@@ -50,7 +53,17 @@ struct file_io {
 // Opens `path` and validates its header (filter_file.hpp), for the generic readers of
 // any_filter.hpp; header_of reads the header of that one open.
 std::shared_ptr<const filter_file> open_filter_file(const std::filesystem::path& path);
+// The same from a whole file's bytes in memory (a Redis module value's image): `header` is the
+// header and the padding up to the payload, the payload the first `payload_bytes` bytes of
+// `payload`'s words (a filter read whole takes them over without a copy); `name` names it in
+// errors.
+std::shared_ptr<const filter_file> filter_file_in_memory(std::string name,
+                                                         std::span<const unsigned char> header,
+                                                         bit_array payload,
+                                                         std::uint64_t payload_bytes);
 const file_header& header_of(const filter_file& file) noexcept;
+// The file's path, or the name of the bytes in memory.
+const std::string& source_of(const filter_file& file) noexcept;
 }  // namespace detail
 
 // Every filter type of the registry (kinds.hpp: the native kinds; with bloomkit::compat, the

@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <span>
 #include <string>
 
 namespace bloomkit {
@@ -52,6 +54,10 @@ class mapped_file {
   mapped_file(int fd, std::uint64_t size, std::string name, access pattern = access::random);
   // Opens and maps the whole regular file at `path`.
   explicit mapped_file(const std::filesystem::path& path, access pattern = access::random);
+  // Bytes already in memory, kept alive by `memory`, seen as a file that never changes (the
+  // Redis module reads a value's image through the file loaders so, without a copy to a file).
+  mapped_file(std::shared_ptr<const void> memory, std::span<const unsigned char> bytes,
+              std::string name);
   mapped_file(const mapped_file&) = delete;
   mapped_file& operator=(const mapped_file&) = delete;
   ~mapped_file();
@@ -90,6 +96,7 @@ class mapped_file {
   const unsigned char* data_ = nullptr;
   std::size_t size_ = 0;
   std::string name_;
+  std::shared_ptr<const void> memory_;  // for bytes in memory, which nothing unmaps
   detail::mapping_slot* slot_ = nullptr;
   const std::atomic<bool>* faulted_ = nullptr;
   // The last non-zero word of the last page (or its last word, if all are 0): a cut inside the

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "bloomkit/file.hpp"
@@ -79,6 +80,29 @@ filter_file::filter_file(const std::filesystem::path& path) : source_(path.strin
   fd_ = fd.release();
 }
 
+filter_file::filter_file(std::string name, std::span<const unsigned char> header, bit_array payload,
+                         std::uint64_t payload_bytes)
+    : source_(std::move(name)),
+      size_(header.size() + payload_bytes),
+      header_(decode_header(header.first(std::min(header.size(), file_header_size)), source_)),
+      memory_(std::make_shared<bit_array>(std::move(payload))) {
+  if (payload_bytes > memory_->byte_size()) {
+    throw error(errc::invalid_argument, source_ + ": payload of " + std::to_string(payload_bytes) +
+                                            " bytes in " + std::to_string(memory_->byte_size()));
+  }
+  payload_ = {reinterpret_cast<const unsigned char*>(memory_->data()),
+              static_cast<std::size_t>(payload_bytes)};
+  throw_if(check_file_size(header_, size_), source_);
+  if (header.size() != header_.payload_offset) {
+    fail_file(inconsistent_header("payload offset " + std::to_string(header_.payload_offset) +
+                                  " after " + std::to_string(header.size()) + " bytes of header"),
+              source_);
+  }
+  throw_if(
+      check_zero(header.data() + file_header_size, header.size() - file_header_size, padding_name),
+      source_);
+}
+
 filter_file::~filter_file() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -100,6 +124,11 @@ void filter_file::read_payload(std::span<unsigned char> dest) const {
   if (dest.size() != header_.payload_length) {
     fail_file(inconsistent_header("payload length"), source_);
   }
+  if (fd_ < 0) {  // in memory: its padding was checked when it was made
+    std::memcpy(dest.data(), payload_.data(), dest.size());
+    throw_if(check_payload_checksum(header_, dest.data()), source_);
+    return;
+  }
   // Writers of version 1 leave no padding; a file with some is read in bounded pieces.
   std::vector<unsigned char> padding(
       std::min<std::uint64_t>(header_.payload_offset - file_header_size, 1 << 16));
@@ -113,6 +142,10 @@ void filter_file::read_payload(std::span<unsigned char> dest) const {
 }
 
 mapped_payload filter_file::map_payload(verify check) const {
+  if (fd_ < 0) {  // in memory
+    if (check == verify::full) throw_if(check_payload_checksum(header_, payload_.data()), source_);
+    return {payload_.data(), std::make_shared<const mapped_file>(memory_, payload_, source_)};
+  }
   auto file = std::make_shared<mapped_file>(fd_, size_, source_);
   // A writer overwriting the file in place (cp) rewrites the header first, so the header
   // checksum, which covers the payload's checksum too, tells any other contents from these.
@@ -132,8 +165,34 @@ mapped_payload filter_file::map_payload(verify check) const {
   return {payload, std::move(file)};
 }
 
+std::optional<bit_array> filter_file::take_payload(std::uint64_t bits) const {
+  if (fd_ >= 0 || memory_ == nullptr || memory_.use_count() != 1 ||
+      memory_->byte_size() != header_.payload_length ||
+      bit_array::word_count_for(bits) * 8 != header_.payload_length) {
+    return std::nullopt;
+  }
+  throw_if(check_payload_checksum(header_, payload_.data()), source_);
+  bit_array words = std::move(*memory_);
+  words.resize_within_words(bits);
+  memory_.reset();
+  payload_ = {};
+  return words;
+}
+
 std::shared_ptr<const filter_file> open_filter_file(const std::filesystem::path& path) {
   return std::make_shared<const filter_file>(path);
+}
+
+std::shared_ptr<const filter_file> filter_file_in_memory(std::string name,
+                                                         std::span<const unsigned char> header,
+                                                         bit_array payload,
+                                                         std::uint64_t payload_bytes) {
+  return std::make_shared<const filter_file>(std::move(name), header, std::move(payload),
+                                             payload_bytes);
+}
+
+const std::string& source_of(const filter_file& file) noexcept {
+  return file.source();
 }
 
 const file_header& header_of(const filter_file& file) noexcept {

@@ -5,9 +5,11 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "bloomkit/bit_array.hpp"
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/mapped_file.hpp"
@@ -26,6 +28,12 @@ struct mapped_payload {
 class filter_file {
  public:
   explicit filter_file(const std::filesystem::path& path);
+  // A whole file's bytes in memory: `header` (the header and the padding up to the payload) and
+  // the payload, the first `payload_bytes` bytes of `payload`'s words; `name` names it in errors.
+  // Validated as a file on disk is; reading it copies from memory (or hands the words over:
+  // take_payload), mapping it serves the payload in place.
+  filter_file(std::string name, std::span<const unsigned char> header, bit_array payload,
+              std::uint64_t payload_bytes);
   filter_file(const filter_file&) = delete;
   filter_file& operator=(const filter_file&) = delete;
   ~filter_file();
@@ -40,12 +48,19 @@ class filter_file {
   // Maps the file read-only (SIGBUS-safe: mapped_file.hpp), watching its header checksum so that
   // a rewrite in place is noticed; with verify::full, verifies the payload checksum and padding.
   mapped_payload map_payload(verify check) const;
+  // An in-memory file's payload as a bit array of `bits` bits, its checksum verified, handed
+  // over without a copy when its words are exactly the payload (once: the file holds no payload
+  // afterwards); none for a file on disk or another length, which read_payload reads.
+  std::optional<bit_array> take_payload(std::uint64_t bits) const;
 
  private:
   std::string source_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
   file_header header_;
+  // An in-memory file's payload (its fd_ is -1); take_payload empties it.
+  mutable std::shared_ptr<bit_array> memory_;
+  mutable std::span<const unsigned char> payload_;
 };
 
 // The bits past `bits` in the last word of a bit array of `length` bytes, which a writer keeps

@@ -53,6 +53,14 @@ mapped_file::mapped_file(const std::filesystem::path& path, access pattern) : na
   map(fd, pattern);
 }
 
+mapped_file::mapped_file(std::shared_ptr<const void> memory, std::span<const unsigned char> bytes,
+                         std::string name)
+    : data_(bytes.data()),
+      size_(bytes.size()),
+      name_(std::move(name)),
+      memory_(std::move(memory)),
+      faulted_(&never_faulted) {}
+
 void mapped_file::map(int fd, access pattern) {
   faulted_ = &never_faulted;
   if (size_ == 0) return;  // nothing to map (mmap refuses a length of 0)

@@ -57,6 +57,12 @@ file_payload words_payload(const bit_array& storage) {
 }
 
 bit_array read_words(const filter_file& file, std::uint64_t bits) {
+  if (std::optional<bit_array> taken = file.take_payload(bits)) {
+    throw_if(check_tail_bits(bits, reinterpret_cast<const unsigned char*>(taken->data()),
+                             taken->byte_size()),
+             file.source());
+    return std::move(*taken);
+  }
   bit_array storage(bits);
   auto words = storage.mutable_words();
   const std::span<unsigned char> bytes(reinterpret_cast<unsigned char*>(words.data()),

@@ -1,10 +1,9 @@
 // Version 2 images, the file format (filter_image.hpp): the module prefix, then the bytes save()
 // writes, through the registry's traits (header_of / payload_of to write, load to read).
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "bloomkit/any_filter.hpp"
@@ -12,7 +11,6 @@
 #include "bloomkit/error.hpp"
 #include "chunk_iterator.hpp"
 #include "file/header_codec.hpp"
-#include "file/unique_fd.hpp"
 #include "image_reader.hpp"
 #include "kinds/word_payload.hpp"
 
@@ -133,36 +131,25 @@ class file_reader final : public image_loader::reader {
   }
 
   // The file's bytes go through the registry's loader, which checks every field and the
-  // payload's checksum, from an in-memory file; the received bytes are freed before it allocates
-  // the filter's.
+  // payload's checksum, reading the received bytes in place as an in-memory file.
   module_filter finish() override {
     if (loaded_ != payload_bytes_) throw image_error("filter image payload is incomplete");
-    const detail::unique_fd fd(::memfd_create("bloomkit-image", MFD_CLOEXEC));
-    if (fd.get() < 0) throw image_error("filter image: cannot create an in-memory file");
-    write_all(fd.get(), std::string_view(header_).substr(prefix_bytes));
-    if (received_) write_all(fd.get(), bytes_of(received_->words()).substr(0, loaded_));
+    const auto header = std::string_view(header_).substr(prefix_bytes);
+    bit_array payload = received_ ? std::move(*received_) : bit_array();
     received_.reset();
-    const std::string path = "/proc/self/fd/" + std::to_string(fd.get());
     try {
-      return module_filter{load_any(path), nonscaling_};
+      const auto file = detail::filter_file_in_memory(
+          "filter image", {reinterpret_cast<const unsigned char*>(header.data()), header.size()},
+          std::move(payload), loaded_);
+      return module_filter{read_any_of<native_filters>(*file, open_mode::load).filter, nonscaling_};
     } catch (const error& e) {
-      std::string what = e.what();
-      if (what.rfind(path, 0) == 0) what.replace(0, path.size(), "filter image");
-      throw image_error(what);
+      throw image_error(e.what());
     }
   }
 
  private:
   // 2^46 bytes: more than a filter holds (the bound of bloomkit's sizes).
   static constexpr std::uint64_t max_payload_bytes = std::uint64_t{1} << 46;
-
-  static void write_all(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-      if (n <= 0) throw image_error("filter image: cannot write its in-memory file");
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
 
   bool nonscaling_ = false;
   file_header file_;

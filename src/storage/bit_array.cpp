@@ -114,6 +114,16 @@ bit_array::bit_array(std::uint64_t bits) : bits_(bits) {
   allocate();
 }
 
+void bit_array::resize_within_words(std::uint64_t bits) {
+  if (read_only()) throw error(errc::read_only, "bit array is a read-only view");
+  if (word_count_for(bits) != word_count()) {
+    throw error(errc::invalid_argument, "bit array of " + std::to_string(word_count()) +
+                                            " words cannot hold " + std::to_string(bits) +
+                                            " bits in them");
+  }
+  bits_ = bits;
+}
+
 bit_array bit_array::view(const std::uint64_t* words, std::uint64_t bits,
                           std::shared_ptr<const void> owner) {
   bit_array a;

@@ -154,5 +154,32 @@ TEST(ModuleImage, EveryKindRoundTripsInPiecesOfAnySize) {
   }
 }
 
+// The received payload is read in place as an in-memory file: a changed byte is still caught by
+// the file format's checksum, for kinds read whole and kinds read in parts alike.
+TEST(ModuleImage, AChangedPayloadByteIsRefusedNamingTheImage) {
+  scalable_config chain;
+  chain.initial_capacity = 50;
+  chain.target_fpp = 0.01;
+  const module_filter filters[] = {
+      {blocked_bloom_filter::for_capacity(500, 0.01)},
+      {scalable_blocked_bloom_filter(chain)},
+      {window_filter(window_config{500, 0.01, 100, window_unit::inserts, 4})},
+  };
+  for (const module_filter& f : filters) {
+    std::string payload;
+    for (std::string_view piece : image_payload(f)) payload.append(piece);
+    payload[payload.size() / 2] ^= 0x10;
+    image_loader loader(image_header(f));
+    loader.append(payload);
+    try {
+      (void)loader.finish();
+      ADD_FAILURE() << "a changed payload byte was loaded";
+    } catch (const image_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("filter image: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bloomkit::redis_module
