@@ -89,18 +89,36 @@ struct window_group_ops {
   std::size_t count;
   std::uint32_t target = 0;        // inserts only
   std::size_t* changed = nullptr;  // inserts only: counts the keys that changed `target`
+  // The lines of a group the batch reads: those of the words it tests and marks. A fresh window
+  // (one live slot) reads one line of a two-line group, and prefetching only that one halves its
+  // memory traffic.
+  std::uint32_t first_line = 0, end_line = 0;
+
+  // The group's lines that hold the words at `offsets` (and at `target` when marking), each
+  // read as `read_bytes` (its whole 64-bit lanes).
+  void touch_words(bool marks, std::uint32_t read_bytes) noexcept {
+    std::uint32_t lo = marks ? target : ~std::uint32_t{0}, hi = marks ? target : 0;
+    for (std::size_t s = 0; s < count; ++s) {
+      lo = offsets[s] < lo ? offsets[s] : lo;
+      hi = offsets[s] > hi ? offsets[s] : hi;
+    }
+    if (lo > hi) return;  // no word: no line
+    first_line = lo / 64;
+    end_line = (hi + read_bytes + 63) / 64;
+    if (end_line > g.lines) end_line = g.lines;
+  }
 
   void locate(const digest_type& d, location& at) const noexcept {
     at.group = multiply_high(d.high64, g.groups) * g.group_bytes;
     at.mask = shape.of(d.low64);
   }
   [[gnu::always_inline]] void prefetch_write(const location& at) const noexcept {
-    const unsigned char* line = g.base + at.group;
-    for (std::uint32_t i = 0; i < g.lines; ++i, line += 64) detail::prefetch_write(line);
+    const unsigned char* line = g.base + at.group + std::size_t{64} * first_line;
+    for (std::uint32_t i = first_line; i < end_line; ++i, line += 64) detail::prefetch_write(line);
   }
   [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
-    const unsigned char* line = g.base + at.group;
-    for (std::uint32_t i = 0; i < g.lines; ++i, line += 64) detail::prefetch_read(line);
+    const unsigned char* line = g.base + at.group + std::size_t{64} * first_line;
+    for (std::uint32_t i = first_line; i < end_line; ++i, line += 64) detail::prefetch_read(line);
   }
   // Whether a slot's word holds the mask, two ways, each where it measured faster
   // (bench/window_pairs.cpp, in cache): lookups test every slot without a branch (the slot
@@ -141,7 +159,8 @@ struct window_paths {
                             std::size_t live, std::span<const std::string_view> keys,
                             bool* results) noexcept {
     using ops = window_group_ops<Words<Lanes>>;
-    const ops o{g, {g.word_bits / g.hashes, g.hashes}, offsets, live};
+    ops o{g, {g.word_bits / g.hashes, g.hashes}, offsets, live};
+    o.touch_words(false, Lanes * 8);
     return lookup_pipeline(o, keys.size(), digest_at(keys), results);
   }
 
@@ -151,7 +170,8 @@ struct window_paths {
                                      std::span<const std::string_view> keys, bool* added) noexcept {
     using ops = window_group_ops<Words<Lanes>>;
     window_insert_counts counts;
-    const ops o{g, {g.word_bits / g.hashes, g.hashes}, others, count, target, &counts.changed};
+    ops o{g, {g.word_bits / g.hashes, g.hashes}, others, count, target, &counts.changed};
+    o.touch_words(true, Lanes * 8);
     const std::size_t lag = keys.size() > ops::lag ? ops::lag : 0;
     counts.fresh = insert_pipeline<false>(o, keys.size(), digest_at(keys), lag, added);
     return counts;
