@@ -4,7 +4,8 @@
 // of its kind; push loads a file into a new module key with BF.LOADCHUNK. What `bloomkit redis
 // pull` (for a module key) and `redis push --module` do, and the Python binding's
 // pull_module_key / push_module_key (docs/REDIS.md, "Module keys and files"). Linked by the CLI
-// and the Python binding (target bloomkit_module_transfer, transfer.cmake), never by the module.
+// and the Python binding (target bloomkit_module_transfer, this folder's CMakeLists.txt), never by
+// the module.
 
 #include <cstdint>
 #include <filesystem>
