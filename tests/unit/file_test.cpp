@@ -1,4 +1,5 @@
 #include "bloomkit/file.hpp"
+#include "bloomkit/any_filter.hpp"
 #include "bloomkit/detail/filter_access.hpp"
 
 #include <gtest/gtest.h>
@@ -255,6 +256,46 @@ TEST(File, PaddingBeforeThePayloadMustBeZero) {
     EXPECT_EQ(expect_error_naming(path, "padding before the payload is not 0", [&] { read(path); }),
               errc::corrupt_file);
   }
+}
+
+// A whole file's bytes in memory (how the Redis module reads a value's image) are read and
+// checked as the file on disk is; a filter read whole takes the payload's words over.
+TEST(File, BytesInMemoryReadAsTheFileWithItsChecks) {
+  temp_dir dir;
+  const auto f = sample_filter(1000, 0.01);
+  save(f, dir / "f.bloom");
+  const auto bytes = read_bytes(dir / "f.bloom");
+  const file_header h = read_header(dir / "f.bloom");
+  const std::span<const unsigned char> header(bytes.data(), h.payload_offset);
+  const void* given = nullptr;  // the words handed to the last file made
+  const auto in_memory = [&](std::span<const unsigned char> head, std::size_t flip) {
+    bit_array payload(h.payload_length * 8);
+    auto* data = reinterpret_cast<unsigned char*>(payload.mutable_words().data());
+    std::memcpy(data, bytes.data() + h.payload_offset, h.payload_length);
+    if (flip < h.payload_length) data[flip] ^= 1;
+    given = data;
+    return detail::filter_file_in_memory("image", head, std::move(payload), h.payload_length);
+  };
+
+  const auto g = read_any_of<native_filters>(*in_memory(header, h.payload_length), open_mode::load);
+  ASSERT_TRUE(std::holds_alternative<bloom_filter>(g.filter));
+  const auto& loaded = std::get<bloom_filter>(g.filter);
+  EXPECT_EQ(loaded, f);
+  EXPECT_EQ(g.header.payload_checksum, h.payload_checksum);
+  EXPECT_EQ(detail::filter_access::storage(loaded).data(), given) << "the words were copied";
+
+  // A changed payload byte, read whole or mapped.
+  for (const open_mode mode : {open_mode::load, open_mode::map}) {
+    try {
+      (void)read_any_of<native_filters>(*in_memory(header, 100), mode);
+      ADD_FAILURE() << "a changed byte was read";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::corrupt_file);
+      EXPECT_EQ(std::string(e.what()).rfind("image: payload checksum mismatch", 0), 0u) << e.what();
+    }
+  }
+  // A header cut short of its payload offset.
+  EXPECT_THROW(in_memory(header.first(file_header_size - 8), h.payload_length), error);
 }
 
 TEST(File, ReadHeaderReportsFields) {
