@@ -125,6 +125,7 @@ void filter_file::read_payload(std::span<unsigned char> dest) const {
     fail_file(inconsistent_header("payload length"), source_);
   }
   if (fd_ < 0) {  // in memory: its padding was checked when it was made
+    require_payload_in_memory();
     std::memcpy(dest.data(), payload_.data(), dest.size());
     throw_if(check_payload_checksum(header_, dest.data()), source_);
     return;
@@ -143,6 +144,7 @@ void filter_file::read_payload(std::span<unsigned char> dest) const {
 
 mapped_payload filter_file::map_payload(verify check) const {
   if (fd_ < 0) {  // in memory
+    require_payload_in_memory();
     if (check == verify::full) throw_if(check_payload_checksum(header_, payload_.data()), source_);
     return {payload_.data(), std::make_shared<const mapped_file>(memory_, payload_, source_)};
   }
@@ -163,6 +165,13 @@ mapped_payload filter_file::map_payload(verify check) const {
   }
   file->check();
   return {payload, std::move(file)};
+}
+
+void filter_file::require_payload_in_memory() const {
+  if (memory_ == nullptr) {
+    throw error(errc::invalid_argument,
+                source_ + ": its payload was already handed over to the filter read from it");
+  }
 }
 
 std::optional<bit_array> filter_file::take_payload(std::uint64_t bits) const {

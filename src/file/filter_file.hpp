@@ -54,6 +54,9 @@ class filter_file {
   std::optional<bit_array> take_payload(std::uint64_t bits) const;
 
  private:
+  // An in-memory file whose payload take_payload handed over is read no more.
+  void require_payload_in_memory() const;
+
   std::string source_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
