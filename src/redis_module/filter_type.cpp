@@ -10,6 +10,8 @@
 #include <exception>
 #include <string>
 
+#include "module_stats.hpp"
+
 namespace bloomkit::redis_module {
 
 namespace {
@@ -78,7 +80,10 @@ void* load_value(RedisModuleIO* io, int encver) {
   }
   try {
     rdb_source in(io);
-    return decode_value(in).release();
+    auto value = decode_value(in);
+    note_load();
+    note_filter_created();
+    return value.release();
   } catch (const std::exception& e) {
     RedisModule_LogIOError(io, "warning", "bloomkit: refusing a corrupt filter value: %s",
                            e.what());
@@ -117,6 +122,7 @@ void digest_value(RedisModuleDigest* digest, void* value) {
 }
 
 void free_value(void* value) {
+  note_filter_freed();
   delete static_cast<module_value*>(value);
 }
 
@@ -162,6 +168,7 @@ module_value& filter_key::create(std::unique_ptr<image_loader> loading) {
 
 module_value& filter_key::set(std::unique_ptr<module_value> value) {
   RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());  // Redis owns it from here
+  note_filter_created();
   type_ = keytype_module;
   value_ = value.release();
   return *value_;

@@ -10,6 +10,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/storage_allocator.hpp"
+#include "module_stats.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -75,9 +76,13 @@ class redis_allocator final : public storage_allocator {
     zero_memory(words, bytes);
     const std::size_t held =
         RedisModule_MallocSize != nullptr ? RedisModule_MallocSize(base) : request;
+    note_bytes_allocated(held);
     return {words, base, held};
   }
-  void deallocate(const storage_block& block) noexcept override { RedisModule_Free(block.base); }
+  void deallocate(const storage_block& block) noexcept override {
+    note_bytes_freed(block.bytes);
+    RedisModule_Free(block.base);
+  }
   void zero(const storage_block& block, std::size_t bytes) noexcept override {
     zero_memory(block.words, bytes);
   }
