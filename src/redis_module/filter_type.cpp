@@ -22,6 +22,7 @@ constexpr std::size_t rdb_piece_bytes = std::size_t{64} << 20;
 constexpr std::size_t aof_piece_bytes = std::size_t{16} << 20;
 
 RedisModuleType* filter_type = nullptr;
+const char* aof_load_command = "BF.LOADCHUNK";
 
 struct rdb_sink final : value_sink {
   RedisModuleIO* io;
@@ -91,15 +92,16 @@ void* load_value(RedisModuleIO* io, int encver) {
   }
 }
 
-// Recreates the key with BF.LOADCHUNK commands: the header (iterator 1), then the payload.
+// Recreates the key with BF.LOADCHUNK (or BK.LOADCHUNK) commands: the header (iterator 1), then
+// the payload.
 void rewrite_value(RedisModuleIO* aof, RedisModuleString* key, void* value) {
   const auto& v = *static_cast<const module_value*>(value);
   const std::string header = header_of(v);
-  RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
+  RedisModule_EmitAOF(aof, aof_load_command, "slb", key, 1LL, header.data(), header.size());
   long long offset = 0;
   for_each_payload_slice(payload_of(v), aof_piece_bytes, [&](std::string_view slice) {
     offset += static_cast<long long>(slice.size());
-    RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, offset + 1, slice.data(), slice.size());
+    RedisModule_EmitAOF(aof, aof_load_command, "slb", key, offset + 1, slice.data(), slice.size());
   });
 }
 
@@ -128,7 +130,8 @@ void free_value(void* value) {
 
 }  // namespace
 
-int register_filter_type(RedisModuleCtx* ctx) {
+int register_filter_type(RedisModuleCtx* ctx, const char* load_command) {
+  aof_load_command = load_command;
   RedisModuleTypeMethods methods{};
   methods.version = type_method_version;
   methods.rdb_load = load_value;

@@ -18,6 +18,11 @@ namespace {
 // 100), not RedisBloom's, under either name.
 constexpr int module_version = version_major * 10000 + version_minor * 100 + version_patch;
 
+// The command an AOF rewrite recreates bloomkit's keys with: with COEXIST, BF.* is RedisBloom's.
+const char* aof_load_command(module_mode mode) {
+  return mode == module_mode::coexist ? "BK.LOADCHUNK" : "BF.LOADCHUNK";
+}
+
 // What only the drop-in registers: RedisBloom's own names, which a server that has RedisBloom
 // holds already (COEXIST leaves them out, so that both modules load).
 int register_redisbloom_names(RedisModuleCtx* ctx) {
@@ -50,7 +55,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   // Every filter's bits from Redis's allocator: used_memory, maxmemory and MEMORY USAGE see them.
   install_redis_allocator();
   // Hook (integrator): RedisBloom's module arguments and configs read arguments.rest here.
-  if (register_filter_type(ctx) != module_ok) {
+  if (register_filter_type(ctx, aof_load_command(arguments.mode)) != module_ok) {
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
     return module_err;
   }

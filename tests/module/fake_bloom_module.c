@@ -50,6 +50,7 @@ static void* (*alloc)(size_t);
 static void (*release)(void*);
 static void (*save_unsigned)(RedisModuleIO*, uint64_t);
 static uint64_t (*load_unsigned)(RedisModuleIO*);
+static void (*emit_aof)(RedisModuleIO*, const char*, const char*, ...);
 
 static RedisModuleType* fake_type;
 
@@ -69,6 +70,11 @@ static void fake_save(RedisModuleIO* io, void* value) {
 }
 static void fake_free(void* value) {
   release(value);
+}
+/* An AOF rewrite recreates the key with one BF.ADD (its count is not kept: a stand-in). */
+static void fake_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
+  (void)value;
+  emit_aof(aof, "BF.ADD", "sc", key, "rewritten");
 }
 
 /* BF.ADD key item: counts the add in the key's value, replies +fakebloom:add. */
@@ -122,6 +128,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ct
   RESOLVE(release, "Free");
   RESOLVE(save_unsigned, "SaveUnsigned");
   RESOLVE(load_unsigned, "LoadUnsigned");
+  RESOLVE(emit_aof, "EmitAOF");
   RESOLVE(is_module_name_busy, "IsModuleNameBusy");
 
   const char* name = "bf";
@@ -136,6 +143,7 @@ __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ct
   methods.version = 1;
   methods.rdb_load = fake_load;
   methods.rdb_save = fake_save;
+  methods.aof_rewrite = fake_rewrite;
   methods.free = fake_free;
   fake_type = create_data_type(ctx, "MBbloom--", 4, &methods);
   if (fake_type == NULL) return err;

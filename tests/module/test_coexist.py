@@ -6,6 +6,7 @@ server carries on."""
 
 import os
 import subprocess
+import time
 
 import pytest
 import redis
@@ -25,16 +26,16 @@ def fake_module():
 class ServerWithModules(ModuleServer):
     """A redis-server loading `modules` (each [path, *arguments]) in order, MODULE LOAD allowed."""
 
-    def __init__(self, directory, modules):
+    def __init__(self, directory, modules, *extra):
         self.modules = modules
-        super().__init__(directory)
+        super().__init__(directory, *extra)
 
     def command_line(self):
         line = ModuleServer.command_line(self)
         line = line[:line.index("--loadmodule")] + ["--enable-module-command", "yes"]
         for module in self.modules:
             line += ["--loadmodule", *module]
-        return line
+        return line + self.extra
 
 
 @pytest.fixture
@@ -86,6 +87,39 @@ def test_coexist_serves_bk_beside_another_bf_module(start):
     assert r.execute_command("BK.MEXISTS", "ours", "a", "b", "c") == [1, 1, 1]
     assert r.type("theirs") == b"MBbloom--"
     assert r.execute_command("BF.ADD", "theirs", "b") == b"fakebloom:add"
+
+
+def test_coexist_aof_rewrite_recreates_keys_with_bk_loadchunk(tmp_path):
+    # BF.LOADCHUNK is the other module's beside COEXIST: an AOF rewrite must not name it.
+    (tmp_path / "s").mkdir()
+    server = ServerWithModules(tmp_path / "s", [[fake_module()], [module_path(), "COEXIST"]],
+                               "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+    try:
+        r = server.client()
+        items = [f"item{i}" for i in range(2000)]
+        r.execute_command("BK.MADD", "ours", *items)
+        r.execute_command("BF.ADD", "theirs", "a")
+        rewrites = r.info("persistence")["aof_rewrites"]
+        r.bgrewriteaof()
+        deadline = time.monotonic() + 20
+        while True:
+            state = r.info("persistence")
+            if state["aof_rewrites"] > rewrites and not state["aof_rewrite_in_progress"]:
+                break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        # The base file the manifest names now holds every key, as commands.
+        directory = tmp_path / "s" / "appendonlydir"
+        manifest = (directory / "appendonly.aof.manifest").read_text().split("\n")
+        (base,) = [line.split()[1] for line in manifest if line.endswith("type b")]
+        written = (directory / base).read_bytes()
+        assert b"BK.LOADCHUNK" in written and b"BF.LOADCHUNK" not in written, server.log()
+        server.restart()
+        r = server.client()
+        assert r.execute_command("BK.MEXISTS", "ours", *items) == [1] * len(items)
+        assert r.type("theirs") == b"MBbloom--"
+    finally:
+        server.kill()
 
 
 def test_without_coexist_the_load_is_refused_and_the_server_carries_on(start):
