@@ -63,6 +63,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     return module_err;
   }
   if (register_commands(ctx, command_family::bk) != module_ok) return module_err;
-  register_info_section(ctx);
+  // INFO bf_bloomkit as `bf`; as `bloomkit` (COEXIST) the section is the module's: INFO bloomkit.
+  register_info_section(ctx, arguments.mode == module_mode::coexist ? "" : "bloomkit");
   return module_ok;
 }

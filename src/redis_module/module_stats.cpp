@@ -24,10 +24,10 @@ void count_down(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
   counter.fetch_sub(n, std::memory_order_relaxed);
 }
 
-// Redis names the section <module name>_bloomkit (bf_bloomkit; bloomkit_bloomkit with COEXIST)
-// and each field <module name>_<field>; `INFO <module name>` shows it too.
+const char* section_name = "";
+
 void add_info_section(RedisModuleInfoCtx* ctx, int) {
-  if (RedisModule_InfoAddSection(ctx, "bloomkit") != module_ok) return;
+  if (RedisModule_InfoAddSection(ctx, section_name) != module_ok) return;
   const module_figures f = current_figures();
   RedisModule_InfoAddFieldULongLong(ctx, "filters", f.filters);
   RedisModule_InfoAddFieldULongLong(ctx, "bytes", f.bytes);
@@ -67,7 +67,8 @@ module_figures current_figures() noexcept {
           stats.loads.load(std::memory_order_relaxed)};
 }
 
-void register_info_section(RedisModuleCtx* ctx) {
+void register_info_section(RedisModuleCtx* ctx, const char* section) {
+  section_name = section;
   if (RedisModule_RegisterInfoFunc == nullptr || RedisModule_InfoAddSection == nullptr ||
       RedisModule_InfoAddFieldULongLong == nullptr) {
     return;

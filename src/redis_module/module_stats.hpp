@@ -32,7 +32,9 @@ struct module_figures {
 };
 module_figures current_figures() noexcept;
 
-// Adds the section to INFO (Redis >= 6.0; a no-op on servers without the INFO API).
-void register_info_section(RedisModuleCtx* ctx);
+// Adds the section to INFO (Redis >= 6.0; a no-op on servers without the INFO API). Redis names
+// it <module name>_<section> (<module name> alone for an empty `section`) and each field
+// <module name>_<field>; `INFO <module name>` shows it too.
+void register_info_section(RedisModuleCtx* ctx, const char* section);
 
 }  // namespace bloomkit::redis_module

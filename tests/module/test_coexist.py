@@ -78,6 +78,7 @@ def test_coexist_serves_bk_beside_another_bf_module(start):
     with pytest.raises(ResponseError, match="unknown command"):
         r.execute_command("BF.CARD", "ours")
     assert r.info("bloomkit")["bloomkit_filters"] == 2
+    assert "# bloomkit\r\nbloomkit_filters:2\r\n" in raw(r, "INFO", "bloomkit").decode()
     docs = raw(r, "COMMAND", "DOCS", "bk.add")
     assert dict(zip(docs[1][::2], docs[1][1::2]))[b"module"] == b"bloomkit"
     # Both types save and load on one server.
