@@ -66,11 +66,15 @@ int register_commands(RedisModuleCtx* ctx, command_family family) {
       return module_err;
     }
     if (RedisModule_GetCommand == nullptr || RedisModule_SetCommandInfo == nullptr) continue;
+    // The metadata is a courtesy to clients and ACLs: a server that refuses it still gets the
+    // command (and says so in its log).
     RedisModuleCommand* command = RedisModule_GetCommand(ctx, name.c_str());
     if (command == nullptr || set_command_info(command, c) != module_ok) {
-      RedisModule_Log(ctx, "warning", "bloomkit: Redis refused the command info of %s",
+      RedisModule_Log(ctx, "warning",
+                      "bloomkit: Redis refused the command info of %s: its COMMAND DOCS, arity "
+                      "and key specs are missing (a read-only ACL user cannot run it)",
                       name.c_str());
-      return module_err;
+      continue;
     }
     set_acl_categories(command, c, bloom);
   }

@@ -35,7 +35,8 @@ struct command_spec {
 std::span<const command_spec> command_table();
 
 // Registers the commands of `family` (CreateCommand, then SetCommandInfo and the ACL categories
-// where the server has them). Returns module_err, having logged which, when Redis refuses one.
+// where the server has them). Returns module_err, having logged which, when Redis refuses a
+// command; metadata it refuses is only logged.
 int register_commands(RedisModuleCtx* ctx, command_family family);
 
 }  // namespace bloomkit::redis_module
