@@ -3,12 +3,18 @@
 
 #include "commands.hpp"
 #include "module_api.hpp"
+#include "module_settings.hpp"
 #include "redis_memory.hpp"
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx,
-                                                                         RedisModuleString**, int) {
+                                                                         RedisModuleString** argv,
+                                                                         int argc) {
   using namespace bloomkit::redis_module;
   if (init_module_api(ctx, "bloomkit", 1) != module_ok) return module_err;
+  // RedisBloom's module arguments and configs: the defaults of the filters BF.ADD creates.
+  if (load_module_settings(ctx, {argv, static_cast<std::size_t>(argc)}) != module_ok) {
+    return module_err;
+  }
   // Bad RDB reads come back as errors to the loader instead of aborting the server.
   RedisModule_SetModuleOptions(ctx, option_handle_io_errors);
   // Every filter's bits from Redis's allocator: used_memory, maxmemory and MEMORY USAGE see them.
