@@ -2,6 +2,8 @@
 
 #include "module_filter.hpp"
 
+#include "module_value.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -119,11 +121,12 @@ std::optional<std::uint64_t> expansion_of(const module_filter& f) {
 }
 
 std::size_t memory_of(const module_filter& f) {
-  return sizeof(module_filter) + std::visit(
-                                     []<class Filter>(const Filter& filter) {
-                                       return parts<Filter>::allocated_bytes(filter);
-                                     },
-                                     f.filter);
+  // The value holds the filter object in place (module_value.hpp): its size counts once.
+  return sizeof(module_value) + std::visit(
+                                    []<class Filter>(const Filter& filter) {
+                                      return parts<Filter>::allocated_bytes(filter);
+                                    },
+                                    f.filter);
 }
 
 std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint64_t keys) {

@@ -57,7 +57,9 @@ std::uint64_t capacity_of(const module_filter& f);
 std::uint64_t items_of(const module_filter& f);
 std::uint64_t filter_count_of(const module_filter& f);
 std::optional<std::uint64_t> expansion_of(const module_filter& f);
-// MEMORY USAGE's figure: what the value holds, its bits as their allocator counts them.
+// MEMORY USAGE's figure for a key's value holding f (and BF.INFO's Size): the value object,
+// the filter's heap (a chain's sub-filter objects) and its bits as requested from the storage
+// allocator (the module's counts the bytes asked for, redis_memory.cpp).
 std::size_t memory_of(const module_filter& f);
 
 // The sizes in bytes of the sub-filters a chain would add to take `keys` more keys, all new (an
