@@ -1,10 +1,13 @@
 // BF.RESERVE, BF.ADD, BF.MADD, BF.INSERT, BF.EXISTS, BF.MEXISTS with RedisBloom's arguments,
 // replies and error strings.
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "arguments.hpp"
