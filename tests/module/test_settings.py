@@ -11,6 +11,7 @@ import redis
 from conftest import ModuleServer
 
 ResponseError = redis.exceptions.ResponseError
+RATE_RANGE = "Value for `bf-error-rate` must be in the range [0.000000, 1.000000]"
 
 
 def config_prefix(r):
@@ -105,9 +106,10 @@ def test_expansion_factor_zero_makes_nonscaling_filters(r, configs):
 
 @pytest.mark.parametrize("name, value, text", [
     ("bf-error-rate", "abc", "Invalid value for `bf-error-rate`"),
-    ("bf-error-rate", "0", "Value for `bf-error-rate` must be in the range [0.000000, 1.000000]"),
-    ("bf-error-rate", "1", "Value for `bf-error-rate` must be in the range [0.000000, 1.000000]"),
-    ("bf-error-rate", "-0.5", "Value for `bf-error-rate` must be in the range [0.000000, 1.000000]"),
+    ("bf-error-rate", "0", RATE_RANGE),
+    ("bf-error-rate", "1", RATE_RANGE),
+    ("bf-error-rate", "-0.5", RATE_RANGE),
+    ("bf-error-rate", "2", RATE_RANGE),
     ("bf-initial-size", "x", "Invalid value for `bf-initial-size`"),
     ("bf-initial-size", "0", "Value for `bf-initial-size` must be in the range [1, 1073741824]"),
     ("bf-initial-size", str(2**32),
