@@ -122,7 +122,65 @@ def phase(conn, command, key, keys, batch):
     return wall, cpu, reply
 
 
+def layouts_main(o):
+    """--fpp / --baseline: the default layout of BF.RESERVE at each p, in this module and (with
+    --baseline) another build of it, each on its own server, their rounds interleaved."""
+    capacity = o.capacity or o.keys
+    keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
+    fpps = [p.strip() for p in o.fpp.split(",")]
+    modules = [("new", o.module)] + ([("baseline", o.baseline)] if o.baseline else [])
+    payloads = {command: b"".join(encode(command, key, *keys[i:i + o.batch])
+                                  for i in range(0, len(keys), o.batch))
+                for command, key in (("BF.MADD", "bench"), ("BF.MEXISTS", "bench"),
+                                     ("SMISMEMBER", "bench-missing-set"))}
+    reply_bytes = sum(len(b"*%d\r\n" % len(keys[i:i + o.batch])) + 4 * len(keys[i:i + o.batch])
+                      for i in range(0, len(keys), o.batch))
+    with contextlib.ExitStack() as stack:
+        conns = {name: stack.enter_context(redis_server("--loadmodule", os.path.abspath(path)))
+                 for name, path in modules}
+        print(f"{platform.processor() or platform.machine()}; {os.cpu_count()} CPUs; "
+              f"load average {os.getloadavg()}")
+        print(f"{o.keys} keys, filters reserved for {capacity}, {o.batch} keys per command, "
+              f"{o.rounds} rounds; modules: " + ", ".join(f"{n} = {p}" for n, p in modules))
+        rows = {}
+        memory = {}
+        for round in range(o.rounds):
+            for p in fpps:
+                for name, conn in conns.items():
+                    conn.command("DEL", "bench", "bench-ns")
+                    conn.command("BF.RESERVE", "bench-ns", p, capacity, "NONSCALING")
+                    memory[(name, p, "NONSCALING, reserved")] = int(
+                        conn.command("MEMORY", "USAGE", "bench-ns")[1:].split(b"\r\n")[0])
+                    conn.command("BF.RESERVE", "bench", p, capacity)
+                    for command in ("BF.MADD", "BF.MEXISTS", "SMISMEMBER"):
+                        cpu0 = server_cpu(conn)
+                        t0 = time.perf_counter()
+                        reply = conn.send_and_read(payloads[command], reply_bytes)
+                        wall = time.perf_counter() - t0
+                        cpu = server_cpu(conn) - cpu0
+                        assert b"-" not in reply, reply[:200]
+                        if command == "BF.MEXISTS":
+                            assert reply.count(b":1\r\n") == o.keys, "a false negative"
+                        rows.setdefault((name, p, command), []).append(
+                            (o.keys / wall, cpu * 1e6 / o.keys))
+                    memory[(name, p, "scaling, after the adds")] = int(
+                        conn.command("MEMORY", "USAGE", "bench")[1:].split(b"\r\n")[0])
+            print(f"round {round + 1} done; load average {os.getloadavg()}", flush=True)
+        print("| module | p | command | keys/s (median) | server CPU s per 10^6 keys (median) "
+              "| rounds' CPU range |")
+        print("|---|---|---|---:|---:|---|")
+        for (name, p, command), figures in rows.items():
+            cpus = [f[1] for f in figures]
+            print(f"| {name} | {p} | {command} | {statistics.median(f[0] for f in figures):,.0f} "
+                  f"| {statistics.median(cpus):.3f} | {min(cpus):.3f}-{max(cpus):.3f} |")
+        print("| module | p | key | MEMORY USAGE |")
+        print("|---|---|---|---:|")
+        for (name, p, what), usage in memory.items():
+            print(f"| {name} | {p} | {what} | {usage:,} |")
+
+
 def main():
+
     parser = argparse.ArgumentParser()
     parser.add_argument("module")
     parser.add_argument("--keys", type=int, default=1_000_000)
@@ -131,7 +189,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--window", help="also time a window filter of this WINDOW (e.g. 7d)")
     parser.add_argument("--slices", type=int, default=8)
+    parser.add_argument("--fpp", help="comma-separated error rates: time BF.RESERVE's default "
+                        "layout at each (with MEMORY USAGE), interleaved with --baseline")
+    parser.add_argument("--baseline", help="another build of the module to time alongside")
     o = parser.parse_args()
+    if o.fpp or o.baseline:
+        o.fpp = o.fpp or "0.01"
+        layouts_main(o)
+        return
     capacity = o.capacity or o.keys
     keys = [f"https://example.com/item/{i:09d}".encode() for i in range(o.keys)]
     with redis_server("--loadmodule", os.path.abspath(o.module)) as conn:

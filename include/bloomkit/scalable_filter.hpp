@@ -22,9 +22,17 @@
 // The native probes give every filter a floor of about n/m^2 on its FPP (two keys whose digests
 // nearly agree probe the same bits), so meeting p_i takes m_i >= sqrt(n_i / p_i): bits per key
 // of at least sqrt(1 / (n_i p_i)), and n_i p_i = n0 p (1 - r) (s r)^i. With s r >= 1 that stays
-// bounded; with s r < 1 (linear growth s = 1 among them) it grows without limit (n0 = 100, s = 1,
-// r = 0.5: 10^11 bits for sub-filter 59), so such a chain cannot hold its bound and is refused
-// (check_growth): s must be at least 1/r (2 with the default r = 0.5).
+// bounded; with s r < 1 it grows without limit, so such a chain is refused (check_growth): s
+// must be at least 1/r (2 with the default r = 0.5) -- except s = 1, RedisBloom's EXPANSION 1.
+// Linear growth (s = 1): every sub-filter holds n0 keys at p (1 - r) r^i, the halving
+// RedisBloom's links use with r = 0.5, so the bound holds for any number of sub-filters; the
+// cost is per link. Its bits per key rise by about 1.44 log2(1/r) per link (1.44 with r = 0.5,
+// as RedisBloom's do, and k by about one) while the textbook size dominates, then past the
+// floor by a factor of sqrt(1/r) per link (with r = 0.5: n0 = 100 at p = 1% from about the
+// 10th link, n0 = 10^4 from about the 17th; sub-filter 59 of n0 = 100 would need 10^11 bits).
+// A chain of s = 1 holds at most max_sub_filters * n0 keys, and memory limits (a ceiling, a
+// host's maxmemory) refuse a link before its size becomes absurd; for an unknown number of
+// keys take s >= 2.
 // The textbook sizes would not do for the first, small sub-filters: with n0 = 1 and p = 1%, six
 // full sub-filters gave 6.3% (measured; now 0.63%), and 12.9% with growth 1, where every
 // sub-filter is that small (now 0.62%).
@@ -64,7 +72,7 @@ struct filter_access;
 struct scalable_config {
   std::uint64_t initial_capacity = 0;  // n0, >= 1
   double target_fpp = 0;               // p, in (0, 1): bound on the compound FPP
-  std::uint32_t growth = 2;            // s, 1..1024: sub-filter i holds n0 * s^i keys
+  std::uint32_t growth = 2;            // s, 1..32768: sub-filter i holds n0 * s^i keys
   double tightening = 0.5;             // r, in (0, 1): sub-filter i has FPP p (1 - r) r^i
   std::uint64_t memory_ceiling = 0;    // bytes of bits over all sub-filters; 0 = no ceiling
   friend bool operator==(const scalable_config&, const scalable_config&) = default;
@@ -77,7 +85,8 @@ class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter
   using sub_filter_type = SubFilter;
   using policy_type = typename SubFilter::policy_type;
   using digest_type = typename SubFilter::digest_type;
-  static constexpr std::uint32_t max_growth = 1024;
+  // RedisBloom's EXPANSION range; n0 s^i past 2^63 keys is refused per sub-filter.
+  static constexpr std::uint32_t max_growth = 32768;
   static constexpr std::size_t max_sub_filters = 256;
 
   // Throws errc::invalid_argument naming the parameter when one is out of range, and
@@ -90,10 +99,11 @@ class basic_scalable_filter : public detail::integral_keys<basic_scalable_filter
 
   // Throws errc::invalid_argument naming the parameter unless params are in range.
   static void validate(const scalable_config& params);
-  // Throws errc::invalid_argument unless growth * tightening >= 1: with s r < 1 the targets p_i
-  // shrink faster than the capacities n_i grow, and no size keeps the bound for long (see
-  // above). A new filter must pass it; a chain loaded from a file that does not keeps answering
-  // and taking keys while its newest sub-filter has room, but adds no sub-filter.
+  // Throws errc::invalid_argument unless growth * tightening >= 1 or growth is 1: with s r < 1
+  // the targets p_i shrink faster than the capacities n_i grow, and no size keeps the bound for
+  // long (see above); linear growth is let through for RedisBloom's EXPANSION 1, at the cost
+  // described above. A new filter must pass it; a chain loaded from a file that does not keeps
+  // answering and taking keys while its newest sub-filter has room, but adds no sub-filter.
   static void check_growth(const scalable_config& params);
   // Parameters of sub-filter `index`: capacity n0 s^i, target FPP p (1 - r) r^i, and the
   // sizing of SubFilter described above. Throws errc::too_large when it cannot exist (capacity past

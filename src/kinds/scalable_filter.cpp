@@ -58,13 +58,13 @@ void basic_scalable_filter<Sub>::validate(const scalable_config& p) {
 
 template <class Sub>
 void basic_scalable_filter<Sub>::check_growth(const scalable_config& p) {
-  if (static_cast<double>(p.growth) * p.tightening < 1) {
+  if (p.growth != 1 && static_cast<double>(p.growth) * p.tightening < 1) {
     invalid("growth " + std::to_string(p.growth) + " with tightening " +
             detail::exact_double(p.tightening) +
             " cannot hold the FPP bound: sub-filter i must keep p (1 - r) r^i, which shrinks "
             "faster than its capacity n0 s^i grows, and its bits per key would grow without "
-            "limit; growth must be at least 1 / tightening (growth 2 or more with tightening 0.5, "
-            "tightening 0.5 or more with growth 2)");
+            "limit; growth must be 1 or at least 1 / tightening (growth 2 or more with "
+            "tightening 0.5, tightening 0.5 or more with growth 2)");
   }
 }
 

@@ -2,9 +2,13 @@
 
 #include "module_filter.hpp"
 
+#include "module_value.hpp"
+
 #include <algorithm>
 #include <vector>
 
+#include "bloomkit/detail/filter_access.hpp"
+#include "bloomkit/sizing.hpp"
 #include "core/digest_batches.hpp"
 
 namespace bloomkit::redis_module {
@@ -44,14 +48,19 @@ std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string
 
 module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
                              bool nonscaling) {
-  if (nonscaling) {
-    return {blocked_bloom_filter::for_capacity(capacity, error_rate), true};
+  if (nonscaling || expansion == 0) {
+    // The fewest bits whose exact FPP at the capacity is within the rate (sizing.hpp), as a
+    // chain's sub-filters are sized; the capacity is the one asked for.
+    const filter_params sized = exact_params(capacity, error_rate);
+    return {detail::filter_access::make<bloom_filter>(
+                {sized.bits, sized.hashes, capacity, error_rate}, bit_array(sized.bits), 0),
+            true};
   }
   scalable_config params;
   params.initial_capacity = capacity;
   params.target_fpp = error_rate;
   params.growth = expansion;
-  return {scalable_blocked_bloom_filter(params), false};
+  return {scalable_bloom_filter(params), false};
 }
 
 std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
@@ -112,11 +121,12 @@ std::optional<std::uint64_t> expansion_of(const module_filter& f) {
 }
 
 std::size_t memory_of(const module_filter& f) {
-  return sizeof(module_filter) + std::visit(
-                                     []<class Filter>(const Filter& filter) {
-                                       return parts<Filter>::allocated_bytes(filter);
-                                     },
-                                     f.filter);
+  // The value holds the filter object in place (module_value.hpp): its size counts once.
+  return sizeof(module_value) + std::visit(
+                                    []<class Filter>(const Filter& filter) {
+                                      return parts<Filter>::allocated_bytes(filter);
+                                    },
+                                    f.filter);
 }
 
 std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint64_t keys) {

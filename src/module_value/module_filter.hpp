@@ -1,9 +1,8 @@
 #pragma once
 // The value of a module key: the registry's filter (any native filter type, any_filter.hpp) and
-// the module's own flags. BF.RESERVE / BF.ADD make a scalable chain of blocked filters (growth =
-// RedisBloom's EXPANSION) or, NONSCALING, one blocked filter that refuses new keys at its
-// capacity as RedisBloom's does; BK.RESERVE makes any kind. What the module asks of a kind is the
-// registry's (kinds.hpp: kind_traits, kind_parts).
+// the module's own flags. BF.RESERVE / BF.ADD / BF.INSERT make classic filters (make_bf_filter
+// says why), BK.RESERVE any kind. What the module asks of a kind is the registry's (kinds.hpp:
+// kind_traits, kind_parts).
 
 #include <cstddef>
 #include <cstdint>
@@ -27,8 +26,19 @@ inline constexpr double default_error_rate = 0.01;
 inline constexpr std::uint64_t default_capacity = 100;
 inline constexpr std::uint32_t default_expansion = 2;
 
-// What BF.RESERVE and BF.INSERT ask for. Throws bloomkit::error when bloomkit cannot build it
-// (e.g. EXPANSION 1: a chain that does not grow cannot keep its error bound, scalable_filter.hpp).
+// What BF.RESERVE, BF.INSERT and an auto-creating BF.ADD / BF.MADD ask for, for every value
+// RedisBloom accepts (error rate in (0, 1), capacity >= 1, EXPANSION 0..32768):
+// - NONSCALING, or EXPANSION 0 (a chain whose next link would hold 0 keys: it never grows): one
+//   classic filter of the fewest bits whose exact FPP at `capacity` is within `error_rate`,
+//   refusing a new key past its capacity.
+// - Else a scalable chain of classic filters (scalable_bloom_filter): sub-filter i holds
+//   capacity * expansion^i keys at FPP error_rate / 2^(i+1), RedisBloom's own schedule, so the
+//   compound FPP stays below error_rate for any number of adds. EXPANSION 1 (links that do not
+//   grow) keeps that bound too, at a cost per link that grows (scalable_filter.hpp).
+// The layout is classic at every rate: bloomkit's blocked filter needs 1.10x (p = 1e-2) to 8.6x
+// (1e-9) the bits per key of RedisBloom's (bench/RESULTS.md, issue 29), the classic one the same
+// bits as RedisBloom's where the native probes' floor (sizing.hpp: about n/m^2) is below p.
+// Throws bloomkit::error when bloomkit cannot build it (too large).
 module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
                              bool nonscaling);
 
@@ -47,7 +57,9 @@ std::uint64_t capacity_of(const module_filter& f);
 std::uint64_t items_of(const module_filter& f);
 std::uint64_t filter_count_of(const module_filter& f);
 std::optional<std::uint64_t> expansion_of(const module_filter& f);
-// MEMORY USAGE's figure: what the value holds, its bits as their allocator counts them.
+// MEMORY USAGE's figure for a key's value holding f (and BF.INFO's Size): the value object,
+// the filter's heap (a chain's sub-filter objects) and its bits as requested from the storage
+// allocator (the module's counts the bytes asked for, redis_memory.cpp).
 std::size_t memory_of(const module_filter& f);
 
 // The sizes in bytes of the sub-filters a chain would add to take `keys` more keys, all new (an

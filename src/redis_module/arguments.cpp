@@ -3,7 +3,9 @@
 #include "arguments.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -17,23 +19,31 @@ std::vector<std::string_view> views_of(std::span<RedisModuleString* const> argum
 }
 
 std::optional<long long> to_integer(std::string_view text) {
-  long long value = 0;
-  const auto [end, problem] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (problem != std::errc() || end != text.data() + text.size() || text.empty()) {
+  // As Redis's string2ll: an optional '-', then no leading zero ("0" alone), no '+', no space.
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = text.substr(negative ? 1 : 0);
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9' ||
+      (digits.front() == '0' && (digits.size() > 1 || negative))) {
     return std::nullopt;
   }
+  long long value = 0;
+  const auto [end, problem] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (problem != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
 }
 
 std::optional<double> to_double(std::string_view text) {
-  // strtod accepts what Redis's own parser does ("1e-3", "inf", "nan"); the callers range-check.
-  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text[0]))) {
+  // As Redis's string2d (RedisModule_StringToDouble): strtod over the whole argument ("1e-3",
+  // "inf"), no leading space, neither NaN nor an overflow or an underflow to zero.
+  if (text.empty() || text.size() > 256 || std::isspace(static_cast<unsigned char>(text[0]))) {
     return std::nullopt;
   }
   const std::string copy(text);
   char* end = nullptr;
+  errno = 0;
   const double value = std::strtod(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size()) return std::nullopt;
+  if (end != copy.c_str() + copy.size() || std::isnan(value)) return std::nullopt;
+  if (errno == ERANGE && (std::isinf(value) || value == 0)) return std::nullopt;
   return value;
 }
 

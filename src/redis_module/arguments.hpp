@@ -1,6 +1,6 @@
 #pragma once
-// Reading command arguments: bytes as string_views, numbers as RedisBloom parses them (a whole
-// argument, no trailing text), keywords case-insensitively.
+// Reading command arguments: bytes as string_views, numbers as RedisBloom parses them (Redis's
+// RedisModule_StringToLongLong / StringToDouble rules), keywords case-insensitively.
 
 #include <cstdint>
 #include <optional>
@@ -21,7 +21,7 @@ inline std::string_view view_of(const RedisModuleString* argument) {
 // The arguments as views (they live as long as the command's argv).
 std::vector<std::string_view> views_of(std::span<RedisModuleString* const> arguments);
 
-// A whole-argument integer / finite-or-not double, or nothing.
+// A whole-argument integer / double (infinities allowed, not NaN), or nothing.
 std::optional<long long> to_integer(std::string_view text);
 std::optional<double> to_double(std::string_view text);
 

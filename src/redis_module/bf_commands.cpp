@@ -1,16 +1,21 @@
 // BF.RESERVE, BF.ADD, BF.MADD, BF.INSERT, BF.EXISTS, BF.MEXISTS with RedisBloom's arguments,
 // replies and error strings.
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "arguments.hpp"
+#include "bf_arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 #include "module_stats.hpp"
+#include "replies.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -18,16 +23,9 @@ namespace {
 
 constexpr const char* full_error = "ERR non scaling filter is full";
 
-struct create_options {
-  double error_rate = default_error_rate;
-  long long capacity = static_cast<long long>(default_capacity);
-  std::uint32_t expansion = default_expansion;
-  bool nonscaling = false;
-  bool create = true;
-};
-
-// Adds `items` to the key's filter, creating it with `options` when missing; replies one integer
-// (single) or an array, whose last element is RedisBloom's error when a NONSCALING filter is full.
+// Adds `items` to the key's filter, creating it with `options` when missing; replies one boolean
+// (single) or an array of them (1 / 0 in RESP2), whose last element is RedisBloom's error when a
+// NONSCALING filter is full.
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
               std::span<RedisModuleString* const> items, const create_options& options, bool single,
               const char* event) {
@@ -35,8 +33,8 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   filter_key key(ctx, name, open_read | open_write);
   if (key.empty() && options.create) {
     try {
-      key.create(make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                                options.expansion, options.nonscaling));
+      key.create(make_bf_filter(options.error_rate, options.capacity, options.expansion,
+                                options.nonscaling));
     } catch (const error& e) {
       return reply_failure(ctx, budget, e);
     }
@@ -65,38 +63,39 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
     if (handled == 0) {
       RedisModule_ReplyWithError(ctx, full_error);
     } else {
-      RedisModule_ReplyWithLongLong(ctx, added[0] ? 1 : 0);
+      reply_bool(ctx, added[0]);
     }
   } else {
     const bool full = handled < keys.size();
     RedisModule_ReplyWithArray(ctx, static_cast<long>(handled + (full ? 1 : 0)));
-    for (std::size_t i = 0; i < handled; ++i) RedisModule_ReplyWithLongLong(ctx, added[i] ? 1 : 0);
+    for (std::size_t i = 0; i < handled; ++i) reply_bool(ctx, added[i]);
     if (full) RedisModule_ReplyWithError(ctx, full_error);
   }
   announce_write(ctx, event, name);
   return module_ok;
 }
 
-// Answers 0 for every item of a missing key, as RedisBloom does.
+// Answers false (0) for every item of a key that holds no usable filter: missing, of another type
+// or still being loaded by BF.LOADCHUNK, as RedisBloom answers any key that is not its filter.
 int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
                 std::span<RedisModuleString* const> items, bool single) {
   filter_key key(ctx, name, open_read);
-  if (!key.empty() && (key.value() == nullptr || !key.value()->filter)) {
-    return reply_not_usable(ctx, key);
-  }
   const std::vector<std::string_view> keys = views_of(items);
   note_lookups(keys.size());
   const auto present = std::make_unique<bool[]>(keys.size());
-  if (key.empty()) {
+  if (key.value() == nullptr || !key.value()->filter) {
     std::fill_n(present.get(), keys.size(), false);
   } else {
     find_keys(*key.value()->filter, keys, {present.get(), keys.size()});
   }
   if (!single) RedisModule_ReplyWithArray(ctx, static_cast<long>(keys.size()));
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    RedisModule_ReplyWithLongLong(ctx, present[i] ? 1 : 0);
-  }
+  for (std::size_t i = 0; i < keys.size(); ++i) reply_bool(ctx, present[i]);
   return module_ok;
+}
+
+int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal) {
+  if (std::holds_alternative<wrong_arity>(refusal)) return RedisModule_WrongArity(ctx);
+  return reply_error(ctx, std::get<std::string>(refusal));
 }
 
 }  // namespace
@@ -137,110 +136,40 @@ void announce_write(RedisModuleCtx* ctx, const char* event, RedisModuleString* k
 
 // BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
 int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc < 4 || argc > 7) return RedisModule_WrongArity(ctx);
-  const std::optional<double> error_rate = to_double(view_of(argv[2]));
-  if (!error_rate) return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
-  if (!(*error_rate > 0 && *error_rate < 1)) {
-    return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1) ");
+  const auto read = read_reserve({argv, static_cast<std::size_t>(argc)});
+  if (const auto* refusal = std::get_if<argument_refusal>(&read)) {
+    return reply_refusal(ctx, *refusal);
   }
-  const std::optional<long long> capacity = to_integer(view_of(argv[3]));
-  if (!capacity) return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
-  if (*capacity <= 0) {
-    return RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
-  }
-  create_options options;
-  options.error_rate = *error_rate;
-  options.capacity = *capacity;
-  bool expansion_given = false;
-  for (int i = 4; i < argc; ++i) {
-    const std::string_view argument = view_of(argv[i]);
-    if (keyword_is(argument, "NONSCALING")) {
-      options.nonscaling = true;
-    } else if (keyword_is(argument, "EXPANSION")) {
-      if (++i == argc) return RedisModule_ReplyWithError(ctx, "ERR no expansion");
-      switch (parse_expansion(view_of(argv[i]), options.expansion)) {
-        case expansion_check::ok:
-          break;
-        case expansion_check::not_integer:
-          return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-        case expansion_check::below_one:
-          return RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
-        case expansion_check::too_large:
-          return reply_error(ctx, expansion_range_error(view_of(argv[i])));
-      }
-      expansion_given = true;
-    } else {
-      return RedisModule_ReplyWithError(ctx, "ERR unknown argument received");
-    }
-  }
-  if (options.nonscaling && expansion_given) {
-    return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
-  }
+  const create_options& options = std::get<create_options>(read);
   return reserve_key(ctx, argv[1], "bf.reserve", [&] {
-    return make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                          options.expansion, options.nonscaling);
+    return make_bf_filter(options.error_rate, options.capacity, options.expansion,
+                          options.nonscaling);
   });
 }
 
 // BF.ADD key item
 int bf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  return add_items(ctx, argv[1], {argv + 2, 1}, create_options{}, true, "bf.add");
+  return add_items(ctx, argv[1], {argv + 2, 1}, default_create_options(), true, "bf.add");
 }
 
 // BF.MADD key item [item ...]
 int bf_madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
-  return add_items(ctx, argv[1], {argv + 2, static_cast<std::size_t>(argc - 2)}, create_options{},
-                   false, "bf.madd");
+  return add_items(ctx, argv[1], {argv + 2, static_cast<std::size_t>(argc - 2)},
+                   default_create_options(), false, "bf.madd");
 }
 
 // BF.INSERT key [CAPACITY capacity] [ERROR error] [EXPANSION expansion] [NOCREATE] [NONSCALING]
 //   ITEMS item [item ...]
 int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc < 4) return RedisModule_WrongArity(ctx);
-  create_options options;
-  int items = -1;
-  for (int i = 2; i < argc && items < 0; ++i) {
-    const std::string_view argument = view_of(argv[i]);
-    const bool takes_value = keyword_is(argument, "CAPACITY") || keyword_is(argument, "ERROR") ||
-                             keyword_is(argument, "EXPANSION");
-    if (takes_value && i + 1 == argc) return RedisModule_WrongArity(ctx);
-    if (keyword_is(argument, "ITEMS")) {
-      items = i + 1;
-    } else if (keyword_is(argument, "CAPACITY")) {
-      const std::optional<long long> capacity = to_integer(view_of(argv[++i]));
-      if (!capacity) return RedisModule_ReplyWithError(ctx, "Bad capacity");
-      options.capacity = *capacity;
-    } else if (keyword_is(argument, "ERROR")) {
-      const std::optional<double> error_rate = to_double(view_of(argv[++i]));
-      if (!error_rate) return RedisModule_ReplyWithError(ctx, "Bad error rate");
-      options.error_rate = *error_rate;
-    } else if (keyword_is(argument, "EXPANSION")) {
-      switch (parse_expansion(view_of(argv[++i]), options.expansion)) {
-        case expansion_check::ok:
-          break;
-        case expansion_check::not_integer:
-          return RedisModule_ReplyWithError(ctx, "Bad expansion");
-        case expansion_check::below_one:
-          return RedisModule_ReplyWithError(ctx, "Bad argument received");
-        case expansion_check::too_large:
-          return reply_error(ctx, expansion_range_error(view_of(argv[i])));
-      }
-    } else if (keyword_is(argument, "NOCREATE")) {
-      options.create = false;
-    } else if (keyword_is(argument, "NONSCALING")) {
-      options.nonscaling = true;
-    } else {
-      return RedisModule_ReplyWithError(ctx, "Unknown argument received");
-    }
+  std::size_t items = 0;
+  const auto read = read_insert({argv, static_cast<std::size_t>(argc)}, items);
+  if (const auto* refusal = std::get_if<argument_refusal>(&read)) {
+    return reply_refusal(ctx, *refusal);
   }
-  if (items < 0 || items >= argc) return RedisModule_WrongArity(ctx);
-  if (!(options.error_rate > 0 && options.error_rate < 1) || options.capacity < 1) {
-    return RedisModule_ReplyWithError(ctx, "Bad argument received");
-  }
-  return add_items(ctx, argv[1], {argv + items, static_cast<std::size_t>(argc - items)}, options,
-                   false, "bf.insert");
+  return add_items(ctx, argv[1], {argv + items, static_cast<std::size_t>(argc) - items},
+                   std::get<create_options>(read), false, "bf.insert");
 }
 
 // BF.EXISTS key item

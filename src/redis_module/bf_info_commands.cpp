@@ -7,6 +7,7 @@
 
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "replies.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -41,7 +42,9 @@ void reply_field(RedisModuleCtx* ctx, const module_filter& f, std::size_t field)
 
 }  // namespace
 
-// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]: as RedisBloom, the fields as a
+// map (RESP3) or an array of names and values (RESP2); one field as a map of that field (RESP3)
+// or an array of its value (RESP2).
 int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read);
@@ -51,14 +54,19 @@ int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     const std::string_view wanted = view_of(argv[2]);
     for (std::size_t i = 0; i < info_fields.size(); ++i) {
       if (keyword_is(wanted, info_fields[i].keyword)) {
-        RedisModule_ReplyWithArray(ctx, 1);
+        if (RedisModule_ReplyWithMap != nullptr && speaks_resp3(ctx)) {
+          RedisModule_ReplyWithMap(ctx, 1);
+          RedisModule_ReplyWithSimpleString(ctx, info_fields[i].title);
+        } else {
+          RedisModule_ReplyWithArray(ctx, 1);
+        }
         reply_field(ctx, f, i);
         return module_ok;
       }
     }
-    return RedisModule_ReplyWithError(ctx, "ERR Invalid information value");
+    return RedisModule_ReplyWithError(ctx, "Invalid information value");
   }
-  RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * info_fields.size()));
+  reply_map(ctx, static_cast<long>(info_fields.size()));
   for (std::size_t i = 0; i < info_fields.size(); ++i) {
     RedisModule_ReplyWithSimpleString(ctx, info_fields[i].title);
     reply_field(ctx, f, i);

@@ -43,8 +43,9 @@ inline int reply_failure(RedisModuleCtx* ctx, const memory_budget& budget, const
                      budget.refusal().empty() ? std::string("ERR ") + e.what() : budget.refusal());
 }
 
-// EXPANSION's value, RedisBloom's growth factor, read as the whole number it is (never cut to 32
-// bits): ok (into `out`) when it is 1..1024 (scalable_filter.hpp's max_growth).
+// BK.RESERVE's EXPANSION, read as the whole number it is (never cut to 32 bits): ok (into `out`)
+// when it is 1..1024 (scalable_filter.hpp's max_growth). BF.RESERVE / BF.INSERT read theirs as
+// RedisBloom does (bf_arguments.hpp).
 enum class expansion_check { ok, not_integer, below_one, too_large };
 expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
 // "ERR EXPANSION <text> is out of range: give 1..1024".

@@ -45,9 +45,7 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   filter_key key(ctx, argv[1], open_read);
   if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
   const std::optional<long long> iterator = to_integer(view_of(argv[2]));
-  if (!iterator || *iterator < 0) {
-    return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
-  }
+  if (!iterator) return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
   const module_value& value = *key.value();
   if (*iterator == 0) {
     const std::string header = header_of(value);
@@ -60,15 +58,15 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   std::uint64_t total = 0;
   for (std::string_view piece : pieces) total += piece.size();
   const std::uint32_t tag = image_shape_tag(*value.filter);
-  const chunk_iterator it = decode_chunk_iterator(*iterator);
-  if (it.end == 0) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
-  const std::uint64_t offset = it.end - 1;
-  if ((it.tag != 0 && it.tag != tag) || offset > total) {
+  const chunk_iterator it = *iterator > 0 ? decode_chunk_iterator(*iterator) : chunk_iterator{};
+  if (it.tag != 0 && it.tag != tag) {
     return RedisModule_ReplyWithError(
         ctx,
         "ERR the filter changed during BF.SCANDUMP (the key was deleted and recreated with "
         "another shape): dump it again from iterator 0");
   }
+  // As RedisBloom, an iterator before the payload (negative) or past it ends the dump: (0, "").
+  const std::uint64_t offset = it.end == 0 ? total : std::min(it.end - 1, total);
   RedisModule_ReplyWithArray(ctx, 2);
   if (offset == total) {
     RedisModule_ReplyWithLongLong(ctx, 0);
@@ -88,9 +86,7 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 4) return RedisModule_WrongArity(ctx);
   const std::optional<long long> iterator = to_integer(view_of(argv[2]));
-  if (!iterator || *iterator < 1) {
-    return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
-  }
+  if (!iterator) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
   const std::string_view data = view_of(argv[3]);
   memory_budget budget(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
@@ -109,6 +105,8 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (key.value() == nullptr) return reply_not_usable(ctx, key);
   module_value& value = *key.value();
   if (!value.loading) return RedisModule_ReplyWithError(ctx, "ERR filter is already loaded");
+  // RedisBloom's answer to an iterator that cannot follow a header (0, negative).
+  if (*iterator < 1) return RedisModule_ReplyWithError(ctx, "ERR received bad data");
   // The parts this chunk starts are checked against maxmemory first: a refused chunk changes
   // nothing, and may be sent again once there is room.
   if (!budget.admits(value.loading->allocations_for(data.size()))) {

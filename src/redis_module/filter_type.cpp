@@ -107,7 +107,7 @@ void rewrite_value(RedisModuleIO* aof, RedisModuleString* key, void* value) {
 
 std::size_t value_memory(const void* value) {
   const auto& v = *static_cast<const module_value*>(value);
-  if (v.filter) return sizeof(module_value) + memory_of(*v.filter);
+  if (v.filter) return memory_of(*v.filter);
   // What a load has allocated so far, not what its header declares (the rest may never come).
   return sizeof(module_value) + sizeof(image_loader) + v.loading->header().size() +
          v.loading->allocated_bytes();

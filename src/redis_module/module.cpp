@@ -7,6 +7,7 @@
 #include "filter_type.hpp"
 #include "module_api.hpp"
 #include "module_arguments.hpp"
+#include "module_settings.hpp"
 #include "module_stats.hpp"
 #include "redis_memory.hpp"
 
@@ -54,7 +55,9 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   RedisModule_SetModuleOptions(ctx, option_handle_io_errors);
   // Every filter's bits from Redis's allocator: used_memory, maxmemory and MEMORY USAGE see them.
   install_redis_allocator();
-  // Hook (integrator): RedisBloom's module arguments and configs read arguments.rest here.
+  // RedisBloom's module arguments and configs (after the name: 7.x prefixes configs with it):
+  // the defaults of the filters BF.ADD creates.
+  if (load_module_settings(ctx, arguments.rest) != module_ok) return module_err;
   if (register_filter_type(ctx, aof_load_command(arguments.mode)) != module_ok) {
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
     return module_err;

@@ -22,6 +22,8 @@ decltype(RedisModule_ReplyWithStringBuffer) RedisModule_ReplyWithStringBuffer = 
 decltype(RedisModule_ReplyWithNull) RedisModule_ReplyWithNull = nullptr;
 decltype(RedisModule_ReplyWithDouble) RedisModule_ReplyWithDouble = nullptr;
 decltype(RedisModule_StringPtrLen) RedisModule_StringPtrLen = nullptr;
+decltype(RedisModule_CreateString) RedisModule_CreateString = nullptr;
+decltype(RedisModule_FreeString) RedisModule_FreeString = nullptr;
 decltype(RedisModule_OpenKey) RedisModule_OpenKey = nullptr;
 decltype(RedisModule_CloseKey) RedisModule_CloseKey = nullptr;
 decltype(RedisModule_KeyType) RedisModule_KeyType = nullptr;
@@ -57,6 +59,11 @@ decltype(RedisModule_AddACLCategory) RedisModule_AddACLCategory = nullptr;
 decltype(RedisModule_RegisterInfoFunc) RedisModule_RegisterInfoFunc = nullptr;
 decltype(RedisModule_InfoAddSection) RedisModule_InfoAddSection = nullptr;
 decltype(RedisModule_InfoAddFieldULongLong) RedisModule_InfoAddFieldULongLong = nullptr;
+decltype(RedisModule_ReplyWithBool) RedisModule_ReplyWithBool = nullptr;
+decltype(RedisModule_ReplyWithMap) RedisModule_ReplyWithMap = nullptr;
+decltype(RedisModule_RegisterStringConfig) RedisModule_RegisterStringConfig = nullptr;
+decltype(RedisModule_LoadConfigs) RedisModule_LoadConfigs = nullptr;
+decltype(RedisModule_GetServerVersion) RedisModule_GetServerVersion = nullptr;
 }  // extern "C"
 
 namespace bloomkit::redis_module {
@@ -84,6 +91,8 @@ const std::array required_functions{
     api_entry{"RedisModule_ReplyWithNull", &RedisModule_ReplyWithNull},
     api_entry{"RedisModule_ReplyWithDouble", &RedisModule_ReplyWithDouble},
     api_entry{"RedisModule_StringPtrLen", &RedisModule_StringPtrLen},
+    api_entry{"RedisModule_CreateString", &RedisModule_CreateString},
+    api_entry{"RedisModule_FreeString", &RedisModule_FreeString},
     api_entry{"RedisModule_OpenKey", &RedisModule_OpenKey},
     api_entry{"RedisModule_CloseKey", &RedisModule_CloseKey},
     api_entry{"RedisModule_KeyType", &RedisModule_KeyType},
@@ -108,7 +117,8 @@ const std::array required_functions{
     api_entry{"RedisModule_GetContextFlags", &RedisModule_GetContextFlags},
 };
 
-// Newer servers' functions: the module works without them (redis_memory.hpp says how).
+// Newer servers' functions: the module works without them (redis_memory.hpp, replies.hpp and
+// module_settings.hpp say how).
 const std::array optional_functions{
     api_entry{"RedisModule_TryAlloc", &RedisModule_TryAlloc},
     api_entry{"RedisModule_MallocSize", &RedisModule_MallocSize},
@@ -123,6 +133,11 @@ const std::array optional_functions{
     api_entry{"RedisModule_RegisterInfoFunc", &RedisModule_RegisterInfoFunc},
     api_entry{"RedisModule_InfoAddSection", &RedisModule_InfoAddSection},
     api_entry{"RedisModule_InfoAddFieldULongLong", &RedisModule_InfoAddFieldULongLong},
+    api_entry{"RedisModule_ReplyWithBool", &RedisModule_ReplyWithBool},
+    api_entry{"RedisModule_ReplyWithMap", &RedisModule_ReplyWithMap},
+    api_entry{"RedisModule_RegisterStringConfig", &RedisModule_RegisterStringConfig},
+    api_entry{"RedisModule_LoadConfigs", &RedisModule_LoadConfigs},
+    api_entry{"RedisModule_GetServerVersion", &RedisModule_GetServerVersion},
 };
 
 }  // namespace

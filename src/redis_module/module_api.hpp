@@ -32,6 +32,13 @@ using RedisModuleTypeFreeFunc = void (*)(void* value);
 using RedisModuleTypeAuxLoadFunc = int (*)(RedisModuleIO* rdb, int encver, int when);
 using RedisModuleTypeAuxSaveFunc = void (*)(RedisModuleIO* rdb, int when);
 using RedisModuleInfoFunc = void (*)(RedisModuleInfoCtx* ctx, int for_crash_report);
+// A module config's callbacks (Redis >= 7.0): the value as text, and setting it from text (an
+// error string, which Redis frees, when refused).
+using RedisModuleConfigGetStringFunc = RedisModuleString* (*)(const char* name, void* privdata);
+using RedisModuleConfigSetStringFunc = int (*)(const char* name, RedisModuleString* value,
+                                               void* privdata, RedisModuleString** error);
+using RedisModuleConfigApplyFunc = int (*)(RedisModuleCtx* ctx, void* privdata,
+                                           RedisModuleString** error);
 
 // The callbacks of a data type, layout version 1 (the fields every Redis since 4.0 reads).
 struct RedisModuleTypeMethods {
@@ -69,6 +76,9 @@ extern int (*RedisModule_ReplyWithStringBuffer)(RedisModuleCtx* ctx, const char*
 extern int (*RedisModule_ReplyWithNull)(RedisModuleCtx* ctx);
 extern int (*RedisModule_ReplyWithDouble)(RedisModuleCtx* ctx, double value);
 extern const char* (*RedisModule_StringPtrLen)(const RedisModuleString* text, std::size_t* length);
+extern RedisModuleString* (*RedisModule_CreateString)(RedisModuleCtx* ctx, const char* text,
+                                                      std::size_t length);
+extern void (*RedisModule_FreeString)(RedisModuleCtx* ctx, RedisModuleString* text);
 extern void* (*RedisModule_OpenKey)(RedisModuleCtx* ctx, RedisModuleString* name, int mode);
 extern void (*RedisModule_CloseKey)(RedisModuleKey* key);
 extern int (*RedisModule_KeyType)(RedisModuleKey* key);
@@ -118,6 +128,17 @@ extern int (*RedisModule_RegisterInfoFunc)(RedisModuleCtx* ctx, RedisModuleInfoF
 extern int (*RedisModule_InfoAddSection)(RedisModuleInfoCtx* ctx, const char* name);
 extern int (*RedisModule_InfoAddFieldULongLong)(RedisModuleInfoCtx* ctx, const char* field,
                                                 unsigned long long value);
+// Optional (Redis >= 7.0): RESP3 replies (booleans, maps) and module configs.
+extern int (*RedisModule_ReplyWithBool)(RedisModuleCtx* ctx, int value);
+extern int (*RedisModule_ReplyWithMap)(RedisModuleCtx* ctx, long pairs);
+extern int (*RedisModule_RegisterStringConfig)(RedisModuleCtx* ctx, const char* name,
+                                               const char* default_value, unsigned int flags,
+                                               RedisModuleConfigGetStringFunc get,
+                                               RedisModuleConfigSetStringFunc set,
+                                               RedisModuleConfigApplyFunc apply, void* privdata);
+extern int (*RedisModule_LoadConfigs)(RedisModuleCtx* ctx);
+// Optional (Redis >= 6.0.9): the server's version, 0x00MMmmpp.
+extern int (*RedisModule_GetServerVersion)();
 
 }  // extern "C"
 
@@ -141,6 +162,12 @@ inline constexpr int ctx_flags_maxmemory = 1 << 8;
 inline constexpr int ctx_flags_evict = 1 << 9;
 inline constexpr int ctx_flags_replicated = 1 << 12;
 inline constexpr int ctx_flags_loading = 1 << 13;
+// The client speaks RESP3 (HELLO 3).
+inline constexpr int ctx_flags_resp3 = 1 << 22;
+// RedisModule_Register*Config: the name as given, without the module's name and a dot in front
+// (Redis >= 8.0; older servers refuse the flag).
+inline constexpr unsigned int config_default = 0;
+inline constexpr unsigned int config_unprefixed = 1U << 9;
 inline constexpr std::uint64_t type_method_version = 1;
 inline constexpr const char* wrong_type_error =
     "WRONGTYPE Operation against a key holding the wrong kind of value";

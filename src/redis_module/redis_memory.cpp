@@ -47,6 +47,11 @@ void zero_memory(void* p, std::size_t bytes) noexcept {
   std::memset(begin, 0, bytes);
 }
 
+// TryAlloc answers null where Alloc would abort the server (Redis < 7 lacks it).
+void* try_alloc(std::size_t bytes) noexcept {
+  return RedisModule_TryAlloc != nullptr ? RedisModule_TryAlloc(bytes) : RedisModule_Alloc(bytes);
+}
+
 class redis_allocator final : public storage_allocator {
  public:
   storage_block allocate(std::size_t bytes) override {
@@ -56,10 +61,22 @@ class redis_allocator final : public storage_allocator {
     if (bytes > std::numeric_limits<std::size_t>::max() - alignment) {
       throw error(errc::too_large, "cannot allocate " + std::to_string(bytes) + " bytes");
     }
-    const std::size_t request = bytes + alignment;
-    // TryAlloc answers null where Alloc would abort the server (Redis < 7 lacks it).
-    void* base = RedisModule_TryAlloc != nullptr ? RedisModule_TryAlloc(request)
-                                                 : RedisModule_Alloc(request);
+    // jemalloc places every size class that is a multiple of 64 bytes (64, 128, 192 and all
+    // from 256 on) on a 64-byte boundary: from 256 bytes on the exact size, below it the size
+    // rounded up to 64 bytes (144 would take class 160, aligned for every other object only),
+    // so that the count is the same every time; padding to align by hand only for an allocator
+    // that does otherwise.
+    const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+    const std::size_t sizes[] = {bytes >= 256 ? bytes : rounded, bytes + alignment};
+    std::size_t request = 0;
+    void* base = nullptr;
+    for (const std::size_t size : sizes) {
+      if (size == request) continue;
+      if (base != nullptr) RedisModule_Free(base);
+      request = size;
+      base = try_alloc(request);
+      if (base == nullptr || reinterpret_cast<std::uintptr_t>(base) % alignment == 0) break;
+    }
     if (base == nullptr) {
       throw error(errc::too_large, "cannot allocate " + std::to_string(bytes) +
                                        " bytes for the filter's bits: Redis's allocator refused");
@@ -74,10 +91,11 @@ class redis_allocator final : public storage_allocator {
       if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
     }
     zero_memory(words, bytes);
-    const std::size_t held =
-        RedisModule_MallocSize != nullptr ? RedisModule_MallocSize(base) : request;
-    note_bytes_allocated(held);
-    return {words, base, held};
+    // The bytes asked for, as RedisBloom and Redis's own types count their values for MEMORY
+    // USAGE; used_memory adds the allocator's rounding to its size class (jemalloc: at most a
+    // quarter, allocation_estimate), for RedisBloom's values as for these.
+    note_bytes_allocated(request);
+    return {words, base, request};
   }
   void deallocate(const storage_block& block) noexcept override {
     note_bytes_freed(block.bytes);

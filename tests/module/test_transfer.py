@@ -15,7 +15,7 @@ ABSENT = [f"absent{i}" for i in range(3000)]
 # (how to make the key, the kind of the file pull writes)
 KINDS = [
     (("BF.RESERVE", "f", 0.01, 500), "scalable"),  # a chain that grows past 500 keys
-    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "blocked"),
+    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "classic"),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic"),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked"),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting"),

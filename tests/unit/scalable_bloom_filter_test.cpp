@@ -88,19 +88,19 @@ TEST(ScalableBloomFilter, NoFalseNegativesUpTo100TimesTheInitialCapacity) {
 
 // With growth s and tightening r, sub-filter i must hold p (1 - r) r^i at n0 s^i keys, and the
 // native probes' n/m^2 floor makes its bits per key at least sqrt(1 / (n_i p_i)): bounded only
-// when s r >= 1. Other combinations (linear growth among them) are refused up front; a chain of
-// them loaded from a file still answers, but adds no sub-filter.
+// when s r >= 1. Other combinations are refused up front, except linear growth (s = 1,
+// RedisBloom's EXPANSION 1), whose cost per link grows instead (LinearGrowthKeepsTheBound).
 TEST(ScalableBloomFilter, GrowthThatCannotHoldTheBoundIsRefused) {
-  for (const auto& [s, r] :
-       {std::pair{1u, 0.5}, std::pair{1u, 0.99}, std::pair{2u, 0.4}, std::pair{4u, 0.2}}) {
+  for (const auto& [s, r] : {std::pair{2u, 0.4}, std::pair{4u, 0.2}, std::pair{3u, 0.3}}) {
     expect_error(errc::invalid_argument, {"growth " + std::to_string(s), "tightening", "bound"},
                  [&] { scalable_bloom_filter(10, 0.01, s, r); });
   }
-  for (const auto& [s, r] :
-       {std::pair{2u, 0.5}, std::pair{2u, 0.9}, std::pair{4u, 0.25}, std::pair{3u, 0.4}}) {
+  for (const auto& [s, r] : {std::pair{2u, 0.5}, std::pair{2u, 0.9}, std::pair{4u, 0.25},
+                             std::pair{3u, 0.4}, std::pair{1u, 0.5}, std::pair{1u, 0.99}}) {
     EXPECT_NO_THROW(scalable_bloom_filter(10, 0.01, s, r)) << s << " " << r;
   }
-  // A linear chain as an older bloomkit wrote it: the textbook-sized sub-filters of (10, 0.01, 1).
+  // A linear chain as an older bloomkit wrote it (the textbook-sized sub-filters of
+  // (10, 0.01, 1)) loads, and now grows with exactly sized sub-filters.
   const scalable_params linear{10, 0.01, 1, 0.5};
   std::vector<bloom_filter> subs;
   const auto keys = make_keys(20, 50);
@@ -117,8 +117,39 @@ TEST(ScalableBloomFilter, GrowthThatCannotHoldTheBoundIsRefused) {
   auto old = detail::filter_access::make_chain<scalable_bloom_filter>(linear, subs);
   expect_all_present(old, keys);
   EXPECT_FALSE(old.insert(keys[3]));
-  expect_error(errc::invalid_argument, {"growth 1", "bound"}, [&] { old.insert("new key"); });
-  EXPECT_EQ(old.sub_filter_count(), 2u);
+  EXPECT_TRUE(old.insert("new key"));
+  EXPECT_EQ(old.sub_filter_count(), 3u);
+  expect_all_present(old, keys);
+}
+
+// Linear growth keeps every sub-filter at n0 keys and halves its target per link (r = 0.5, as
+// RedisBloom's EXPANSION 1): the compound FPP measured after 12 full links stays within the
+// target; bits per link grow, and hashes too until the floor.
+TEST(ScalableBloomFilter, LinearGrowthKeepsTheBound) {
+  const double p = 0.01;
+  scalable_bloom_filter f(200, p, 1);
+  const auto keys = make_keys(2400, 61);
+  for (const auto& key : keys) f.insert(key);
+  expect_all_present(f, keys);
+  ASSERT_GE(f.sub_filter_count(), 12u);
+  for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+    EXPECT_EQ(f.sub_filters()[i].capacity(), 200u);
+    EXPECT_DOUBLE_EQ(f.sub_filters()[i].target_fpp(), p / std::pow(2.0, double(i + 1)));
+    if (i > 0) {
+      EXPECT_GT(f.sub_filters()[i].bits(), f.sub_filters()[i - 1].bits()) << i;
+      // Past the probes' floor (about the 8th link here) more bits need fewer hashes.
+      if (i < 6) {
+        EXPECT_GE(f.sub_filters()[i].hashes(), f.sub_filters()[i - 1].hashes()) << i;
+      }
+    }
+  }
+  EXPECT_GT(f.sub_filters()[5].hashes(), f.sub_filters()[0].hashes());
+  const std::size_t absent = test::sanitized_build ? 40'000 : 400'000;
+  const auto misses = make_keys(absent, 62);
+  std::size_t positives = 0;
+  for (const auto& key : misses) positives += f.contains(key);
+  const double sigma = std::sqrt(p * (1 - p) / static_cast<double>(absent));
+  EXPECT_LE(static_cast<double>(positives) / static_cast<double>(absent), p + 5 * sigma);
 }
 
 // The compound FPP measured on never-inserted keys at 100x the initial capacity stays within
@@ -241,7 +272,7 @@ TEST(ScalableBloomFilter, ParametersAreValidatedWithClearMessages) {
   for (double p : {0.0, 1.0, -0.5, std::nan("")}) {
     expect_error(errc::invalid_argument, {"target fpp"}, [&] { scalable_bloom_filter(10, p); });
   }
-  for (std::uint32_t s : {0u, 1025u}) {
+  for (std::uint32_t s : {0u, 32769u}) {
     expect_error(errc::invalid_argument, {"growth factor", std::to_string(s)},
                  [&] { scalable_bloom_filter(10, 0.01, s); });
   }

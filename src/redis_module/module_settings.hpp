@@ -1,0 +1,50 @@
+#pragma once
+// RedisBloom's settings, as its module arguments and configs name them: the defaults of a filter
+// that BF.ADD / BF.MADD / BF.INSERT create (bf-error-rate, bf-initial-size, bf-expansion-factor;
+// BF.RESERVE takes bf-expansion-factor when it is given no EXPANSION) and RedisBloom's cuckoo
+// settings (cf-*: accepted, checked and kept so that a RedisBloom configuration loads unchanged;
+// no command reads them yet). Each has RedisBloom's range and refusal texts; module arguments
+// set their startup values and CONFIG SET changes them (module_options.cpp).
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "module_api.hpp"
+
+namespace bloomkit::redis_module {
+
+struct bf_defaults {
+  double error_rate = 0.01;
+  std::uint64_t capacity = 100;
+  std::uint32_t expansion = 2;  // 0: NONSCALING
+};
+
+// The bf-* settings now.
+bf_defaults current_bf_defaults();
+
+// RedisBloom's limits on what BF.RESERVE / BF.INSERT take (bf-initial-size's and
+// bf-expansion-factor's ranges).
+inline constexpr long long max_bf_capacity = 1LL << 30;
+inline constexpr long long max_bf_expansion = 32768;
+
+// One setting, by its config name (RedisBloom's: "bf-error-rate", ...).
+struct module_setting;
+module_setting* find_setting(std::string_view name);
+std::span<module_setting> all_settings();
+const char* setting_name(const module_setting& s);
+// Sets it from text as CONFIG SET does; RedisBloom's refusal text when the text is not a value in
+// its range ("Invalid value for `<name>`", "Value for `<name>` must be in the range [lo, hi]").
+std::optional<std::string> set_setting(module_setting& s, std::string_view text);
+// Its value as CONFIG GET shows it ("0.010000", "100").
+std::string setting_text(const module_setting& s);
+
+// Reads RedisModule_OnLoad's arguments (NAME value pairs, names case-insensitive: RedisBloom's
+// ERROR_RATE, INITIAL_SIZE, CF_MAX_EXPANSIONS, bloomkit's EXPANSION, or a config's name) and
+// registers the configs with those values as their defaults. module_err, after logging why, when
+// an argument is unknown or out of range, or a config line of redis.conf is refused.
+int load_module_settings(RedisModuleCtx* ctx, std::span<RedisModuleString* const> arguments);
+
+}  // namespace bloomkit::redis_module
