@@ -108,11 +108,15 @@ std::optional<std::string> link_problem(const link_fields& f);
 // ---- the chain -------------------------------------------------------------------------------
 
 enum class add_result : std::uint8_t {
-  present = 0,    // maybe present already (BF.ADD answers 0): nothing changed
-  added = 1,      // newly added (BF.ADD answers 1)
-  full = 2,       // a non-scaling chain at capacity: "ERR non scaling filter is full"
-  no_memory = 3,  // a new link could not be allocated (add_many only; add() throws)
+  present = 0,      // maybe present already (BF.ADD answers 0): nothing changed
+  added = 1,        // newly added (BF.ADD answers 1)
+  full = 2,         // a non-scaling chain at capacity: "ERR non scaling filter is full"
+  no_memory = 3,    // a new link could not be allocated (add_many only; add() throws)
+  cannot_grow = 4,  // a scaling chain whose next link cannot be sized (growth 0, or entries *
+                    // growth past 2^64 or bloomkit's limits): nothing changed
 };
+
+struct chain_access;  // the compat sources' way in (src/compat/redisbloom_slot.hpp)
 
 // The most links a chain holds (a growth past it throws errc::too_large).
 inline constexpr std::uint32_t max_chain_links = (std::uint32_t{1} << 24) - 1;
@@ -143,11 +147,14 @@ class chain {
   ~chain();
 
   // --- adds and lookups (single-threaded: the caller serialises writes) ---
-  add_result add(std::string_view key);  // throws errc::too_large when a new link cannot be made
+  // One key: never answers no_memory (throws errc::too_large when a new link's bits cannot be
+  // allocated; nothing changed then).
+  add_result add(std::string_view key);
   bool contains(std::string_view key) const noexcept;
   // In order, as BF.MADD / BF.INSERT: hashes a block of keys, prefetches, then probes; answers[i]
   // for keys[i]. Stops after the first key answered full or no_memory (that answer included) and
-  // returns how many keys it answered (the reply array's length). `failure`, when given, receives
+  // returns how many keys it answered (the reply array's length); cannot_grow does not stop it
+  // (a later key already present still answers present). `failure`, when given, receives
   // the allocator's message for no_memory. answers.size() >= keys.size().
   std::size_t add_many(std::span<const std::string_view> keys, std::span<add_result> answers,
                        std::string* failure = nullptr);
@@ -188,7 +195,8 @@ class chain {
   friend bool operator==(const chain& x, const chain& y) noexcept;
 
  private:
-  struct link_slot;  // a link: its fields and its storage (src/compat/redisbloom_chain.cpp)
+  friend struct chain_access;
+  struct link_slot;  // a link: its fields and its storage (src/compat/redisbloom_slot.hpp)
   chain() = default;
   void append_link(const link_fields& fields);
   void release() noexcept;
