@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "bf_target.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 
@@ -25,33 +26,20 @@ struct create_options {
   bool create = true;
 };
 
-// Adds `items` to the key's filter, creating it with `options` when missing; replies one integer
-// (single) or an array, whose last element is RedisBloom's error when a NONSCALING filter is full.
-int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
-              std::span<RedisModuleString* const> items, const create_options& options, bool single,
-              const char* event) {
-  memory_budget budget(ctx);
-  filter_key key(ctx, name, open_read | open_write);
-  if (key.empty() && options.create) {
-    try {
-      key.create(make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
-                                options.expansion, options.nonscaling));
-    } catch (const error& e) {
-      return reply_failure(ctx, budget, e);
-    }
-  } else if (key.value() == nullptr || !key.value()->filter) {
-    return reply_not_usable(ctx, key);
-  }
+// add_items once the key holds `filter` (bf_target.hpp: bloomkit's or RedisBloom's).
+template <class Filter>
+int add_to(RedisModuleCtx* ctx, memory_budget& budget, Filter& filter, RedisModuleString* name,
+           std::span<RedisModuleString* const> items, bool single, const char* event) {
   // The sub-filters a chain may add for these keys are checked against maxmemory before any key
   // goes in: a refused add changes nothing (a key it created above stays, empty, as BF.RESERVE's).
-  if (!budget.admits(growth_allocations(*key.value()->filter, items.size()))) {
+  if (!budget.admits(growth_allocations(filter, items.size()))) {
     return reply_error(ctx, budget.refusal());
   }
   const std::vector<std::string_view> keys = views_of(items);
   const auto added = std::make_unique<bool[]>(keys.size());
   std::size_t handled = 0;
   try {
-    handled = add_keys(*key.value()->filter, keys, {added.get(), keys.size()});
+    handled = add_keys(filter, keys, {added.get(), keys.size()});
   } catch (const error& e) {
     // A chain that cannot grow (its memory ceiling, 2^63 keys, or maxmemory for a window): the
     // keys before stayed added, so the replicas must see the command too.
@@ -75,25 +63,47 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   return module_ok;
 }
 
+// Adds `items` to the key's filter, creating it with `options` when missing; replies one integer
+// (single) or an array, whose last element is RedisBloom's error when a NONSCALING filter is full.
+int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
+              std::span<RedisModuleString* const> items, const create_options& options, bool single,
+              const char* event) {
+  memory_budget budget(ctx);
+  filter_key key(ctx, name, open_read | open_write);
+  if (key.empty() && options.create) {
+    try {
+      key.create(make_bf_filter(options.error_rate, static_cast<std::uint64_t>(options.capacity),
+                                options.expansion, options.nonscaling));
+    } catch (const error& e) {
+      return reply_failure(ctx, budget, e);
+    }
+  }
+  return with_bf_filter(ctx, key, [&](auto& filter) {
+    return add_to(ctx, budget, filter, name, items, single, event);
+  });
+}
+
 // Answers 0 for every item of a missing key, as RedisBloom does.
 int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
                 std::span<RedisModuleString* const> items, bool single) {
   filter_key key(ctx, name, open_read);
-  if (!key.empty() && (key.value() == nullptr || !key.value()->filter)) {
-    return reply_not_usable(ctx, key);
-  }
   const std::vector<std::string_view> keys = views_of(items);
   const auto present = std::make_unique<bool[]>(keys.size());
+  const auto reply = [&] {
+    if (!single) RedisModule_ReplyWithArray(ctx, static_cast<long>(keys.size()));
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      RedisModule_ReplyWithLongLong(ctx, present[i] ? 1 : 0);
+    }
+    return module_ok;
+  };
   if (key.empty()) {
     std::fill_n(present.get(), keys.size(), false);
-  } else {
-    find_keys(*key.value()->filter, keys, {present.get(), keys.size()});
+    return reply();
   }
-  if (!single) RedisModule_ReplyWithArray(ctx, static_cast<long>(keys.size()));
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    RedisModule_ReplyWithLongLong(ctx, present[i] ? 1 : 0);
-  }
-  return module_ok;
+  return with_bf_filter(ctx, key, [&](const auto& filter) {
+    find_keys(filter, keys, {present.get(), keys.size()});
+    return reply();
+  });
 }
 
 }  // namespace
@@ -264,6 +274,7 @@ std::span<const command_entry> bf_commands() {
       {"BF.CARD", bf_card, "readonly fast"},
       {"BF.SCANDUMP", bf_scandump, "readonly"},
       {"BF.LOADCHUNK", bf_loadchunk, "write deny-oom"},
+      {"BF.DEBUG", bf_debug, "readonly"},
   };
   return table;
 }

@@ -33,6 +33,16 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 
+// On keys of RedisBloom's type (redisbloom_commands.cpp): BF.SCANDUMP's reply at `iterator`
+// (>= 0), BF.LOADCHUNK of a chunk past the header (RedisBloom's iterator: 1 + the offset after
+// it; ORed into the bits, so that adds made during the load stay), BF.DEBUG, and BK.CONVERT
+// (convert_command.cpp).
+int scandump_chain(RedisModuleCtx* ctx, const redisbloom_chain& c, long long iterator);
+int loadchunk_chain(RedisModuleCtx* ctx, redisbloom_chain& c, long long iterator,
+                    std::string_view data, RedisModuleString* name);
+int bf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bk_convert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());
 }

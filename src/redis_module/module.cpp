@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "module_api.hpp"
 #include "redis_memory.hpp"
+#include "redisbloom_type.hpp"
 
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx* ctx,
                                                                          RedisModuleString**, int) {
@@ -15,6 +16,12 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   install_redis_allocator();
   if (register_filter_type(ctx) != module_ok) {
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
+    return module_err;
+  }
+  if (register_redisbloom_type(ctx) != module_ok) {
+    RedisModule_Log(ctx, "warning",
+                    "bloomkit: cannot register RedisBloom's data type MBbloom-- (is RedisBloom "
+                    "loaded?)");
     return module_err;
   }
   for (const auto& commands : {bf_commands(), bk_commands()}) {
