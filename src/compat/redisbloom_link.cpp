@@ -30,8 +30,10 @@ std::string link_text(double v) {
 
 // double -> uint64 as C converts it (truncation), for values known to be in range.
 std::uint64_t c_truncate(double v) {
-  if (!(v >= 0) || v >= 18446744073709551616.0)
-    refuse_link("size " + link_text(v) + " out of range");
+  if (!(v >= 0)) refuse_link("size " + link_text(v) + " out of range");
+  if (v >= 18446744073709551616.0) {
+    throw error(errc::too_large, "RedisBloom link of " + link_text(v) + " bits: past 2^64");
+  }
   return static_cast<std::uint64_t>(v);
 }
 
