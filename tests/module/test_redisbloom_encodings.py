@@ -155,3 +155,22 @@ def test_aof_rewrite_of_redisbloom_keys(server_factory):
     r = server.client()
     for v in vectors():
         assert r.dump(v.key) == v.dump, v.key
+
+
+def test_a_redisbloom_header_past_maxmemory_is_refused(server_factory):
+    server = server_factory("--maxmemory", "32mb")
+    r = server.client()
+    # One link of 64 MiB of bits, with the fields RedisBloom sizes for error 0.01.
+    bpe = -math.log(0.01) / math.log(2) ** 2
+    link = struct.pack("<QQQddIQB", 1 << 26, 1 << 29, 0, 0.01, bpe,
+                       math.ceil(math.log(2) * bpe), 50_000_000, 0)
+    header = struct.pack("<QIII", 0, 1, 5, 2) + link
+    with pytest.raises(ResponseError, match="OOM"):
+        r.execute_command("BF.LOADCHUNK", "big", 1, header)
+    assert r.exists("big") == 0
+    # A smaller one is taken.
+    link = struct.pack("<QQQddIQB", 1 << 20, 1 << 23, 0, 0.01, bpe,
+                       math.ceil(math.log(2) * bpe), 800_000, 0)
+    assert r.execute_command("BF.LOADCHUNK", "small", 1,
+                             struct.pack("<QIII", 0, 1, 5, 2) + link) == b"OK"
+    assert r.type("small") == b"MBbloom--"
