@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/hashing.hpp"
 #include "bloomkit/storage_allocator.hpp"
 
 namespace bloomkit::redisbloom {
@@ -193,6 +194,28 @@ class chain {
 
   // Equal options, growth, size, link fields and bits.
   friend bool operator==(const chain& x, const chain& y) noexcept;
+
+  // --- the registry's common surface (filter.hpp, filter_like): files, the CLI, Python ---
+  // add() as a filter's insert: true when added. A full non-scaling chain, or one that cannot
+  // grow, throws errc::too_large and changes nothing.
+  bool insert(std::string_view key);
+  std::size_t insert_many(std::span<const std::string_view> keys);  // how many were added
+  // results[i] for keys[i]; returns how many may be present.
+  std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
+  // Chains do not combine (their links' item counts would lose meaning): errc::incompatible.
+  void merge(const chain& other);
+  void intersect(const chain& other);
+  void clear();                           // every bit and item count zeroed; the links stay
+  std::uint64_t cells() const noexcept;   // bits over all links
+  std::uint32_t hashes() const noexcept;  // the first link's
+  double target_fpp() const noexcept;     // the first link's error rate
+  std::uint64_t inserted() const noexcept { return size_; }
+  double fill_ratio() const noexcept;
+  double estimated_count() const noexcept;
+  double estimated_fpp() const noexcept;
+  std::size_t byte_size() const noexcept { return static_cast<std::size_t>(bit_bytes()); }
+  bool read_only() const noexcept { return false; }
+  static constexpr hash_scheme scheme() noexcept { return hash_scheme::redisbloom; }
 
  private:
   friend struct chain_access;
