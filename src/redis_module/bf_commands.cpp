@@ -111,6 +111,10 @@ int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key) {
   if (key.empty()) return RedisModule_ReplyWithError(ctx, "ERR not found");
   if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+  if (key.chain() != nullptr) {
+    return RedisModule_ReplyWithError(
+        ctx, "ERR not for RedisBloom's keys (type MBbloom--): BK.CONVERT makes it bloomkit's");
+  }
   return RedisModule_ReplyWithError(ctx, "ERR filter is being loaded by BF.LOADCHUNK");
 }
 

@@ -62,7 +62,8 @@ expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
 std::string expansion_range_error(std::string_view text);
 
 // The error for a key that holds no usable filter: RedisBloom's "ERR not found" for a missing
-// key, WRONGTYPE for another type, and one for a key whose BF.LOADCHUNK has not finished.
+// key, WRONGTYPE for another type, one for a key whose BF.LOADCHUNK has not finished, and one
+// for a key of RedisBloom's type where a command works on bloomkit's only.
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key);
 
 // After a write: replicate the command as it came (every write is deterministic given the
