@@ -1,4 +1,4 @@
-"""RedisBloom's keys become bloomkit's (docs/REDIS.md, "Moving from RedisBloom"): BK.CONVERT
+"""RedisBloom's keys become bloomkit's (docs/REDIS.md, "RedisBloom's keys"): BK.CONVERT
 turns a key of RedisBloom's type into one of bloomkit's in place, from its bits alone (its items
 are not known), never losing an item: every probe answers as before, through SAVE and restart
 too, and it keeps taking keys. `bloomkit redis convert` does the same from the CLI; `bloomkit

@@ -1,12 +1,13 @@
-"""RedisBloom's data comes along, bit for bit (docs/REDIS.md, "Moving from RedisBloom"): a server
+"""RedisBloom's data comes along, bit for bit (docs/REDIS.md, "RedisBloom's keys"): a server
 started with bloomkit's module on RedisBloom's RDB loads it, RESTORE takes RedisBloom's DUMP
 payloads and BF.LOADCHUNK its BF.SCANDUMP chunks; every key then answers every probe as
 RedisBloom did (false positives included), with its BF.INFO, BF.CARD and BF.DEBUG, and gives back
 RedisBloom's DUMP and BF.SCANDUMP bytes; SAVE writes RedisBloom's encoding, which the server
-loads again to the same bytes. The vectors: redisbloom_vectors.py."""
+loads again to the same bytes; a replica holds the same. The vectors: redisbloom_vectors.py."""
 
 import pytest
 
+from conftest import wait_for
 from redisbloom_vectors import (check_answers, check_bytes, copy_rdb, load_chunks, rdb_facts,
                                 vectors)
 
@@ -77,3 +78,16 @@ def test_loadchunk_of_redisbloom_scandumps(r):
         assert r.type(key) == b"MBbloom--"
         check_answers(r, key, v)
         check_bytes(r, key, v)
+
+
+def test_a_replica_holds_redisbloom_keys_as_the_master(rdb_server, server_factory):
+    master = rdb_server.client()
+    replica = server_factory("--replicaof", "127.0.0.1", str(rdb_server.port)).client()
+    wait_for(lambda: replica.info("replication")["master_link_status"] == "up", "the full sync")
+    # Adds after the sync reach it too (replicated as given).
+    for v in vectors():
+        master.execute_command("BF.MADD", v.key, *[f"after:{i}" for i in range(50)])
+    master.execute_command("BF.LOADCHUNK", "copy", *vectors()[0].chunks[0])
+    wait_for(lambda: replica.dump("copy") == master.dump("copy"), "the replication of the adds")
+    for v in vectors():
+        assert replica.dump(v.key) == master.dump(v.key), v.key
