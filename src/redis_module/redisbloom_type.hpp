@@ -1,6 +1,6 @@
 #pragma once
 // RedisBloom's data type, "MBbloom--" at its encoding version 4, so that bloomkit's module takes
-// RedisBloom's keys over as they are (docs/REDIS.md, "Moving from RedisBloom"): RDB values of
+// RedisBloom's keys over as they are (docs/REDIS.md, "RedisBloom's keys"): RDB values of
 // every encoding version RedisBloom loads (0-4), saved back in version 4 exactly as RedisBloom
 // saves them (a rollback to RedisBloom loads them), DUMP / RESTORE, AOF rewrites as RedisBloom's
 // BF.LOADCHUNK commands, MEMORY USAGE as RedisBloom's Size, DEBUG DIGEST. The value is
