@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
 #include "support/redisbloom_vectors.hpp"
+#include "support/temp_dir.hpp"
 
 namespace rb = bloomkit::redisbloom;
 using bloomkit::test::json;
@@ -284,6 +286,57 @@ TEST(RedisBloomVectors, ReplayingTheCommandsGivesEveryReplyAndTheDumpedChain) {
       EXPECT_EQ(*state, dumped);  // the overflow attempts changed nothing
     }
   }
+}
+
+TEST(RedisBloomVectors, FilterFilesHoldTheChainExactly) {
+  const bloomkit::test::temp_dir dir;
+  for (const key_vector& k : vectors()) {
+    SCOPED_TRACE(k.name);
+    const rb::chain c = dumped_chain(k);
+    const auto path = dir / "chain.bloom";
+    bloomkit::save(c, path);
+    for (const auto mode : {bloomkit::open_mode::load, bloomkit::open_mode::map}) {
+      const auto opened = bloomkit::compat::open_any(path, mode);
+      ASSERT_TRUE(std::holds_alternative<rb::chain>(opened.filter));
+      const rb::chain& back = std::get<rb::chain>(opened.filter);
+      EXPECT_EQ(back, c);
+      EXPECT_EQ(opened.header.kind, bloomkit::filter_kind::redisbloom);
+      EXPECT_EQ(opened.header.inserted, c.items());
+      EXPECT_EQ(answers_of(back, k.absent), k.doc["probes"]["absent_answers"].str());
+      EXPECT_EQ(rb::write_dump(back), rb::write_dump(c));
+    }
+  }
+}
+
+TEST(RedisBloomVectors, DamagedFilterFilesAreRefused) {
+  const bloomkit::test::temp_dir dir;
+  // The smallest chain of several links keeps this quick.
+  const key_vector* pick = &vectors().front();
+  for (const key_vector& k : vectors()) {
+    const std::uint64_t links = k.doc["info"]["Number of filters"].u64();
+    const std::uint64_t size = k.doc["info"]["Size"].u64();
+    if (links > 1 && (pick->doc["info"]["Number of filters"].u64() < 2 ||
+                      size < pick->doc["info"]["Size"].u64())) {
+      pick = &k;
+    }
+  }
+  const rb::chain c = dumped_chain(*pick);
+  const auto path = dir / "chain.bloom";
+  bloomkit::save(c, path);
+  const auto good = bloomkit::test::read_bytes(path);
+  // Every byte of the header and the link table, and bytes of the bits, changed one at a time.
+  const std::size_t table_end = 128 + 64 * c.filters() + 8;
+  const std::size_t bits_step = std::max<std::size_t>(1, (good.size() - table_end) / 64);
+  for (std::size_t i = 0; i < good.size(); i += i < table_end ? 1 : bits_step) {
+    auto bad = good;
+    bad[i] ^= 0x10;
+    bloomkit::test::write_bytes(path, bad);
+    EXPECT_THROW(bloomkit::compat::load_any(path), bloomkit::error) << i;
+  }
+  auto cut = good;
+  cut.pop_back();
+  bloomkit::test::write_bytes(path, cut);
+  EXPECT_THROW(bloomkit::compat::load_any(path), bloomkit::error);
 }
 
 }  // namespace

@@ -4,8 +4,6 @@
 // hold the chain exactly (every link's fields and bits), so a chain saved and loaded again
 // answers, reports and serializes as before. Part of bloomkit::compat (compat/any_filter.hpp).
 
-#include <string>
-
 #include "bloomkit/compat/redisbloom.hpp"
 #include "bloomkit/kinds.hpp"
 
@@ -27,10 +25,13 @@ struct kind_traits<redisbloom::chain> {
   static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   template <class Report>
   static void describe(const filter_type& f, Report& r) {
+    // BF.INFO's figures and BF.DEBUG's hash width; expansion 0 stands for BF.INFO's nil (a
+    // non-scaling chain, whose stored growth is never used).
     r.add("links", static_cast<std::uint64_t>(f.filters()))
-        .add("options", static_cast<std::uint64_t>(f.options()))
-        .add("expansion", f.expansion() ? std::to_string(*f.expansion()) : std::string("none"))
-        .add("hash_width", (f.options() & redisbloom::option_force64) != 0 ? "64" : "32")
+        .add("options", f.options())
+        .add("expansion", f.expansion().value_or(0))
+        .add("hash_width",
+             std::uint32_t{(f.options() & redisbloom::option_force64) != 0 ? 64u : 32u})
         .add("redisbloom_size", f.info_size());
   }
   static void check_source(const filter_type&) {}  // chains are always in memory
