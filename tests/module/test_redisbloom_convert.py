@@ -3,7 +3,8 @@ turns a key of RedisBloom's type into one of bloomkit's in place, from its bits 
 are not known), never losing an item: every probe answers as before, through SAVE and restart
 too, and it keeps taking keys. `bloomkit redis convert` does the same from the CLI; `bloomkit
 redis pull` of a RedisBloom key writes a file of the RedisBloom kind, and `redis push --module`
-of that file makes RedisBloom's key again, byte for byte."""
+of that file makes RedisBloom's key again, byte for byte; adds to a loaded key match the CLI's
+adds to its file."""
 
 import pytest
 import redis
@@ -80,3 +81,23 @@ def test_cli_convert_pull_and_push(r, shared_server, bloomkit, tmp_path):
     assert answers(r, "rb", v.items + v.absent) == expected(v)
     failed = bloomkit("redis", "--url", url(shared_server), "convert", "rb", check=False)
     assert failed.returncode == 1 and "already" in failed.stderr
+
+
+def test_adds_after_loading_match_the_chain_in_process(r, shared_server, bloomkit, tmp_path):
+    # The module's batched adds on a key RedisBloom made, against the CLI's adds to the same chain
+    # in a file: the same keys new, the same count, the same bytes (growing a link on the way).
+    v = max((v for v in vectors() if v.data["config"]["mode"] == "scaling"),
+            key=lambda v: len(v.absent) - (v.data["info"]["Capacity"] - v.data["card"]))
+    r.restore("k", 0, v.dump)
+    before, after = tmp_path / "before.bloom", tmp_path / "after.bloom"
+    bloomkit("redis", "--url", url(shared_server), "pull", "k", before)
+    items = [i for i in v.absent if i and i.isascii() and i.decode().isprintable() and i.strip() == i]
+    new = 0
+    for start in range(0, len(items), 1000):
+        new += sum(r.execute_command("BF.MADD", "k", *items[start:start + 1000]))
+    assert r.execute_command("BF.CARD", "k") == v.data["card"] + new
+    out = bloomkit("add", before, stdin=b"\n".join(items).decode() + "\n").stdout
+    assert out == f"added {new} new of {len(items)} keys\n"
+    bloomkit("redis", "--url", url(shared_server), "pull", "k", after)
+    assert after.read_bytes() == before.read_bytes()
+    assert r.execute_command("BF.INFO", "k", "FILTERS")[0] > v.data["info"]["Number of filters"]
