@@ -174,3 +174,24 @@ def test_a_redisbloom_header_past_maxmemory_is_refused(server_factory):
     assert r.execute_command("BF.LOADCHUNK", "small", 1,
                              struct.pack("<QIII", 0, 1, 5, 2) + link) == b"OK"
     assert r.type("small") == b"MBbloom--"
+
+
+def test_a_redisbloom_header_that_spells_bloomkits_magic_loads(r):
+    # Its item count's low bytes spell "BKRM" and its high bytes image version 1: it is read as
+    # bloomkit's image first, which fails, then as RedisBloom's header. (A link of that many
+    # entries at error 0.99 takes 15 MB.)
+    size = (1 << 32) | int.from_bytes(b"BKRM", "little")
+    bpe = -math.log(0.99) / math.log(2) ** 2
+    entries = size + 1000  # room for an add without a new link
+    link_bytes = (math.floor(entries * bpe) + 63) // 64 * 8
+    link = struct.pack("<QQQddIQB", link_bytes, link_bytes * 8, size, 0.99, bpe,
+                       math.ceil(math.log(2) * bpe), entries, 0)
+    header = struct.pack("<QIII", size, 1, 5, 2) + link
+    assert header.startswith(b"BKRM\x01\0\0\0")
+    assert r.execute_command("BF.LOADCHUNK", "k", 1, header) == b"OK"
+    assert r.type("k") == b"MBbloom--"
+    assert r.execute_command("BF.CARD", "k") == size
+    assert r.execute_command("BF.INFO", "k", "CAPACITY") == [entries]
+    assert r.execute_command("BF.ADD", "k", "x") == 1
+    assert r.execute_command("BF.EXISTS", "k", "x") == 1
+    assert r.execute_command("BF.INFO", "k", "FILTERS") == [1]
