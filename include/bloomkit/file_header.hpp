@@ -19,6 +19,9 @@ enum class filter_kind : std::uint32_t {
   counting = 3,
   scalable = 4,
   window = 5,  // window_filter (window_filter.hpp)
+  // RedisBloom's scalable chain (bloomkit::compat: compat/redisbloom.hpp); its file codec and
+  // checks are compat's, so a build without it reads such a file as unsupported by its loader.
+  redisbloom = 6,
 };
 
 // How the keys of a filter are encoded, recorded in the header's flags (docs/FORMAT.md) so that

@@ -37,6 +37,9 @@ enum class hash_scheme : std::uint32_t {
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
   bits_and_blooms_v3 = 12,       // github.com/bits-and-blooms/bloom/v3
   go_zero = 13,                  // go-zero core/bloom (k = 14)
+  // RedisBloom's scalable chain (compat/redisbloom.hpp): MurmurHash64A pairs, or MurmurHash2
+  // pairs for chains without its 64-bit option; (a + i*b) modulo or masked per link.
+  redisbloom = 14,
   // Files pulled from a sharded Redis filter; the Redis layer defines it (redis/shard_layout.hpp).
   redis_sharded_xxh3 = 20,
 };

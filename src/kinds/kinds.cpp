@@ -2,8 +2,16 @@
 
 namespace bloomkit {
 
+namespace {
+// Kinds whose filter types live in bloomkit::compat (their files' checks are its loaders').
+constexpr std::array<kind_name, 1> compat_kind_names{{{filter_kind::redisbloom, "redisbloom"}}};
+}  // namespace
+
 std::string_view to_string(filter_kind kind) noexcept {
   for (const kind_name& k : kind_names) {
+    if (k.kind == kind) return k.name;
+  }
+  for (const kind_name& k : compat_kind_names) {
     if (k.kind == kind) return k.name;
   }
   return "unknown";

@@ -58,7 +58,7 @@ file_image file_image_of(const module_filter& f) {
       f.filter);
 }
 
-// Whether the registry holds a native filter of this kind and scheme.
+// Whether a module key can hold a filter of this kind and scheme.
 template <class... Filters>
 bool native(filter_kind kind, hash_scheme scheme, filter_list<Filters...>) {
   return ((kind_traits<Filters>::kind == kind && kind_traits<Filters>::scheme == scheme) || ...);
@@ -89,7 +89,7 @@ class file_reader final : public image_loader::reader {
     for (std::size_t i = prefix_bytes + file_header_size; i < header.size(); ++i) {
       if (header[i] != '\0') throw image_error("filter image padding is not zero");
     }
-    if (!native(file_.kind, file_.scheme, native_filters{})) {
+    if (!native(file_.kind, file_.scheme, module_filters{})) {
       throw image_error("filter image of a " + std::string(to_string(file_.kind)) +
                         " filter with hash scheme " + std::string(to_string(file_.scheme)) +
                         ", which the module cannot hold");
@@ -141,7 +141,7 @@ class file_reader final : public image_loader::reader {
       const auto file = detail::filter_file_in_memory(
           "filter image", {reinterpret_cast<const unsigned char*>(header.data()), header.size()},
           std::move(payload), loaded_);
-      return module_filter{read_any_of<native_filters>(*file, open_mode::load).filter, nonscaling_};
+      return module_filter{read_any_of<module_filters>(*file, open_mode::load).filter, nonscaling_};
     } catch (const error& e) {
       throw image_error(e.what());
     }

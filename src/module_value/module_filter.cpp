@@ -10,6 +10,7 @@
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/sizing.hpp"
 #include "core/digest_batches.hpp"
+#include "redisbloom_keys.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -17,6 +18,11 @@ namespace {
 
 template <class Filter>
 using parts = kind_parts<Filter>;
+
+// RedisBloom's chain (a converted key) grows, counts and fills by RedisBloom's rules: it answers
+// those questions itself (redisbloom_keys.hpp).
+template <class Filter>
+constexpr bool grows_as_redisbloom = kind_traits<Filter>::kind == filter_kind::redisbloom;
 
 // A NONSCALING filter without room for every key of the command goes one key at a time, to stop
 // before the first new key it has no room for.
@@ -46,6 +52,14 @@ std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string
 
 }  // namespace
 
+module_filter module_filter_of(any_filter filter, bool nonscaling) {
+  return std::visit(
+      [&]<class Filter>(Filter&& f) {
+        return module_filter{std::forward<Filter>(f), nonscaling};
+      },
+      std::move(filter));
+}
+
 module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
                              bool nonscaling) {
   if (nonscaling || expansion == 0) {
@@ -67,7 +81,9 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
                      std::span<bool> added) {
   return std::visit(
       [&]<class Filter>(Filter& filter) -> std::size_t {
-        if constexpr (refreshes_keys<Filter>) {
+        if constexpr (grows_as_redisbloom<Filter>) {
+          return add_keys(filter, keys, added);
+        } else if constexpr (refreshes_keys<Filter>) {
           // A window refreshes a key it holds (the key moves to the current slice).
           filter.insert_many(keys, added);
           return keys.size();
@@ -108,14 +124,24 @@ std::uint64_t items_of(const module_filter& f) {
 
 std::uint64_t filter_count_of(const module_filter& f) {
   return std::visit(
-      []<class Filter>(const Filter& filter) { return parts<Filter>::part_count(filter); },
+      []<class Filter>(const Filter& filter) -> std::uint64_t {
+        if constexpr (grows_as_redisbloom<Filter>) {
+          return filter_count_of(filter);
+        } else {
+          return parts<Filter>::part_count(filter);
+        }
+      },
       f.filter);
 }
 
 std::optional<std::uint64_t> expansion_of(const module_filter& f) {
   return std::visit(
       []<class Filter>(const Filter& filter) -> std::optional<std::uint64_t> {
-        return parts<Filter>::growth(filter);
+        if constexpr (grows_as_redisbloom<Filter>) {
+          return expansion_of(filter);
+        } else {
+          return parts<Filter>::growth(filter);
+        }
       },
       f.filter);
 }
@@ -123,8 +149,12 @@ std::optional<std::uint64_t> expansion_of(const module_filter& f) {
 std::size_t memory_of(const module_filter& f) {
   // The value holds the filter object in place (module_value.hpp): its size counts once.
   return sizeof(module_value) + std::visit(
-                                    []<class Filter>(const Filter& filter) {
-                                      return parts<Filter>::allocated_bytes(filter);
+                                    []<class Filter>(const Filter& filter) -> std::size_t {
+                                      if constexpr (grows_as_redisbloom<Filter>) {
+                                        return memory_of(filter);
+                                      } else {
+                                        return parts<Filter>::allocated_bytes(filter);
+                                      }
                                     },
                                     f.filter);
 }
@@ -133,7 +163,11 @@ std::vector<std::uint64_t> growth_allocations(const module_filter& f, std::uint6
   if (f.nonscaling) return {};
   return std::visit(
       [&]<class Filter>(const Filter& filter) {
-        return parts<Filter>::growth_allocations(filter, keys);
+        if constexpr (grows_as_redisbloom<Filter>) {
+          return growth_allocations(filter, keys);
+        } else {
+          return parts<Filter>::growth_allocations(filter, keys);
+        }
       },
       f.filter);
 }

@@ -1,8 +1,10 @@
 #pragma once
 // The value of a module key: the registry's filter (any native filter type, any_filter.hpp) and
 // the module's own flags. BF.RESERVE / BF.ADD / BF.INSERT make classic filters (make_bf_filter
-// says why), BK.RESERVE any kind. What the module asks of a kind is the registry's (kinds.hpp:
-// kind_traits, kind_parts).
+// says why), BK.RESERVE any kind; BK.CONVERT puts RedisBloom's chain (compat/redisbloom_kind.hpp,
+// the file format's kind redisbloom) in a key of bloomkit's type. What the module asks of a kind
+// is the registry's (kinds.hpp: kind_traits, kind_parts), and the chain's own answers where it
+// grows by RedisBloom's rules (redisbloom_keys.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -12,14 +14,21 @@
 #include <vector>
 
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/redisbloom_kind.hpp"
 
 namespace bloomkit::redis_module {
 
+// The filters a module key holds: the native ones and RedisBloom's chain.
+using module_filters = native_filters::append<redisbloom::chain>;
+
 struct module_filter {
-  any_filter filter;
+  module_filters::variant filter;
   // RedisBloom's NONSCALING: a new key past the capacity is refused ("non scaling filter is full").
   bool nonscaling = false;
 };
+
+// A native filter as a module key's (BK.RESERVE's registry filter, a pushed file's).
+module_filter module_filter_of(any_filter filter, bool nonscaling);
 
 // RedisBloom's defaults for a filter that BF.ADD / BF.MADD / BF.INSERT create.
 inline constexpr double default_error_rate = 0.01;

@@ -12,6 +12,7 @@
 
 #include "arguments.hpp"
 #include "bf_arguments.hpp"
+#include "bf_target.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
 #include "module_stats.hpp"
@@ -23,34 +24,22 @@ namespace {
 
 constexpr const char* full_error = "ERR non scaling filter is full";
 
-// Adds `items` to the key's filter, creating it with `options` when missing; replies one boolean
-// (single) or an array of them (1 / 0 in RESP2), whose last element is RedisBloom's error when a
-// NONSCALING filter is full.
-int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
-              std::span<RedisModuleString* const> items, const create_options& options, bool single,
-              const char* event) {
-  memory_budget budget(ctx);
-  filter_key key(ctx, name, open_read | open_write);
-  if (key.empty() && options.create) {
-    try {
-      key.create(make_bf_filter(options.error_rate, options.capacity, options.expansion,
-                                options.nonscaling));
-    } catch (const error& e) {
-      return reply_failure(ctx, budget, e);
-    }
-  } else if (key.value() == nullptr || !key.value()->filter) {
-    return reply_not_usable(ctx, key);
-  }
+// add_items once the key holds `filter` (bf_target.hpp: bloomkit's or RedisBloom's): replies one
+// boolean (single) or an array of them (1 / 0 in RESP2), whose last element is RedisBloom's error
+// when a NONSCALING filter is full.
+template <class Filter>
+int add_to(RedisModuleCtx* ctx, memory_budget& budget, Filter& filter, RedisModuleString* name,
+           std::span<RedisModuleString* const> items, bool single, const char* event) {
   // The sub-filters a chain may add for these keys are checked against maxmemory before any key
   // goes in: a refused add changes nothing (a key it created above stays, empty, as BF.RESERVE's).
-  if (!budget.admits(growth_allocations(*key.value()->filter, items.size()))) {
+  if (!budget.admits(growth_allocations(filter, items.size()))) {
     return reply_error(ctx, budget.refusal());
   }
   const std::vector<std::string_view> keys = views_of(items);
   const auto added = std::make_unique<bool[]>(keys.size());
   std::size_t handled = 0;
   try {
-    handled = add_keys(*key.value()->filter, keys, {added.get(), keys.size()});
+    handled = add_keys(filter, keys, {added.get(), keys.size()});
     note_adds(handled);
   } catch (const error& e) {
     // A chain that cannot grow (its memory ceiling, 2^63 keys, or maxmemory for a window): the
@@ -75,22 +64,47 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   return module_ok;
 }
 
+// Adds `items` to the key's filter, creating it with `options` when missing.
+int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
+              std::span<RedisModuleString* const> items, const create_options& options, bool single,
+              const char* event) {
+  memory_budget budget(ctx);
+  filter_key key(ctx, name, open_read | open_write);
+  if (key.empty() && options.create) {
+    try {
+      key.create(make_bf_filter(options.error_rate, options.capacity, options.expansion,
+                                options.nonscaling));
+    } catch (const error& e) {
+      return reply_failure(ctx, budget, e);
+    }
+  }
+  return with_bf_filter(ctx, key, [&](auto& filter) {
+    return add_to(ctx, budget, filter, name, items, single, event);
+  });
+}
+
 // Answers false (0) for every item of a key that holds no usable filter: missing, of another type
-// or still being loaded by BF.LOADCHUNK, as RedisBloom answers any key that is not its filter.
+// or a bloomkit image still being loaded by BF.LOADCHUNK, as RedisBloom answers any key that is
+// not its filter. A RedisBloom key being loaded answers from the bits it has (bf_target.hpp).
 int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
                 std::span<RedisModuleString* const> items, bool single) {
   filter_key key(ctx, name, open_read);
   const std::vector<std::string_view> keys = views_of(items);
   note_lookups(keys.size());
   const auto present = std::make_unique<bool[]>(keys.size());
-  if (key.value() == nullptr || !key.value()->filter) {
+  const auto reply = [&] {
+    if (!single) RedisModule_ReplyWithArray(ctx, static_cast<long>(keys.size()));
+    for (std::size_t i = 0; i < keys.size(); ++i) reply_bool(ctx, present[i]);
+    return module_ok;
+  };
+  if (key.chain() == nullptr && (key.value() == nullptr || !key.value()->filter)) {
     std::fill_n(present.get(), keys.size(), false);
-  } else {
-    find_keys(*key.value()->filter, keys, {present.get(), keys.size()});
+    return reply();
   }
-  if (!single) RedisModule_ReplyWithArray(ctx, static_cast<long>(keys.size()));
-  for (std::size_t i = 0; i < keys.size(); ++i) reply_bool(ctx, present[i]);
-  return module_ok;
+  return with_bf_filter(ctx, key, [&](const auto& filter) {
+    find_keys(filter, keys, {present.get(), keys.size()});
+    return reply();
+  });
 }
 
 int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal) {
@@ -103,6 +117,10 @@ int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal) {
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key) {
   if (key.empty()) return RedisModule_ReplyWithError(ctx, "ERR not found");
   if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+  if (key.chain() != nullptr) {
+    return RedisModule_ReplyWithError(
+        ctx, "ERR not for RedisBloom's keys (type MBbloom--): BK.CONVERT makes it bloomkit's");
+  }
   return RedisModule_ReplyWithError(ctx, "ERR filter is being loaded by BF.LOADCHUNK");
 }
 

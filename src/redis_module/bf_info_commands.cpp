@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "arguments.hpp"
+#include "bf_target.hpp"
 #include "commands.hpp"
 #include "replies.hpp"
 
@@ -13,26 +14,37 @@ namespace bloomkit::redis_module {
 
 namespace {
 
+// BF.INFO's figures of a key's filter, bloomkit's or RedisBloom's (bf_target.hpp).
+struct bf_figures {
+  std::uint64_t capacity = 0;
+  std::uint64_t size = 0;
+  std::uint64_t filters = 0;
+  std::uint64_t items = 0;
+  // None for a filter that does not grow: nil, as RedisBloom's NONSCALING.
+  std::optional<std::uint64_t> expansion;
+};
+
+template <class Filter>
+bf_figures figures_of(const Filter& f) {
+  return {capacity_of(f), memory_of(f), filter_count_of(f), items_of(f), expansion_of(f)};
+}
+
 struct info_field {
   std::string_view keyword;  // BF.INFO key <keyword>
   const char* title;         // its name in the full reply
-  // Its value; none for a filter that does not have it (the expansion of one that does not
-  // grow: nil, as RedisBloom's NONSCALING).
-  std::optional<std::uint64_t> (*value)(const module_filter&);
+  std::optional<std::uint64_t> (*value)(const bf_figures&);
 };
 
 constexpr std::array<info_field, 5> info_fields{{
-    {"CAPACITY", "Capacity", [](const module_filter& f) { return std::optional(capacity_of(f)); }},
-    {"SIZE", "Size",
-     [](const module_filter& f) { return std::optional<std::uint64_t>(memory_of(f)); }},
-    {"FILTERS", "Number of filters",
-     [](const module_filter& f) { return std::optional(filter_count_of(f)); }},
+    {"CAPACITY", "Capacity", [](const bf_figures& f) { return std::optional(f.capacity); }},
+    {"SIZE", "Size", [](const bf_figures& f) { return std::optional(f.size); }},
+    {"FILTERS", "Number of filters", [](const bf_figures& f) { return std::optional(f.filters); }},
     {"ITEMS", "Number of items inserted",
-     [](const module_filter& f) { return std::optional(items_of(f)); }},
-    {"EXPANSION", "Expansion rate", expansion_of},
+     [](const bf_figures& f) { return std::optional(f.items); }},
+    {"EXPANSION", "Expansion rate", [](const bf_figures& f) { return f.expansion; }},
 }};
 
-void reply_field(RedisModuleCtx* ctx, const module_filter& f, std::size_t field) {
+void reply_field(RedisModuleCtx* ctx, const bf_figures& f, std::size_t field) {
   if (const auto v = info_fields[field].value(f)) {
     RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(*v));
   } else {
@@ -48,8 +60,10 @@ void reply_field(RedisModuleCtx* ctx, const module_filter& f, std::size_t field)
 int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read);
-  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
-  const module_filter& f = *key.value()->filter;
+  const std::optional<bf_figures> figures = with_bf_filter(
+      ctx, key, [&](const auto& filter) { return std::optional<bf_figures>(figures_of(filter)); });
+  if (!figures) return module_ok;  // replied: the key holds no usable filter
+  const bf_figures& f = *figures;
   if (argc == 3) {
     const std::string_view wanted = view_of(argv[2]);
     for (std::size_t i = 0; i < info_fields.size(); ++i) {
@@ -79,8 +93,9 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read);
   if (key.empty()) return RedisModule_ReplyWithLongLong(ctx, 0);
-  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
-  return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(*key.value()->filter)));
+  return with_bf_filter(ctx, key, [&](const auto& filter) {
+    return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(items_of(filter)));
+  });
 }
 
 }  // namespace bloomkit::redis_module

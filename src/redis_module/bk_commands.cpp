@@ -5,7 +5,9 @@
 //                                      CLI's --kind type (scalable: a chain of classic filters,
 //                                      window: the grouped window_filter)
 //   BK.REMOVE key item [item ...]      counting filters: one reply per item, 1 when removed
-//   BK.INFO key                        the fields of `bloomkit info --json` (docs/CLI.md)
+//   BK.INFO key                        the fields of `bloomkit info --json` (docs/CLI.md), of
+//                                      bloomkit's keys and of RedisBloom's (kind redisbloom)
+//   BK.CONVERT key                     a RedisBloom key made bloomkit's (convert_command.cpp)
 
 #include <concepts>
 #include <string>
@@ -33,7 +35,7 @@ module_filter make_filter(const reserve_request& r) {
   if (r.kind == kind_traits<window_filter>::name && r.request.window == 0) {
     throw error(errc::invalid_argument, "KIND window needs WINDOW");
   }
-  return {*create_any(r.kind, r.request), false};
+  return module_filter_of(*create_any(r.kind, r.request), false);
 }
 
 // "give classic, blocked, counting, scalable or window": the registry's kind names.
@@ -92,6 +94,20 @@ class info_reply {
   };
   std::vector<field> fields_;
 };
+
+// BK.INFO's fields of a filter: its kind, scheme and NONSCALING, then `bloomkit info --json`'s.
+template <class Filter>
+void add_info_fields(info_reply& reply, const Filter& filter, bool nonscaling) {
+  reply.add("kind", kind_traits<Filter>::name)
+      .add("hash_scheme", to_string(Filter::scheme()))
+      .add("nonscaling", nonscaling ? 1 : 0);
+  report_figures(filter, reply);
+  // A grouped window's slices grow; past this many keys in one (a burst past its overflow
+  // parts) its FPP bound no longer holds, and the CLI warns (redis_add.cpp).
+  if constexpr (requires { filter.fullest_slice_keys(); }) {
+    reply.add("fullest_slice_keys", filter.fullest_slice_keys());
+  }
+}
 
 }  // namespace
 
@@ -176,22 +192,15 @@ int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read);
-  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
-  const module_filter& f = *key.value()->filter;
   info_reply reply;
-  std::visit(
-      [&]<class Filter>(const Filter& filter) {
-        reply.add("kind", kind_traits<Filter>::name)
-            .add("hash_scheme", to_string(Filter::scheme()))
-            .add("nonscaling", f.nonscaling ? 1 : 0);
-        report_figures(filter, reply);
-        // A grouped window's slices grow; past this many keys in one (a burst past its overflow
-        // parts) its FPP bound no longer holds, and the CLI warns (redis_add.cpp).
-        if constexpr (requires { filter.fullest_slice_keys(); }) {
-          reply.add("fullest_slice_keys", filter.fullest_slice_keys());
-        }
-      },
-      f.filter);
+  if (const redisbloom_chain* chain = key.chain()) {
+    add_info_fields(reply, *chain, !chain->scaling());
+  } else if (key.value() != nullptr && key.value()->filter) {
+    const module_filter& f = *key.value()->filter;
+    std::visit([&](const auto& filter) { add_info_fields(reply, filter, f.nonscaling); }, f.filter);
+  } else {
+    return reply_not_usable(ctx, key);
+  }
   reply.send(ctx);
   return module_ok;
 }

@@ -136,6 +136,9 @@ constexpr command_spec table[] = {
     {"loadchunk", command_family::both, bf_loadchunk, "write deny-oom", "write", 4,
      key_rw | key_update, "Restores a Bloom filter from BF.SCANDUMP's chunks", per_chunk, first,
      loadchunk_args},
+    {"debug", command_family::bf, bf_debug, "readonly", "read", 2, reads,
+     "A Bloom filter's sub-filters, one line each (RedisBloom's BF.DEBUG)", "O(n), n the sub-filters",
+     first, key_only},
     {"reserve", command_family::bk, bk_reserve, "write deny-oom", "write", -4, inserts,
      "Creates a filter of any bloomkit kind (classic, blocked, counting, scalable, window)",
      "O(1)", first, bk_reserve_args},
@@ -144,6 +147,9 @@ constexpr command_spec table[] = {
     {"info", command_family::bk, bk_info, "readonly", "read", 2, reads,
      "A filter's kind, hash scheme and figures (bloomkit info --json's fields)", "O(1)", first,
      key_only},
+    {"convert", command_family::bk, bk_convert, "write", "write", 2, key_rw | key_update,
+     "Turns a RedisBloom key (type MBbloom--) into a bloomkit key in place, keeping its bits",
+     "O(n), n the filter's bytes", first, key_only},
 };
 // clang-format on
 

@@ -32,6 +32,16 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 
+// On keys of RedisBloom's type (redisbloom_commands.cpp): BF.SCANDUMP's reply at `iterator`
+// (>= 0), BF.LOADCHUNK of a chunk past the header (RedisBloom's iterator: 1 + the offset after
+// it; ORed into the bits, so that adds made during the load stay), BF.DEBUG, and BK.CONVERT
+// (convert_command.cpp).
+int scandump_chain(RedisModuleCtx* ctx, const redisbloom_chain& c, long long iterator);
+int loadchunk_chain(RedisModuleCtx* ctx, redisbloom_chain& c, long long iterator,
+                    std::string_view data, RedisModuleString* name);
+int bf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bk_convert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());
 }
@@ -52,7 +62,8 @@ expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
 std::string expansion_range_error(std::string_view text);
 
 // The error for a key that holds no usable filter: RedisBloom's "ERR not found" for a missing
-// key, WRONGTYPE for another type, and one for a key whose BF.LOADCHUNK has not finished.
+// key, WRONGTYPE for another type, one for a key whose BF.LOADCHUNK has not finished, and one
+// for a key of RedisBloom's type where a command works on bloomkit's only.
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key);
 
 // After a write: replicate the command as it came (every write is deterministic given the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <variant>
 
 #include "../module_value/chunk_iterator.hpp"
 #include "../module_value/chunk_loading.hpp"
@@ -14,6 +15,7 @@
 #include "commands.hpp"
 #include "module_stats.hpp"
 #include "redis_memory.hpp"
+#include "redisbloom_type.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -43,9 +45,12 @@ std::string payload_slice(const std::vector<std::string_view>& pieces, std::uint
 int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read);
-  if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
+  if (key.chain() == nullptr && (key.value() == nullptr || !key.value()->filter)) {
+    return reply_not_usable(ctx, key);
+  }
   const std::optional<long long> iterator = to_integer(view_of(argv[2]));
   if (!iterator) return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
+  if (key.chain() != nullptr) return scandump_chain(ctx, *key.chain(), *iterator);
   const module_value& value = *key.value();
   if (*iterator == 0) {
     const std::string header = header_of(value);
@@ -93,14 +98,30 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (*iterator == 1) {
     if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
     if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
+    // bloomkit's image or RedisBloom's header: a key of the type it is (redisbloom_keys.hpp).
     try {
-      key.create(std::make_unique<image_loader>(data));
+      first_chunk first = read_first_chunk(data);
+      if (auto* loader = std::get_if<std::unique_ptr<image_loader>>(&first)) {
+        key.create(std::move(*loader));
+      } else if (redisbloom_type() == nullptr) {
+        return RedisModule_ReplyWithError(
+            ctx,
+            "ERR this module was loaded without RedisBloom's type MBbloom--: RedisBloom's "
+            "chunks load into RedisBloom");
+      } else {
+        key.create(std::move(std::get<redisbloom_chain>(first)));
+      }
     } catch (const image_error& e) {
       return reply_error(ctx, std::string("ERR received bad data: ") + e.what());
+    } catch (const error& e) {
+      return reply_failure(ctx, budget, e);  // RedisBloom's bits cannot be allocated
     }
     RedisModule_ReplyWithSimpleString(ctx, "OK");
     announce_write(ctx, "bf.loadchunk", argv[1]);
     return module_ok;
+  }
+  if (key.chain() != nullptr) {
+    return loadchunk_chain(ctx, *key.chain(), *iterator, data, argv[1]);
   }
   if (key.value() == nullptr) return reply_not_usable(ctx, key);
   module_value& value = *key.value();

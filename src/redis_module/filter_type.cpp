@@ -6,6 +6,8 @@
 
 #include "filter_type.hpp"
 
+#include "redisbloom_type.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -150,6 +152,9 @@ filter_key::filter_key(RedisModuleCtx* ctx, RedisModuleString* name, int mode)
   type_ = RedisModule_KeyType(key_);
   if (type_ == keytype_module && RedisModule_ModuleTypeGetType(key_) == filter_type) {
     value_ = static_cast<module_value*>(RedisModule_ModuleTypeGetValue(key_));
+  } else if (type_ == keytype_module && redisbloom_type() != nullptr &&
+             RedisModule_ModuleTypeGetType(key_) == redisbloom_type()) {
+    chain_ = static_cast<redisbloom_chain*>(RedisModule_ModuleTypeGetValue(key_));
   }
 }
 
@@ -169,18 +174,35 @@ module_value& filter_key::create(std::unique_ptr<image_loader> loading) {
   return set(std::move(value));
 }
 
+redisbloom_chain& filter_key::create(redisbloom_chain chain) {
+  auto value = std::make_unique<redisbloom_chain>(std::move(chain));
+  set_value(redisbloom_type(), value.get());
+  chain_ = value.release();
+  return *chain_;
+}
+
 module_value& filter_key::set(std::unique_ptr<module_value> value) {
-  RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());  // Redis owns it from here
-  note_filter_created();
-  type_ = keytype_module;
+  set_value(filter_type, value.get());
   value_ = value.release();
   return *value_;
+}
+
+void filter_key::set_value(RedisModuleType* type, void* value) {
+  // Setting a value deletes what the key held (Redis frees it) and its time to live.
+  const long long ttl = empty() ? no_expire : RedisModule_GetExpire(key_);
+  RedisModule_ModuleTypeSetValue(key_, type, value);  // Redis owns it from here
+  note_filter_created();
+  if (ttl != no_expire) RedisModule_SetExpire(key_, ttl);
+  type_ = keytype_module;
+  value_ = nullptr;
+  chain_ = nullptr;
 }
 
 void filter_key::remove() {
   RedisModule_DeleteKey(key_);
   type_ = keytype_empty;
   value_ = nullptr;
+  chain_ = nullptr;
 }
 
 }  // namespace bloomkit::redis_module

@@ -10,6 +10,7 @@
 #include "module_settings.hpp"
 #include "module_stats.hpp"
 #include "redis_memory.hpp"
+#include "redisbloom_type.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -27,7 +28,12 @@ const char* aof_load_command(module_mode mode) {
 // What only the drop-in registers: RedisBloom's own names, which a server that has RedisBloom
 // holds already (COEXIST leaves them out, so that both modules load).
 int register_redisbloom_names(RedisModuleCtx* ctx) {
-  // Hook (integrator): RedisBloom's data type `MBbloom--` registers here, before the commands.
+  if (register_redisbloom_type(ctx) != module_ok) {
+    RedisModule_Log(ctx, "warning",
+                    "bloomkit: cannot register RedisBloom's data type MBbloom-- (is RedisBloom "
+                    "loaded? load bloomkit's module with COEXIST to run beside it)");
+    return module_err;
+  }
   return register_commands(ctx, command_family::bf);
 }
 

@@ -31,12 +31,16 @@ decltype(RedisModule_DeleteKey) RedisModule_DeleteKey = nullptr;
 decltype(RedisModule_ModuleTypeGetType) RedisModule_ModuleTypeGetType = nullptr;
 decltype(RedisModule_ModuleTypeGetValue) RedisModule_ModuleTypeGetValue = nullptr;
 decltype(RedisModule_ModuleTypeSetValue) RedisModule_ModuleTypeSetValue = nullptr;
+decltype(RedisModule_GetExpire) RedisModule_GetExpire = nullptr;
+decltype(RedisModule_SetExpire) RedisModule_SetExpire = nullptr;
 decltype(RedisModule_ReplicateVerbatim) RedisModule_ReplicateVerbatim = nullptr;
 decltype(RedisModule_NotifyKeyspaceEvent) RedisModule_NotifyKeyspaceEvent = nullptr;
 decltype(RedisModule_SaveUnsigned) RedisModule_SaveUnsigned = nullptr;
 decltype(RedisModule_LoadUnsigned) RedisModule_LoadUnsigned = nullptr;
 decltype(RedisModule_SaveStringBuffer) RedisModule_SaveStringBuffer = nullptr;
 decltype(RedisModule_LoadStringBuffer) RedisModule_LoadStringBuffer = nullptr;
+decltype(RedisModule_SaveDouble) RedisModule_SaveDouble = nullptr;
+decltype(RedisModule_LoadDouble) RedisModule_LoadDouble = nullptr;
 decltype(RedisModule_IsIOError) RedisModule_IsIOError = nullptr;
 decltype(RedisModule_EmitAOF) RedisModule_EmitAOF = nullptr;
 decltype(RedisModule_DigestAddStringBuffer) RedisModule_DigestAddStringBuffer = nullptr;
@@ -100,12 +104,16 @@ const std::array required_functions{
     api_entry{"RedisModule_ModuleTypeGetType", &RedisModule_ModuleTypeGetType},
     api_entry{"RedisModule_ModuleTypeGetValue", &RedisModule_ModuleTypeGetValue},
     api_entry{"RedisModule_ModuleTypeSetValue", &RedisModule_ModuleTypeSetValue},
+    api_entry{"RedisModule_GetExpire", &RedisModule_GetExpire},
+    api_entry{"RedisModule_SetExpire", &RedisModule_SetExpire},
     api_entry{"RedisModule_ReplicateVerbatim", &RedisModule_ReplicateVerbatim},
     api_entry{"RedisModule_NotifyKeyspaceEvent", &RedisModule_NotifyKeyspaceEvent},
     api_entry{"RedisModule_SaveUnsigned", &RedisModule_SaveUnsigned},
     api_entry{"RedisModule_LoadUnsigned", &RedisModule_LoadUnsigned},
     api_entry{"RedisModule_SaveStringBuffer", &RedisModule_SaveStringBuffer},
     api_entry{"RedisModule_LoadStringBuffer", &RedisModule_LoadStringBuffer},
+    api_entry{"RedisModule_SaveDouble", &RedisModule_SaveDouble},
+    api_entry{"RedisModule_LoadDouble", &RedisModule_LoadDouble},
     api_entry{"RedisModule_IsIOError", &RedisModule_IsIOError},
     api_entry{"RedisModule_EmitAOF", &RedisModule_EmitAOF},
     api_entry{"RedisModule_DigestAddStringBuffer", &RedisModule_DigestAddStringBuffer},

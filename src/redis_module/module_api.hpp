@@ -87,6 +87,8 @@ extern RedisModuleType* (*RedisModule_ModuleTypeGetType)(RedisModuleKey* key);
 extern void* (*RedisModule_ModuleTypeGetValue)(RedisModuleKey* key);
 extern int (*RedisModule_ModuleTypeSetValue)(RedisModuleKey* key, RedisModuleType* type,
                                              void* value);
+extern long long (*RedisModule_GetExpire)(RedisModuleKey* key);
+extern int (*RedisModule_SetExpire)(RedisModuleKey* key, long long milliseconds);
 extern int (*RedisModule_ReplicateVerbatim)(RedisModuleCtx* ctx);
 extern int (*RedisModule_NotifyKeyspaceEvent)(RedisModuleCtx* ctx, int type, const char* event,
                                               RedisModuleString* key);
@@ -95,6 +97,8 @@ extern std::uint64_t (*RedisModule_LoadUnsigned)(RedisModuleIO* io);
 extern void (*RedisModule_SaveStringBuffer)(RedisModuleIO* io, const char* buffer,
                                             std::size_t length);
 extern char* (*RedisModule_LoadStringBuffer)(RedisModuleIO* io, std::size_t* length);
+extern void (*RedisModule_SaveDouble)(RedisModuleIO* io, double value);
+extern double (*RedisModule_LoadDouble)(RedisModuleIO* io);
 extern int (*RedisModule_IsIOError)(RedisModuleIO* io);
 extern void (*RedisModule_EmitAOF)(RedisModuleIO* io, const char* command, const char* format, ...);
 extern void (*RedisModule_DigestAddStringBuffer)(RedisModuleDigest* digest, const char* buffer,
@@ -152,6 +156,8 @@ inline constexpr int open_read = 1 << 0;
 inline constexpr int open_write = 1 << 1;
 inline constexpr int keytype_empty = 0;
 inline constexpr int keytype_module = 6;
+// RedisModule_GetExpire of a key without a time to live.
+inline constexpr long long no_expire = -1;
 inline constexpr int notify_generic = 1 << 2;
 // The module checks RedisModule_IsIOError itself instead of Redis aborting on a bad RDB read.
 inline constexpr int option_handle_io_errors = 1 << 0;

@@ -3,8 +3,10 @@
 // answer as the peer answered and write back the peer's bytes exactly.
 
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/compat/redisbloom.hpp"
 #include "cli_support.hpp"
 #include "support/interop_vectors.hpp"
+#include "support/redisbloom_vectors.hpp"
 
 namespace {
 
@@ -182,7 +184,8 @@ TEST_F(InteropCli, ImportErrors) {
   EXPECT_FALSE(exists("out"));
   // Usage errors.
   expect_usage_error(run({"import", guava_bin.string(), at("out"), "--from", "java"}),
-                     "--from: java not in {guava,bits-and-blooms,bits-and-blooms-json}", "import");
+                     "--from: java not in {guava,bits-and-blooms,bits-and-blooms-json,redisbloom}",
+                     "import");
   expect_usage_error(
       run({"import", guava_bin.string(), at("out"), "--from", "guava", "--key-type", "int"}),
       "--key-type: int not in {string,long}", "import");
@@ -190,6 +193,67 @@ TEST_F(InteropCli, ImportErrors) {
   // A Guava stream from stdin.
   EXPECT_EQ(ok({"import", "-", at("stdin.bloom"), "--from", "guava"}, bytes),
             "imported -: 768 bits, 5 hashes, guava-murmur128-mitz-64\n");
+}
+
+// RedisBloom DUMP payloads the real RedisBloom wrote (tests/data/redisbloom): import, the
+// answers of query, info, export back to a payload that decodes to the same chain.
+TEST_F(InteropCli, RedisBloomDumpImportQueryInfoExport) {
+  const auto files = redisbloom_key_files();
+  ASSERT_FALSE(files.empty());
+  for (std::size_t f = 0; f < files.size(); f += 5) {
+    const json v = read_json(files[f]);
+    SCOPED_TRACE(v["key"].str());
+    const std::string dump = unhex(v["dump_hex"].str());
+    write("key.dump", dump);
+    const auto chain = bloomkit::redisbloom::read_dump(
+        {reinterpret_cast<const unsigned char*>(dump.data()), dump.size()}, "vector");
+    EXPECT_EQ(ok({"import", at("key.dump"), at("key.bloom"), "--from", "redisbloom"}),
+              "imported " + at("key.dump") + ": " + std::to_string(chain.cells()) + " bits, " +
+                  std::to_string(chain.filters()) + " links, redisbloom\n");
+    // Line-safe keys, added and absent, through stdin: RedisBloom's answers.
+    std::string input;
+    std::string expected;
+    const auto take = [&](const json& hexes, const std::string& answers) {
+      for (std::size_t i = 0; i < hexes.size(); ++i) {
+        const std::string key = unhex(hexes[i].str());
+        if (key.find_first_of(std::string("\n\r\0", 3)) != std::string::npos) continue;
+        input += key + "\n";
+        expected.push_back(answers[i]);
+      }
+    };
+    take(v["items_hex"], v["probes"]["added_answers"].str());
+    take(v["probes"]["absent_hex"], v["probes"]["absent_answers"].str());
+    std::string answers;
+    const std::string out = ok({"query", at("key.bloom")}, input);
+    for (std::size_t at_line = 0; at_line < out.size();) {
+      answers.push_back(out[at_line]);
+      at_line = out.find('\n', at_line) + 1;
+      if (at_line == 0) break;
+    }
+    EXPECT_EQ(answers, expected);
+    const auto lines = parse_lines(ok({"info", at("key.bloom")}));
+    EXPECT_EQ(lines.at("kind"), "redisbloom");
+    EXPECT_EQ(lines.at("inserted"), std::to_string(v["card"].u64()));
+    EXPECT_EQ(lines.at("capacity"), std::to_string(v["info"]["Capacity"].u64()));
+    EXPECT_EQ(lines.at("redisbloom_size"), std::to_string(v["info"]["Size"].u64()));
+    ok({"export", at("key.bloom"), at("back.dump"), "--to", "redisbloom"});
+    const std::string back = read("back.dump");
+    EXPECT_EQ(bloomkit::redisbloom::read_dump(
+                  {reinterpret_cast<const unsigned char*>(back.data()), back.size()}, "back"),
+              chain);
+  }
+  // A damaged payload is an error naming the file; nothing is written.
+  const std::string dump = unhex(read_json(files.front())["dump_hex"].str());
+  write("bad.dump", dump.substr(0, dump.size() - 1));
+  expect_error_naming(run({"import", at("bad.dump"), at("bad.bloom"), "--from", "redisbloom"}),
+                      at("bad.dump"));
+  EXPECT_FALSE(exists("bad.bloom"));
+  // Only a RedisBloom filter exports to RedisBloom.
+  ok({"create", at("native.bloom"), "--capacity", "100", "--fpp", "0.01"});
+  const result r = run({"export", at("native.bloom"), at("out"), "--to", "redisbloom"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("RedisBloom does not compute (it needs redisbloom)"), std::string::npos)
+      << r;
 }
 
 }  // namespace

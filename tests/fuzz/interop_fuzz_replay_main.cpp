@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomkit/compat/redisbloom.hpp"
 #include "replay_driver.hpp"
 
 namespace {
@@ -40,6 +41,31 @@ int main(int argc, char** argv) {
       if (p.extension() == ".redis") seeds.push_back(seed(4, p));
     }
   }
+  // RedisBloom: small chains of one and of several links, 64- and 32-bit, as DUMP payloads (less
+  // their trailer, which the target adds) and as SCANDUMP header + chunk.
+  namespace rb = bloomkit::redisbloom;
+  std::vector<rb::chain> chains;
+  chains.push_back(rb::chain::reserve(20, 0.01, 2, false));
+  chains.push_back(rb::chain::reserve(10, 0.1, 1, true));
+  chains.push_back(rb::chain::make(16, 0.05, 0, 2));  // 32-bit hashes, power-of-two links
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    for (int i = 0; i < 40; ++i) (void)chains[c].add("seed-" + std::to_string(c * 100 + i));
+  }
+  for (const rb::chain& c : chains) {
+    auto dump = rb::write_dump(c);
+    dump.resize(dump.size() - 10);
+    std::vector<std::uint8_t> s{5};
+    s.insert(s.end(), dump.begin(), dump.end());
+    seeds.push_back(s);
+    const auto header = rb::header_chunk(c);
+    std::vector<std::uint8_t> chunks{6, static_cast<std::uint8_t>(header.size()),
+                                     static_cast<std::uint8_t>(header.size() >> 8)};
+    chunks.insert(chunks.end(), header.begin(), header.end());
+    const auto first = c.link_bits(0);
+    chunks.insert(chunks.end(), first.begin(), first.end());
+    seeds.push_back(chunks);
+  }
+  seeds.push_back({7, 6, 0, 2, 'a', 'b', 'c', 0x20, 2});
   return bloomkit::test::run_replay(argc, argv, seeds,
                                     {"interop fuzz replay", 20261123, 1500, 40, true});
 }

@@ -131,13 +131,16 @@ def test_without_coexist_the_load_is_refused_and_the_server_carries_on(start):
         r.execute_command("MODULE", "LOAD", module_path())
     assert r.ping() and module_names(r) == ["bf"]
     assert "COEXIST" in server.log()
-    # Another name, the same commands: refused at bf.add, leaving none of its commands behind.
+    # Another name, the same type and commands: refused at RedisBloom's type MBbloom-- (registered
+    # before the commands), leaving none of its commands behind.
     server = start((fake_module(), "NAME", "other"))
     r = server.client()
     with pytest.raises(ResponseError):
         r.execute_command("MODULE", "LOAD", module_path())
     assert r.ping() and module_names(r) == ["other"]
-    assert "cannot register bf.add" in server.log()
+    assert "cannot register RedisBloom's data type MBbloom--" in server.log()
+    assert "bf.add" not in {n.decode() for n in r.execute_command("COMMAND", "LIST", "FILTERBY",
+                                                                  "MODULE", "bf")}
     assert raw(r, "COMMAND", "INFO", "bk.add", "bf.madd") == [None, None]
     assert r.execute_command("BF.ADD", "k", "a") == b"fakebloom:add"
     # The same file then loads with COEXIST.

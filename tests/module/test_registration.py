@@ -35,12 +35,14 @@ BF_ONLY = {
     "reserve": (-4, {"write", "denyoom"}, INSERTS,
                 ["key", "error_rate", "capacity", "expansion", "nonscaling"]),
     "info": (-2, {"readonly", "fast"}, READS, ["key", "single_value"]),
+    "debug": (2, {"readonly"}, READS, ["key"]),
 }
 BK_ONLY = {
     "reserve": (-4, {"write", "denyoom"}, INSERTS,
                 ["key", "capacity", "fpp", "kind", "expansion", "window", "slices"]),
     "remove": (-3, {"write"}, ["RW", "delete"], ["key", "item"]),
     "info": (2, {"readonly"}, READS, ["key"]),
+    "convert": (2, {"write"}, ["RW", "update"], ["key"]),
 }
 EXPECTED = {**{f"bf.{n}": v for n, v in {**TWINNED, **BF_ONLY}.items()},
             **{f"bk.{n}": v for n, v in {**TWINNED, **BK_ONLY}.items()}}

@@ -95,8 +95,10 @@ class golden_file : public ::testing::TestWithParam<std::filesystem::path> {
       out.push_back(std::visit(
           [&](const auto& filter) {
             const bool by_bytes = filter.contains(key);
-            if (v_.key_type == "long") {
-              EXPECT_EQ(filter.contains(test::as_int64(key)), by_bytes);
+            if constexpr (requires(std::int64_t v) { filter.contains(v); }) {
+              if (v_.key_type == "long") {
+                EXPECT_EQ(filter.contains(test::as_int64(key)), by_bytes);
+              }
             }
             return by_bytes;
           },

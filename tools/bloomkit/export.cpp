@@ -1,7 +1,9 @@
-// bloomkit export IN OUT --to guava|bits-and-blooms|bits-and-blooms-json
+// bloomkit export IN OUT --to guava|bits-and-blooms|bits-and-blooms-json|redisbloom
 //
 // Writes a filter file in another system's format (docs/INTEROP.md): Guava's BloomFilter.writeTo
-// stream (BloomFilter.readFrom reads it), bits-and-blooms/bloom v3's WriteTo or MarshalJSON. The
+// stream (BloomFilter.readFrom reads it), bits-and-blooms/bloom v3's WriteTo or MarshalJSON, or a
+// RedisBloom key's DUMP payload (RESTORE key 0 <bytes> makes the key; its strings are written
+// uncompressed, which RESTORE takes as well). The
 // filter's hash scheme must be one the target computes (an imported filter, or one built with
 // that scheme); any other is refused, since the peer would answer differently. OUT is replaced
 // like every file bloomkit writes (output_file.hpp); OUT "-" is stdout, and IN itself is refused.
@@ -20,6 +22,7 @@
 #include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/compat/redisbloom.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "output.hpp"
@@ -55,6 +58,8 @@ void check_exportable(const export_options& o, peer_format to, hash_scheme schem
         scheme != hash_scheme::guava_murmur128_mitz_64) {
       refuse(o, scheme, "Guava", "guava-murmur128-mitz-32 or guava-murmur128-mitz-64");
     }
+  } else if (to == peer_format::redisbloom) {
+    if (scheme != hash_scheme::redisbloom) refuse(o, scheme, "RedisBloom", "redisbloom");
   } else if (scheme != hash_scheme::bits_and_blooms_v3) {
     refuse(o, scheme, "bits-and-blooms", "bits-and-blooms-v3");
   }
@@ -69,6 +74,10 @@ std::pair<std::string, const char*> exported_bytes(peer_format to,
                                     ? guava::write(*f32)
                                     : guava::write(std::get<guava::mitz_64_filter>(filter)))),
             "guava"};
+  }
+  if (to == peer_format::redisbloom) {
+    return {std::string(as_text(redisbloom::write_dump(std::get<redisbloom::chain>(filter)))),
+            "redisbloom"};
   }
   const auto& f = std::get<bits_and_blooms::filter>(filter);
   if (to == peer_format::bits_and_blooms_json) {
@@ -90,8 +99,12 @@ void run_export(const export_options& o) {
     check_exportable(o, to, h.scheme);
   });
   const auto [bytes, format] = exported_bytes(to, in.filter);
-  const std::string result = fmt::format("exported {}: {} bits, {} hashes, {}\n", printable(o.in),
-                                         in.header.bits, in.header.hashes, format);
+  // A RedisBloom chain's links each have their own hash count.
+  const std::string shape = to == peer_format::redisbloom
+                                ? fmt::format("{} links", in.header.kind_params[2])
+                                : fmt::format("{} hashes", in.header.hashes);
+  const std::string result =
+      fmt::format("exported {}: {} bits, {}, {}\n", printable(o.in), in.header.bits, shape, format);
   if (!out) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     flush_stdout();                    // reports a failed fwrite too
@@ -107,7 +120,8 @@ void run_export(const export_options& o) {
 command add_export_command(CLI::App& app) {
   auto o = std::make_shared<export_options>();
   CLI::App* sub = app.add_subcommand(
-      "export", "Write a filter file in another system's format (Guava, bits-and-blooms)");
+      "export",
+      "Write a filter file in another system's format (Guava, bits-and-blooms, RedisBloom)");
   add_required_argument(*sub, "IN", o->in, "Filter file to export");
   add_required_argument(*sub, "OUT", o->out,
                         "The peer's file to write (replaced if it exists; '-' for stdout)");

@@ -1,11 +1,13 @@
-// bloomkit import IN OUT --from guava|bits-and-blooms|bits-and-blooms-json
+// bloomkit import IN OUT --from guava|bits-and-blooms|bits-and-blooms-json|redisbloom
 //                        [--key-type string|long]
 //
 // Reads a filter another system wrote (Guava's BloomFilter.writeTo stream, bits-and-blooms/bloom
-// v3's WriteTo or MarshalJSON) and saves it as a bloomkit filter file with the peer's hash scheme,
-// bit for bit (docs/INTEROP.md). --key-type long records that the keys are 64-bit integers
-// (Guava's Funnels.longFunnel()): query then reads each key as a signed decimal.
+// v3's WriteTo or MarshalJSON, the DUMP payload of a RedisBloom key) and saves it as a bloomkit
+// filter file with the peer's hash scheme, bit for bit (docs/INTEROP.md). --key-type long records
+// that the keys are 64-bit integers (Guava's Funnels.longFunnel()): query then reads each key as
+// a signed decimal.
 // Prints: imported IN: <bits> bits, <hashes> hashes, <hash scheme>
+//     or: imported IN: <bits> bits, <links> links, redisbloom
 
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "arguments.hpp"
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/compat/redisbloom_kind.hpp"
 #include "bloomkit/file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -86,6 +89,13 @@ void run_import(const import_options& o) {
     case peer_format::bits_and_blooms_json:
       save_imported(o, out, bits_and_blooms::read_json(bytes, source));
       return;
+    case peer_format::redisbloom: {
+      const redisbloom::chain chain = redisbloom::read_dump(data, source);
+      save(chain, o.out, o.key_type == "long" ? key_type::int64 : key_type::string);
+      out.commit(fmt::format("imported {}: {} bits, {} links, redisbloom\n", printable(o.in),
+                             chain.cells(), chain.filters()));
+      return;
+    }
   }
 }
 
@@ -94,7 +104,8 @@ void run_import(const import_options& o) {
 command add_import_command(CLI::App& app) {
   auto o = std::make_shared<import_options>();
   CLI::App* sub = app.add_subcommand(
-      "import", "Convert another system's filter (Guava, bits-and-blooms) into a filter file");
+      "import",
+      "Convert another system's filter (Guava, bits-and-blooms, RedisBloom) into a filter file");
   add_required_argument(*sub, "IN", o->in, "The peer's file ('-' for stdin)");
   add_required_argument(*sub, "OUT", o->out, "Filter file to write (replaced if it exists)");
   add_peer_format_option(*sub, "--from", o->from);

@@ -9,17 +9,19 @@ CLI::Option* add_peer_format_option(CLI::App& command, const std::string& option
   return command
       .add_option(option, name,
                   "guava (Guava BloomFilter.writeTo), bits-and-blooms (bits-and-blooms/bloom v3 "
-                  "WriteTo) or bits-and-blooms-json (its MarshalJSON)")
+                  "WriteTo), bits-and-blooms-json (its MarshalJSON) or redisbloom (the DUMP "
+                  "payload of a RedisBloom BF key)")
       ->type_name("FORMAT")
       ->required()
-      ->check(CLI::IsMember(
-                  std::vector<std::string>{"guava", "bits-and-blooms", "bits-and-blooms-json"})
+      ->check(CLI::IsMember(std::vector<std::string>{"guava", "bits-and-blooms",
+                                                     "bits-and-blooms-json", "redisbloom"})
                   .description(""));
 }
 
 peer_format parse_peer_format(std::string_view name) {
   if (name == "bits-and-blooms") return peer_format::bits_and_blooms;
   if (name == "bits-and-blooms-json") return peer_format::bits_and_blooms_json;
+  if (name == "redisbloom") return peer_format::redisbloom;
   return peer_format::guava;
 }
 

@@ -12,6 +12,7 @@ enum class peer_format {
   guava,                 // Guava BloomFilter.writeTo / readFrom
   bits_and_blooms,       // bits-and-blooms/bloom v3 WriteTo / ReadFrom
   bits_and_blooms_json,  // bits-and-blooms/bloom v3 MarshalJSON / UnmarshalJSON
+  redisbloom,            // a RedisBloom key's DUMP payload (RESTORE takes it back)
 };
 
 // `option` (--from / --to) taking one of the names above; anything else is a usage error.

@@ -96,7 +96,8 @@ key_encoder redis_context::encoder(const std::string& name) const {
 }
 
 std::string describe_module_key(const redis_module::module_key_summary& s) {
-  return fmt::format("module key, {}, {} bits, {} filters, {} bytes", s.kind, s.bits, s.filters,
+  return fmt::format("{}, {}, {} bits, {} filters, {} bytes",
+                     s.redisbloom_type ? "RedisBloom key" : "module key", s.kind, s.bits, s.filters,
                      s.bytes);
 }
 
@@ -156,6 +157,7 @@ std::vector<command> add_redis_commands(CLI::App& app) {
       add_redis_push_command(*group, context),    add_redis_pull_command(*group, context),
       add_redis_rebuild_command(*group, context), add_redis_expire_command(*group, context),
       add_redis_drop_command(*group, context),    add_redis_remove_command(*group, context),
+      add_redis_convert_command(*group, context),
   };
   for (command& c : commands) c.path = "redis " + c.path;
   return commands;

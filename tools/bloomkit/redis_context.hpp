@@ -94,5 +94,6 @@ command add_redis_rebuild_command(CLI::App& group, redis_context_ptr context);
 command add_redis_expire_command(CLI::App& group, redis_context_ptr context);
 command add_redis_drop_command(CLI::App& group, redis_context_ptr context);
 command add_redis_remove_command(CLI::App& group, redis_context_ptr context);
+command add_redis_convert_command(CLI::App& group, redis_context_ptr context);
 
 }  // namespace bloomkit::cli

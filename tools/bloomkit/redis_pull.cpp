@@ -5,8 +5,10 @@
 // the redis-sharded-xxh3 scheme (for `redis push`; docs/REDIS.md).
 // Prints: pulled NAME to FILE: <bits> bits, <hashes> hashes, <shards> shards
 // A key NAME of the Redis module's type (BF.RESERVE, BK.RESERVE) is read with BF.SCANDUMP and
-// written as a file of its kind (key_transfer.hpp). Prints:
+// written as a file of its kind (key_transfer.hpp), a key of RedisBloom's type (MBbloom--) as a
+// file of kind redisbloom. Prints:
 //   pulled NAME to FILE: module key, <kind>, <bits> bits, <filters> filters, <bytes> bytes
+//   pulled NAME to FILE: RedisBloom key, redisbloom, <bits> bits, <filters> filters, <bytes> bytes
 
 #include <memory>
 #include <string>
@@ -32,10 +34,10 @@ struct redis_pull_options {
 void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
   context.require_native("pull");
   redis::client client = context.connect();
-  if (redis_module::is_module_key(client, o.name)) {
+  if (const auto type = redis_module::module_key_type(client, o.name)) {
     output_file out(o.file);
-    const redis_module::module_key_summary s = redis_module::pull_module_key(
-        client, o.name, o.file, redis_module::key_type_check::known_module);
+    const redis_module::module_key_summary s =
+        redis_module::pull_module_key(client, o.name, o.file, *type);
     out.commit(fmt::format("pulled {} to {}: {}\n", printable(o.name), printable(o.file),
                            describe_module_key(s)));
     return;

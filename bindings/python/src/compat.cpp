@@ -11,6 +11,7 @@
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/compat/redisbloom.hpp"
 #include "filter_class.hpp"
 
 namespace bloomkit::python {
@@ -71,6 +72,32 @@ void bind_compat(py::module_& m) {
       "sizes as NewWithEstimates(n, p).");
   bind_peer<go_zero::filter>(m, "GoZeroFilter",
                              "go-zero's bloom filter (core/bloom, Go), as a local classic filter.");
+  using rb_wrapper = py_filter<redisbloom::chain>;
+  bind_filter_class<redisbloom::chain>(
+      m, "RedisBloomFilter",
+      "RedisBloom's scalable Bloom filter (a BF key), bit for bit: answers, grows and reports\n"
+      "as RedisBloom does. add() on a full NONSCALING filter raises TooLargeError.")
+      .def(py::init([](std::uint64_t capacity, double error_rate, std::uint32_t expansion,
+                       bool non_scaling) {
+             return std::make_unique<rb_wrapper>(
+                 redisbloom::chain::reserve(capacity, error_rate, expansion, non_scaling));
+           }),
+           py::arg("capacity"), py::arg("error_rate"), py::arg("expansion") = 2,
+           py::arg("non_scaling") = false,
+           "What BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING] makes.")
+      .def_property_readonly(
+          "filters", [](const rb_wrapper& w) { return w.filter.filters(); },
+          "Links in the chain (BF.INFO Number of filters).")
+      .def_property_readonly(
+          "expansion",
+          [](const rb_wrapper& w) -> py::object {
+            const auto e = w.filter.expansion();
+            return e ? py::object(py::int_(*e)) : py::object(py::none());
+          },
+          "BF.INFO Expansion rate: None for a NONSCALING filter.")
+      .def_property_readonly(
+          "redisbloom_size", [](const rb_wrapper& w) { return w.filter.info_size(); },
+          "BF.INFO Size, as RedisBloom computes it.");
 
   m.def(
       "read_guava",
@@ -139,6 +166,26 @@ void bind_compat(py::module_& m) {
         return bits_and_blooms::write_json(w.filter);
       },
       py::arg("filter"), "The MarshalJSON() text of a BitsAndBloomsFilter, as Go writes it.");
+  m.def(
+      "read_redisbloom_dump",
+      [](py::handle data, const std::string& source) {
+        const byte_input in(data);
+        return std::make_unique<py_filter<redisbloom::chain>>(
+            redisbloom::read_dump(in.bytes(), source));
+      },
+      py::arg("data"), py::arg("source") = "<bytes>",
+      "Decodes the DUMP payload of a RedisBloom BF key (redis-py's dump()): a RedisBloomFilter.\n"
+      "CorruptFileError naming `source` for a damaged payload, UnsupportedError for another\n"
+      "type.");
+  m.def(
+      "write_redisbloom_dump",
+      [](const py_filter<redisbloom::chain>& w) -> py::bytes {
+        read_lock lock(w.gate, gil::held);
+        return to_bytes(redisbloom::write_dump(w.filter));
+      },
+      py::arg("filter"),
+      "The DUMP payload of a RedisBloomFilter: RESTORE key 0 <bytes> makes the BF key (its bit\n"
+      "arrays uncompressed).");
 }
 
 }  // namespace bloomkit::python

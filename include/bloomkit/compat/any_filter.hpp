@@ -12,12 +12,14 @@
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
+#include "bloomkit/compat/redisbloom_kind.hpp"
 
 namespace bloomkit::compat {
 
-// The native filters, then the peers' (classic filters with their probe policies).
+// The native filters, then the peers' (classic filters with their probe policies, and
+// RedisBloom's chain).
 using filters = native_filters::append<guava::mitz_32_filter, guava::mitz_64_filter,
-                                       bits_and_blooms::filter, go_zero::filter>;
+                                       bits_and_blooms::filter, go_zero::filter, redisbloom::chain>;
 using any_filter = filters::variant;
 
 // The filter and its file's header from one open (bloomkit::open_any).

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "../../module_value/module_value.hpp"
+#include "bloomkit/compat/redisbloom.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/error.hpp"
 #include "key_errors.hpp"
@@ -55,7 +56,7 @@ std::size_t answers_of(const std::string& name, const std::vector<redis::reply>&
 void check_type(const std::string& name, const redis::reply& r) {
   if (r.is_error()) throw_reply_error(name, r.str());
   if (r.str() == "none") throw error(errc::not_found, key_named(name) + " does not exist");
-  if (r.str() != module_type_name) {
+  if (r.str() != module_type_name && r.str() != redisbloom::type_name) {
     throw error(errc::wrong_type,
                 key_named(name) + " holds a " + r.str() + ", not a module filter");
   }
@@ -114,6 +115,11 @@ void module_key::drop() {
   const redis::reply r = client_.execute(redis::command{{"UNLINK", name_}, 1});
   if (r.is_error()) throw_reply_error(name_, r.str());
   if (r.integer() == 0) throw error(errc::not_found, key_named(name_) + " does not exist");
+}
+
+void convert_module_key(redis::client& c, const std::string& name) {
+  const redis::reply r = c.execute(redis::command{{"BK.CONVERT", name}, 1});
+  if (r.is_error()) throw_reply_error(name, r.str());
 }
 
 std::vector<module_info_field> module_key::info() {

@@ -30,7 +30,8 @@ struct module_info_field {
   std::variant<long long, double, std::string> value;
 };
 
-// Module key `name` as the CLI's add and query use a filter. Its adds go through BF.INSERT
+// Module key `name` (of bloomkit's type, or RedisBloom's MBbloom--) as the CLI's add and query
+// use a filter. Its adds go through BF.INSERT
 // NOCREATE (a key deleted meanwhile is not created again with RedisBloom's defaults), its lookups
 // through BF.MEXISTS, in commands of keys_per_module_command keys pipelined in one round trip.
 // Errors throw bloomkit::error naming the key: not_found (no key: on every call, lookups
@@ -70,6 +71,12 @@ class module_key {
 };
 
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name);
+
+// BK.CONVERT: key `name` of RedisBloom's type (MBbloom--) becomes one of bloomkit's module type in
+// place, answering every probe as before (docs/REDIS.md, "RedisBloom's keys"). Throws
+// bloomkit::error naming the key: not_found, wrong_type (not a filter), server_error (a key that
+// is bloomkit's already, a server without the command).
+void convert_module_key(redis::client& c, const std::string& name);
 
 // Adds the fields to a report (the CLI's report, the Python binding's dict_report), in order:
 // integers (counts, never negative) as std::uint64_t, numbers as double, the rest as text.

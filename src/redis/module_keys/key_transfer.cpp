@@ -12,6 +12,8 @@
 #include "../../module_value/module_filter.hpp"
 #include "../../module_value/module_value.hpp"
 #include "bloomkit/any_filter.hpp"
+#include "bloomkit/compat/any_filter.hpp"
+#include "bloomkit/compat/redisbloom.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
@@ -52,20 +54,48 @@ std::pair<long long, std::string> scandump(redis::client& c, const std::string& 
   return {r.elements()[0].integer(), r.elements()[1].str()};
 }
 
-// What moved, of a filter of the registry.
-module_key_summary summary_of(const any_filter& filter) {
+// RedisBloom's type name, which TYPE replies for its keys.
+constexpr std::string_view redisbloom_type_name = redisbloom::type_name;
+
+// What moved, of a filter a module key holds.
+module_key_summary summary_of(const module_filter& m) {
   module_key_summary s;
   std::visit(
       [&]<class Filter>(const Filter& f) {
         s.kind = kind_traits<Filter>::name;
         s.bits = f.cells();
-        s.filters = kind_parts<Filter>::part_count(f);
       },
-      filter);
-  for (std::string_view piece : image_payload(module_filter{filter, false})) {
-    s.bytes += piece.size();
-  }
+      m.filter);
+  s.filters = filter_count_of(m);
+  for (std::string_view piece : image_payload(m)) s.bytes += piece.size();
   return s;
+}
+
+module_key_summary redisbloom_summary_of(redisbloom::chain c) {
+  module_key_summary s = summary_of(module_filter{std::move(c), false});
+  s.redisbloom_type = true;
+  return s;
+}
+
+std::span<const unsigned char> bytes_of(std::string_view data) {
+  return {reinterpret_cast<const unsigned char*>(data.data()), data.size()};
+}
+
+// One BF.SCANDUMP pass of a key of RedisBloom's type, in RedisBloom's chunks, saved to `file` as
+// a file of kind redisbloom; none when the key changed during it (its header differs after).
+std::optional<module_key_summary> scan_redisbloom_once(redis::client& c, const std::string& name,
+                                                       const std::filesystem::path& file) {
+  const std::string header = scandump(c, name, 0).second;
+  redisbloom::chain chain = redisbloom::chain_from_header(bytes_of(header));
+  for (long long iterator = 1;;) {
+    auto [next, data] = scandump(c, name, iterator);
+    if (next == 0) break;
+    redisbloom::apply_chunk(chain, next, bytes_of(data));
+    iterator = next;
+  }
+  if (scandump(c, name, 0).second != header) return std::nullopt;
+  save(chain, file);
+  return redisbloom_summary_of(std::move(chain));
 }
 
 // One BF.SCANDUMP pass, saved to `file`; none when the image does not hold together (the key
@@ -94,11 +124,11 @@ std::optional<module_key_summary> scan_once(redis::client& c, const std::string&
         return std::nullopt;
       }
       detail::write_filter_file(file, *h, parts);
-      return summary_of(loader.finish().filter);
+      return summary_of(loader.finish());
     }
     const module_filter m = loader.finish();
     std::visit([&](const auto& f) { save(f, file); }, m.filter);
-    return summary_of(m.filter);
+    return summary_of(m);
   } catch (const image_error&) {
     return std::nullopt;
   } catch (const dump_restarted&) {
@@ -106,17 +136,57 @@ std::optional<module_key_summary> scan_once(redis::client& c, const std::string&
   }
 }
 
-// The module's value for the filter of `file` (mapped); unsupported for a kind the module lacks.
-module_filter module_filter_of(const std::filesystem::path& file) {
-  try {
-    return module_filter{map_any(file, verify::full), false};
-  } catch (const error& e) {
-    if (e.code() != errc::unsupported) throw;
-    throw error(errc::unsupported,
-                std::string(e.what()) +
-                    " (the module cannot hold it: it holds bloomkit's own kinds, not the peers' "
-                    "schemes)");
+// The filter of `file` for a module key: one of bloomkit's own kinds (mapped), or RedisBloom's
+// chain; unsupported for a kind the module lacks (the other peers' schemes).
+std::variant<module_filter, redisbloom::chain> file_filter_of(const std::filesystem::path& file) {
+  return std::visit(
+      [&]<class Filter>(Filter&& f) -> std::variant<module_filter, redisbloom::chain> {
+        if constexpr (kind_traits<Filter>::kind == filter_kind::redisbloom) {
+          return std::forward<Filter>(f);
+        } else if constexpr (listed_in<Filter, native_filters>) {
+          return module_filter{std::forward<Filter>(f), false};
+        } else {
+          throw error(errc::unsupported,
+                      file.string() + ": holds a " + std::string(kind_traits<Filter>::name) +
+                          " filter with hash scheme " + std::string(to_string(Filter::scheme())) +
+                          ": the module cannot hold it (it holds bloomkit's own kinds and "
+                          "RedisBloom's, not the other peers' schemes)");
+        }
+      },
+      compat::map_any(file, verify::full));
+}
+
+// Sends the BF.LOADCHUNK commands that recreate the filter in key `name` after its header: the
+// image's payload in 8 MiB slices, or RedisBloom's data chunks at RedisBloom's iterators.
+void send_chunks(redis::client& c, const std::string& name, const module_filter& m) {
+  std::uint64_t offset = 0;
+  for_each_payload_slice(image_payload(m), chunk_payload_bytes, [&](std::string_view slice) {
+    offset += slice.size();
+    run(c, name, {"BF.LOADCHUNK", name, std::to_string(offset + 1), std::string(slice)});
+  });
+}
+void send_chunks(redis::client& c, const std::string& name, const redisbloom::chain& chain) {
+  for (redisbloom::data_chunk chunk = redisbloom::next_chunk(chain, 1); chunk.next != 0;
+       chunk = redisbloom::next_chunk(chain, chunk.next)) {
+    run(c, name,
+        {"BF.LOADCHUNK", name, std::to_string(chunk.next),
+         std::string(reinterpret_cast<const char*>(chunk.data.data()), chunk.data.size())});
   }
+}
+
+std::string header_chunk_of(const module_filter& m) {
+  return image_header(m);
+}
+std::string header_chunk_of(const redisbloom::chain& chain) {
+  const std::vector<unsigned char> header = redisbloom::header_chunk(chain);
+  return {reinterpret_cast<const char*>(header.data()), header.size()};
+}
+
+module_key_summary summary_after_push(const module_filter& m) {
+  return summary_of(m);
+}
+module_key_summary summary_after_push(const redisbloom::chain& chain) {
+  return redisbloom_summary_of(chain);
 }
 
 // unsupported unless the server knows BK.RESERVE (a command of this module only).
@@ -133,9 +203,15 @@ void require_module(redis::client& c) {
 
 }  // namespace
 
+std::optional<key_type_check> module_key_type(redis::client& c, const std::string& name) {
+  const std::string type = run(c, name, {"TYPE", name}).str();
+  if (type == module_type_name) return key_type_check::known_module;
+  if (type == redisbloom_type_name) return key_type_check::known_redisbloom;
+  return std::nullopt;
+}
+
 bool is_module_key(redis::client& c, const std::string& name) {
-  const redis::reply r = run(c, name, {"TYPE", name});
-  return r.str() == module_type_name;
+  return module_key_type(c, name).has_value();
 }
 
 module_key_summary pull_module_key(redis::client& c, const std::string& name,
@@ -143,12 +219,24 @@ module_key_summary pull_module_key(redis::client& c, const std::string& name,
   if (check == key_type_check::ask) {
     const std::string type = run(c, name, {"TYPE", name}).str();
     if (type == "none") throw error(errc::not_found, key_named(name) + " does not exist");
-    if (type != module_type_name) {
+    if (type == redisbloom_type_name) {
+      check = key_type_check::known_redisbloom;
+    } else if (type != module_type_name) {
       throw error(errc::wrong_type, key_named(name) + " holds a " + type + ", not a module filter");
     }
   }
   for (int attempt = 0; attempt < pull_attempts; ++attempt) {
-    if (std::optional<module_key_summary> s = scan_once(c, name, file)) return *s;
+    std::optional<module_key_summary> s;
+    if (check == key_type_check::known_redisbloom) {
+      try {
+        s = scan_redisbloom_once(c, name, file);
+      } catch (const redisbloom::chunk_error&) {
+        // The key changed shape between two commands: read it again.
+      }
+    } else {
+      s = scan_once(c, name, file);
+    }
+    if (s) return *s;
   }
   throw error(errc::server_error, key_named(name) + " changed during each of " +
                                       std::to_string(pull_attempts) +
@@ -157,35 +245,36 @@ module_key_summary pull_module_key(redis::client& c, const std::string& name,
 
 module_key_summary push_module_key(redis::client& c, const std::filesystem::path& file,
                                    const std::string& name) {
-  const module_filter m = module_filter_of(file);
+  const std::variant<module_filter, redisbloom::chain> filter = file_filter_of(file);
   require_module(c);
   if (run(c, name, {"EXISTS", name}).integer() != 0) {
     throw error(errc::already_exists, key_named(name) + " exists");
   }
-  const redis::reply first =
-      c.execute(redis::command{{"BF.LOADCHUNK", name, "1", image_header(m)}, 1});
-  if (first.is_error()) {
-    // Created meanwhile by another client: LOADCHUNK refuses an existing key.
-    const bool exists = first.str() == "ERR item exists" || first.str().rfind("WRONGTYPE", 0) == 0;
-    throw error(exists ? errc::already_exists : errc::server_error,
-                key_named(name) + (exists ? " exists" : ": " + first.str()));
-  }
-  try {
-    std::uint64_t offset = 0;
-    for_each_payload_slice(image_payload(m), chunk_payload_bytes, [&](std::string_view slice) {
-      offset += slice.size();
-      run(c, name, {"BF.LOADCHUNK", name, std::to_string(offset + 1), std::string(slice)});
-    });
-  } catch (...) {
-    // No half-loaded key stays behind (it would refuse every command but BF.LOADCHUNK).
-    try {
-      c.execute(redis::command{{"DEL", name}, 1});
-    } catch (const error&) {
-      // The original error says more.
-    }
-    throw;
-  }
-  return summary_of(m.filter);
+  return std::visit(
+      [&](const auto& f) {
+        const redis::reply first =
+            c.execute(redis::command{{"BF.LOADCHUNK", name, "1", header_chunk_of(f)}, 1});
+        if (first.is_error()) {
+          // Created meanwhile by another client: LOADCHUNK refuses an existing key.
+          const bool exists =
+              first.str() == "ERR item exists" || first.str().rfind("WRONGTYPE", 0) == 0;
+          throw error(exists ? errc::already_exists : errc::server_error,
+                      key_named(name) + (exists ? " exists" : ": " + first.str()));
+        }
+        try {
+          send_chunks(c, name, f);
+        } catch (...) {
+          // No half-loaded key stays behind.
+          try {
+            c.execute(redis::command{{"DEL", name}, 1});
+          } catch (const error&) {
+            // The original error says more.
+          }
+          throw;
+        }
+        return summary_after_push(f);
+      },
+      filter);
 }
 
 }  // namespace bloomkit::redis_module

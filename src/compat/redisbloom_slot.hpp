@@ -1,0 +1,91 @@
+#pragma once
+// A chain's link as it is held (64 bytes, as RedisBloom's SBLink, so that a chain's own memory
+// stays at or below what RedisBloom's BF.INFO Size counts), and the probing of one link.
+//
+// The packed words: `held_hashes` is the allocator's block size (below 2^48: no address space
+// holds more) with the hash count above it; `bytes_n2_gap` is the bit array's bytes (at most
+// 2^43) with n2 and the gap between bytes * 8 and the probe range above them.
+
+#include <cstdint>
+#include <span>
+
+#include "bloomkit/compat/redisbloom.hpp"
+#include "redisbloom_rules.hpp"
+
+namespace bloomkit::redisbloom {
+
+struct chain::link_slot {
+  std::uint64_t* words = nullptr;  // the bits, RedisBloom's byte order on a little-endian word
+  void* base = nullptr;            // the allocator's block
+  std::uint64_t held_hashes = 0;
+  std::uint64_t bytes_n2_gap = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t size = 0;
+  double error = 0;
+  double bpe = 0;
+
+  static constexpr std::uint64_t low48 = (std::uint64_t{1} << 48) - 1;
+
+  std::uint64_t held() const noexcept { return held_hashes & low48; }
+  std::uint32_t hashes() const noexcept { return static_cast<std::uint32_t>(held_hashes >> 48); }
+  std::uint64_t bytes() const noexcept { return bytes_n2_gap & low48; }
+  std::uint32_t n2() const noexcept {
+    return static_cast<std::uint32_t>(bytes_n2_gap >> 48) & 0xff;
+  }
+  std::uint64_t gap() const noexcept { return bytes_n2_gap >> 56; }
+  std::uint64_t bits() const noexcept { return bytes() * 8 - gap(); }
+  // The probe range's reduction: a mask for power-of-two links, else the modulus.
+  std::uint64_t mask() const noexcept { return n2() != 0 ? (std::uint64_t{1} << n2()) - 1 : 0; }
+  unsigned char* data() const noexcept { return reinterpret_cast<unsigned char*>(words); }
+
+  std::uint64_t position(const hash_pair& h, std::uint32_t i) const noexcept {
+    const std::uint64_t x = h.a + static_cast<std::uint64_t>(i) * h.b;
+    return n2() != 0 ? (x & mask()) : x % bits();
+  }
+  bool test(std::uint64_t x) const noexcept { return (data()[x >> 3] >> (x & 7)) & 1; }
+  // Whether every probe of `h` is set (RedisBloom's check: stops at the first clear bit).
+  bool contains(const hash_pair& h) const noexcept {
+    const std::uint32_t k = hashes();
+    for (std::uint32_t i = 0; i < k; ++i) {
+      if (!test(position(h, i))) return false;
+    }
+    return true;
+  }
+  // Sets every probe of `h`; returns whether one was clear.
+  bool insert(const hash_pair& h) noexcept {
+    bool changed = false;
+    unsigned char* d = data();
+    const std::uint32_t k = hashes();
+    for (std::uint32_t i = 0; i < k; ++i) {
+      const std::uint64_t x = position(h, i);
+      const auto bit = static_cast<unsigned char>(1u << (x & 7));
+      changed |= (d[x >> 3] & bit) == 0;
+      d[x >> 3] |= bit;
+    }
+    return changed;
+  }
+  void prefetch(const hash_pair& h) const noexcept {
+    __builtin_prefetch(data() + (position(h, 0) >> 3));
+  }
+};
+
+struct chain_access {
+  using slot_type = chain::link_slot;
+  static_assert(sizeof(chain::link_slot) == 64, "a link as large as RedisBloom's SBLink");
+  static_assert(sizeof(chain) == 32, "a chain as large as RedisBloom's SBChain");
+  static chain empty(std::uint64_t size, std::uint32_t options, std::uint32_t growth) {
+    chain c;
+    c.size_ = size;
+    c.count_options_ = options << 24;
+    c.growth_ = growth;
+    return c;
+  }
+  static void append(chain& c, const link_fields& f) { c.append_link(f); }
+  static chain::link_slot& slot(chain& c, std::size_t i) noexcept { return c.links_[i]; }
+  static const chain::link_slot& slot(const chain& c, std::size_t i) noexcept {
+    return c.links_[i];
+  }
+  static void set_size(chain& c, std::uint64_t size) noexcept { c.size_ = size; }
+};
+
+}  // namespace bloomkit::redisbloom

@@ -1,0 +1,152 @@
+// RedisBloom's data type (redisbloom_type.hpp): its callbacks bind RedisBloom's RDB fields and
+// chunks (bloomkit/compat/redisbloom.hpp) to RedisModuleIO. Every read is checked; a bad value is
+// logged and refused (Redis then fails the load, or RESTORE answers an error), never a crash.
+
+#include "redisbloom_type.hpp"
+
+#include "module_stats.hpp"
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../module_value/redisbloom_keys.hpp"
+
+namespace bloomkit::redis_module {
+
+namespace {
+
+RedisModuleType* chain_type = nullptr;
+
+struct rdb_fields_out final : redisbloom::field_sink {
+  RedisModuleIO* io;
+  explicit rdb_fields_out(RedisModuleIO* to) : io(to) {}
+  void write_unsigned(std::uint64_t value) override { RedisModule_SaveUnsigned(io, value); }
+  void write_double(double value) override { RedisModule_SaveDouble(io, value); }
+  void write_string(std::string_view bytes) override {
+    RedisModule_SaveStringBuffer(io, bytes.data(), bytes.size());
+  }
+};
+
+// Reads through RedisModuleIO; each string is freed with RedisModule_Free at the next read.
+class rdb_fields_in final : public redisbloom::field_source {
+ public:
+  explicit rdb_fields_in(RedisModuleIO* from) : io_(from) {}
+  ~rdb_fields_in() override { release(); }
+  rdb_fields_in(const rdb_fields_in&) = delete;
+  rdb_fields_in& operator=(const rdb_fields_in&) = delete;
+
+  std::uint64_t read_unsigned() override {
+    const std::uint64_t value = RedisModule_LoadUnsigned(io_);
+    check();
+    return value;
+  }
+  double read_double() override {
+    const double value = RedisModule_LoadDouble(io_);
+    check();
+    return value;
+  }
+  std::string_view read_string() override {
+    release();
+    data_ = RedisModule_LoadStringBuffer(io_, &size_);
+    check();
+    return {data_, data_ == nullptr ? 0 : size_};
+  }
+
+ private:
+  void check() const {
+    if (RedisModule_IsIOError(io_)) throw error(errc::corrupt_file, "short or failed read");
+  }
+  void release() {
+    if (data_ != nullptr) RedisModule_Free(data_);
+    data_ = nullptr;
+  }
+  RedisModuleIO* io_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+const redisbloom_chain& chain_of(const void* value) {
+  return *static_cast<const redisbloom_chain*>(value);
+}
+
+void save_chain(RedisModuleIO* io, void* value) {
+  rdb_fields_out out(io);
+  redisbloom::save_fields(chain_of(value), out);
+}
+
+void* load_chain(RedisModuleIO* io, int encver) {
+  try {
+    rdb_fields_in in(io);
+    auto* chain = new redisbloom_chain(redisbloom::load_fields(in, encver));
+    note_load();
+    note_filter_created();
+    return chain;
+  } catch (const std::exception& e) {
+    RedisModule_LogIOError(io, "warning",
+                           "bloomkit: refusing a corrupt RedisBloom value (MBbloom-- encoding "
+                           "version %d): %s",
+                           encver, e.what());
+    return nullptr;
+  }
+}
+
+// Recreates the key as RedisBloom's own rewrite does: BF.LOADCHUNK of the header (iterator 1),
+// then of each data chunk at RedisBloom's iterator.
+void rewrite_chain(RedisModuleIO* aof, RedisModuleString* key, void* value) {
+  const redisbloom_chain& c = chain_of(value);
+  const std::vector<unsigned char> header = redisbloom::header_chunk(c);
+  RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL,
+                      reinterpret_cast<const char*>(header.data()), header.size());
+  for (redisbloom::data_chunk chunk = redisbloom::next_chunk(c, 1); chunk.next != 0;
+       chunk = redisbloom::next_chunk(c, chunk.next)) {
+    RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, static_cast<long long>(chunk.next),
+                        reinterpret_cast<const char*>(chunk.data.data()), chunk.data.size());
+  }
+}
+
+// RedisBloom's figure (its BF.INFO Size), which is at least what the chain holds.
+std::size_t chain_memory(const void* value) {
+  return memory_of(chain_of(value));
+}
+
+void digest_chain(RedisModuleDigest* digest, void* value) {
+  const redisbloom_chain& c = chain_of(value);
+  const std::vector<unsigned char> header = redisbloom::header_chunk(c);
+  RedisModule_DigestAddStringBuffer(digest, reinterpret_cast<const char*>(header.data()),
+                                    header.size());
+  for (std::size_t i = 0; i < c.filters(); ++i) {
+    const std::span<const unsigned char> bits = c.link_bits(i);
+    RedisModule_DigestAddStringBuffer(digest, reinterpret_cast<const char*>(bits.data()),
+                                      bits.size());
+  }
+  RedisModule_DigestEndSequence(digest);
+}
+
+void free_chain(void* value) {
+  delete static_cast<redisbloom_chain*>(value);
+  note_filter_freed();
+}
+
+}  // namespace
+
+int register_redisbloom_type(RedisModuleCtx* ctx) {
+  RedisModuleTypeMethods methods{};
+  methods.version = type_method_version;
+  methods.rdb_load = load_chain;
+  methods.rdb_save = save_chain;
+  methods.aof_rewrite = rewrite_chain;
+  methods.mem_usage = chain_memory;
+  methods.digest = digest_chain;
+  methods.free = free_chain;
+  chain_type = RedisModule_CreateDataType(ctx, std::string(redisbloom::type_name).c_str(),
+                                          redisbloom::encoding_version, &methods);
+  return chain_type == nullptr ? module_err : module_ok;
+}
+
+RedisModuleType* redisbloom_type() noexcept {
+  return chain_type;
+}
+
+}  // namespace bloomkit::redis_module

@@ -1,0 +1,62 @@
+#pragma once
+// The RedisBloom vectors (tests/data/redisbloom, README there): one JSON file per filter key,
+// read from BLOOMKIT_REDISBLOOM_VECTORS when set (another directory of the same schema), else
+// from the source tree's copy.
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/json.hpp"
+
+#ifndef BLOOMKIT_REDISBLOOM_DATA
+#error "BLOOMKIT_REDISBLOOM_DATA must name tests/data/redisbloom"
+#endif
+
+namespace bloomkit::test {
+
+inline std::filesystem::path redisbloom_vectors_dir() {
+  const char* env = std::getenv("BLOOMKIT_REDISBLOOM_VECTORS");
+  return env != nullptr && *env != '\0' ? std::filesystem::path(env)
+                                        : std::filesystem::path(BLOOMKIT_REDISBLOOM_DATA);
+}
+
+// Every key file, sorted by name.
+inline std::vector<std::filesystem::path> redisbloom_key_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(redisbloom_vectors_dir() / "keys")) {
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+inline json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str());
+}
+
+inline std::string unhex(std::string_view hex) {
+  if (hex.size() % 2 != 0) throw std::runtime_error("odd hex string");
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    throw std::runtime_error("bad hex digit");
+  };
+  std::string out(hex.size() / 2, '\0');
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<char>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
+  }
+  return out;
+}
+
+}  // namespace bloomkit::test
