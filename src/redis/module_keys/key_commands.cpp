@@ -53,20 +53,23 @@ std::size_t answers_of(const std::string& name, const std::vector<redis::reply>&
 
 // The reply to TYPE name: not_found when there is no key, wrong_type when it is not a module
 // filter.
-void check_type(const std::string& name, const redis::reply& r) {
+// Returns whether the key is of RedisBloom's type.
+bool check_type(const std::string& name, const redis::reply& r) {
   if (r.is_error()) throw_reply_error(name, r.str());
   if (r.str() == "none") throw error(errc::not_found, key_named(name) + " does not exist");
   if (r.str() != module_type_name && r.str() != redisbloom::type_name) {
     throw error(errc::wrong_type,
                 key_named(name) + " holds a " + r.str() + ", not a module filter");
   }
+  return r.str() == redisbloom::type_name;
 }
 
 }  // namespace
 
 module_key module_key::open(redis::client& c, std::string name) {
-  check_type(name, c.execute(redis::command{{"TYPE", name}, 1}));
-  return module_key(c, std::move(name));
+  module_key key(c, std::move(name));
+  key.redisbloom_ = check_type(key.name_, c.execute(redis::command{{"TYPE", key.name_}, 1}));
+  return key;
 }
 
 bool module_key::insert(std::string_view key) {
@@ -85,7 +88,7 @@ std::size_t module_key::insert_many(std::span<const std::string_view> keys, std:
   if (!fresh.empty()) detail::require_result_slots(keys.size(), fresh.size(), "insert_many");
   if (keys.empty()) return 0;
   const std::vector<redis::command> commands =
-      commands_of({"BF.INSERT", name_, "NOCREATE", "ITEMS"}, keys);
+      commands_of({command_for(redisbloom_, "INSERT"), name_, "NOCREATE", "ITEMS"}, keys);
   return answers_of(name_, client_.execute_many(commands), fresh);
 }
 
@@ -96,7 +99,8 @@ std::size_t module_key::contains_many(std::span<const std::string_view> keys,
   // BF.MEXISTS answers 0 for a key that does not exist (RedisBloom's rule): TYPE after the
   // lookups, in the same round trip, tells a missing key from absent items. A key gone at any
   // point of the pipeline is gone at its end (unless created again meanwhile).
-  std::vector<redis::command> commands = commands_of({"BF.MEXISTS", name_}, keys);
+  std::vector<redis::command> commands =
+      commands_of({command_for(redisbloom_, "MEXISTS"), name_}, keys);
   commands.push_back(redis::command{{"TYPE", name_}, 1});
   std::vector<redis::reply> replies = client_.execute_many(commands);
   check_type(name_, replies.back());

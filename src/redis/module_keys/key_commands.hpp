@@ -68,6 +68,9 @@ class module_key {
  private:
   redis::client& client_;
   std::string name_;
+  // Of RedisBloom's type (TYPE at open): its commands are BF.*, bloomkit's keys' BK.*
+  // (command_for, key_errors.hpp).
+  bool redisbloom_ = false;
 };
 
 std::vector<module_info_field> module_key_info(redis::client& c, const std::string& name);

@@ -1,8 +1,9 @@
 #pragma once
-// Internal: how the client-side module key code (key_transfer.cpp, key_commands.cpp) names a key
-// and turns the module's error replies into bloomkit::error.
+// Internal: how the client-side module key code (key_transfer.cpp, key_commands.cpp) names a key,
+// which command it sends for it, and turns the module's error replies into bloomkit::error.
 
 #include <string>
+#include <string_view>
 
 #include "bloomkit/error.hpp"
 
@@ -10,6 +11,14 @@ namespace bloomkit::redis_module {
 
 inline std::string key_named(const std::string& name) {
   return "module key '" + name + "'";
+}
+
+// The command `op` (e.g. "MEXISTS") for a key of bloomkit's type: its BK.* twin, which bloomkit's
+// module serves whether it is loaded as the drop-in or with COEXIST (where BF.* is RedisBloom's).
+// A key of RedisBloom's type gets BF.*: bloomkit's drop-in serves it, and with COEXIST RedisBloom,
+// which owns such keys there.
+inline std::string command_for(bool redisbloom_key, std::string_view op) {
+  return (redisbloom_key ? "BF." : "BK.") + std::string(op);
 }
 
 // WRONGTYPE -> errc::wrong_type, "ERR not found" (BF.INSERT NOCREATE, BK.INFO of no key) ->

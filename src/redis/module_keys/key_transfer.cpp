@@ -40,9 +40,9 @@ struct dump_restarted {};
 
 // BF.SCANDUMP's (iterator, data) pair.
 std::pair<long long, std::string> scandump(redis::client& c, const std::string& name,
-                                           long long iterator) {
-  const redis::reply r =
-      c.execute(redis::command{{"BF.SCANDUMP", name, std::to_string(iterator)}, 1});
+                                           long long iterator, bool redisbloom_key = false) {
+  const redis::reply r = c.execute(
+      redis::command{{command_for(redisbloom_key, "SCANDUMP"), name, std::to_string(iterator)}, 1});
   if (r.is_error()) {
     if (r.str().find("changed during BF.SCANDUMP") != std::string::npos) throw dump_restarted{};
     throw_reply_error(name, r.str());
@@ -85,15 +85,15 @@ std::span<const unsigned char> bytes_of(std::string_view data) {
 // a file of kind redisbloom; none when the key changed during it (its header differs after).
 std::optional<module_key_summary> scan_redisbloom_once(redis::client& c, const std::string& name,
                                                        const std::filesystem::path& file) {
-  const std::string header = scandump(c, name, 0).second;
+  const std::string header = scandump(c, name, 0, true).second;
   redisbloom::chain chain = redisbloom::chain_from_header(bytes_of(header));
   for (long long iterator = 1;;) {
-    auto [next, data] = scandump(c, name, iterator);
+    auto [next, data] = scandump(c, name, iterator, true);
     if (next == 0) break;
     redisbloom::apply_chunk(chain, next, bytes_of(data));
     iterator = next;
   }
-  if (scandump(c, name, 0).second != header) return std::nullopt;
+  if (scandump(c, name, 0, true).second != header) return std::nullopt;
   save(chain, file);
   return redisbloom_summary_of(std::move(chain));
 }
@@ -162,16 +162,24 @@ void send_chunks(redis::client& c, const std::string& name, const module_filter&
   std::uint64_t offset = 0;
   for_each_payload_slice(image_payload(m), chunk_payload_bytes, [&](std::string_view slice) {
     offset += slice.size();
-    run(c, name, {"BF.LOADCHUNK", name, std::to_string(offset + 1), std::string(slice)});
+    run(c, name,
+        {command_for(false, "LOADCHUNK"), name, std::to_string(offset + 1), std::string(slice)});
   });
 }
 void send_chunks(redis::client& c, const std::string& name, const redisbloom::chain& chain) {
   for (redisbloom::data_chunk chunk = redisbloom::next_chunk(chain, 1); chunk.next != 0;
        chunk = redisbloom::next_chunk(chain, chunk.next)) {
     run(c, name,
-        {"BF.LOADCHUNK", name, std::to_string(chunk.next),
+        {command_for(true, "LOADCHUNK"), name, std::to_string(chunk.next),
          std::string(reinterpret_cast<const char*>(chunk.data.data()), chunk.data.size())});
   }
+}
+
+std::string loadchunk_command_for(const module_filter&) {
+  return command_for(false, "LOADCHUNK");
+}
+std::string loadchunk_command_for(const redisbloom::chain&) {
+  return command_for(true, "LOADCHUNK");
 }
 
 std::string header_chunk_of(const module_filter& m) {
@@ -253,7 +261,7 @@ module_key_summary push_module_key(redis::client& c, const std::filesystem::path
   return std::visit(
       [&](const auto& f) {
         const redis::reply first =
-            c.execute(redis::command{{"BF.LOADCHUNK", name, "1", header_chunk_of(f)}, 1});
+            c.execute(redis::command{{loadchunk_command_for(f), name, "1", header_chunk_of(f)}, 1});
         if (first.is_error()) {
           // Created meanwhile by another client: LOADCHUNK refuses an existing key.
           const bool exists =
