@@ -45,10 +45,10 @@ inline int reply_failure(RedisModuleCtx* ctx, const memory_budget& budget, const
 }
 
 // EXPANSION's value, RedisBloom's growth factor, read as the whole number it is (never cut to 32
-// bits): ok (into `out`) when it is 1..1024 (scalable_filter.hpp's max_growth).
+// bits): ok (into `out`) when it is 1..32768 (scalable_filter.hpp's max_growth).
 enum class expansion_check { ok, not_integer, below_one, too_large };
 expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
-// "ERR EXPANSION <text> is out of range: give 1..1024".
+// "ERR EXPANSION <text> is out of range: give 1..32768".
 std::string expansion_range_error(std::string_view text);
 
 // The error for a key that holds no usable filter: RedisBloom's "ERR not found" for a missing
