@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -14,7 +15,9 @@
 #include <variant>
 #include <vector>
 
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/sizing.hpp"
 #include "module_value/module_filter.hpp"
 
 namespace bloomkit::redis_module {
@@ -124,6 +127,34 @@ TEST(BfFilter, BitsAreRedisBloomsWhereTheProbesFloorIsSmall) {
         const double theirs = redisbloom_link_bytes(n, nonscaling ? p : p / 2);
         EXPECT_LE(ours, 1.015 * theirs);
         EXPECT_GE(ours, 0.98 * theirs);  // not a denser layout either: the same classic filter
+      }
+    }
+  }
+}
+
+// Whichever layout holds the (first) filter's rate in fewer words: classic where the probes'
+// floor is small, blocked for few keys at a low rate.
+TEST(BfFilter, TheLayoutIsTheSmallerOfClassicAndBlocked) {
+  for (const std::uint64_t n : {100ull, 1000ull, 100'000ull}) {
+    for (int exponent = 1; exponent <= 9; ++exponent) {
+      const double p = std::pow(10.0, -exponent);
+      for (const bool nonscaling : {true, false}) {
+        SCOPED_TRACE("n " + std::to_string(n) + " p 1e-" + std::to_string(exponent) +
+                     (nonscaling ? " NONSCALING" : " scaling"));
+        const double e = nonscaling ? p : p / 2;
+        const std::uint64_t classic = (exact_params(n, e).bits + 63) / 64 * 8;
+        const std::uint64_t blocked = blocked_optimal_blocks(n, e) * blocked_block_bits / 8;
+        const module_filter f = make_bf_filter(p, n, 2, nonscaling);
+        EXPECT_EQ(bit_bytes(f), std::min(classic, blocked));
+        const bool is_blocked = std::holds_alternative<blocked_bloom_filter>(f.filter) ||
+                                std::holds_alternative<scalable_blocked_bloom_filter>(f.filter);
+        EXPECT_EQ(is_blocked, blocked < classic);
+        if (n == 1000 && exponent >= 8) {
+          EXPECT_TRUE(is_blocked);
+        }
+        if (static_cast<double>(n) * p >= 1) {
+          EXPECT_FALSE(is_blocked);
+        }
       }
     }
   }
