@@ -135,7 +135,7 @@ TEST(BfFilter, BitsAreRedisBloomsWhereTheProbesFloorIsSmall) {
 // Whichever layout holds the (first) filter's rate in fewer words: classic where the probes'
 // floor is small, blocked for few keys at a low rate.
 TEST(BfFilter, TheLayoutIsTheSmallerOfClassicAndBlocked) {
-  for (const std::uint64_t n : {100ull, 1000ull, 100'000ull}) {
+  for (const std::uint64_t n : {100ull, 1000ull, 100'000ull, 10'000'000ull}) {
     for (int exponent = 1; exponent <= 9; ++exponent) {
       const double p = std::pow(10.0, -exponent);
       for (const bool nonscaling : {true, false}) {
