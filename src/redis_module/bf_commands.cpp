@@ -10,6 +10,7 @@
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "commands.hpp"
+#include "module_stats.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -52,6 +53,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   std::size_t handled = 0;
   try {
     handled = add_keys(*key.value()->filter, keys, {added.get(), keys.size()});
+    note_adds(handled);
   } catch (const error& e) {
     // A chain that cannot grow (its memory ceiling, 2^63 keys, or maxmemory for a window): the
     // keys before stayed added, so the replicas must see the command too.
@@ -83,6 +85,7 @@ int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
     return reply_not_usable(ctx, key);
   }
   const std::vector<std::string_view> keys = views_of(items);
+  note_lookups(keys.size());
   const auto present = std::make_unique<bool[]>(keys.size());
   if (key.empty()) {
     std::fill_n(present.get(), keys.size(), false);
@@ -250,22 +253,6 @@ int bf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
   return check_items(ctx, argv[1], {argv + 2, static_cast<std::size_t>(argc - 2)}, false);
-}
-
-std::span<const command_entry> bf_commands() {
-  static constexpr command_entry table[] = {
-      {"BF.RESERVE", bf_reserve, "write deny-oom"},
-      {"BF.ADD", bf_add, "write deny-oom"},
-      {"BF.MADD", bf_madd, "write deny-oom"},
-      {"BF.INSERT", bf_insert, "write deny-oom"},
-      {"BF.EXISTS", bf_exists, "readonly fast"},
-      {"BF.MEXISTS", bf_mexists, "readonly fast"},
-      {"BF.INFO", bf_info, "readonly fast"},
-      {"BF.CARD", bf_card, "readonly fast"},
-      {"BF.SCANDUMP", bf_scandump, "readonly"},
-      {"BF.LOADCHUNK", bf_loadchunk, "write deny-oom"},
-  };
-  return table;
 }
 
 }  // namespace bloomkit::redis_module

@@ -196,13 +196,4 @@ int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return module_ok;
 }
 
-std::span<const command_entry> bk_commands() {
-  static constexpr command_entry table[] = {
-      {"BK.RESERVE", bk_reserve, "write deny-oom"},
-      {"BK.REMOVE", bk_remove, "write"},
-      {"BK.INFO", bk_info, "readonly"},
-  };
-  return table;
-}
-
 }  // namespace bloomkit::redis_module

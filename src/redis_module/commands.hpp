@@ -14,24 +14,23 @@
 
 namespace bloomkit::redis_module {
 
-// A command: its name, its function and its flags (RedisModule_CreateCommand).
-struct command_entry {
-  const char* name;
-  RedisModuleCmdFunc run;
-  const char* flags;
-};
-
-// The commands RedisModule_OnLoad registers (module.cpp): RedisBloom's (bf_commands.cpp) and
-// bloomkit's own (bk_commands.cpp).
-std::span<const command_entry> bf_commands();
-std::span<const command_entry> bk_commands();
-
-// RedisBloom's commands defined beside bf_commands.cpp: BF.INFO and BF.CARD
-// (bf_info_commands.cpp), BF.SCANDUMP and BF.LOADCHUNK (dump_commands.cpp).
+// The commands (command_table.cpp registers them). RedisBloom's: BF.RESERVE, BF.ADD, BF.MADD,
+// BF.INSERT, BF.EXISTS, BF.MEXISTS (bf_commands.cpp), BF.INFO and BF.CARD (bf_info_commands.cpp),
+// BF.SCANDUMP and BF.LOADCHUNK (dump_commands.cpp); bloomkit's own: BK.RESERVE, BK.REMOVE,
+// BK.INFO (bk_commands.cpp).
+int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int bk_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());

@@ -12,6 +12,7 @@
 #include "../module_value/chunk_loading.hpp"
 #include "arguments.hpp"
 #include "commands.hpp"
+#include "module_stats.hpp"
 #include "redis_memory.hpp"
 
 namespace bloomkit::redis_module {
@@ -125,6 +126,7 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     announce_write(ctx, "del", argv[1]);
     return module_ok;
   }
+  if (!value.loading) note_load();
   RedisModule_ReplyWithSimpleString(ctx, "OK");
   announce_write(ctx, "bf.loadchunk", argv[1]);
   return module_ok;

@@ -10,6 +10,8 @@
 #include <exception>
 #include <string>
 
+#include "module_stats.hpp"
+
 namespace bloomkit::redis_module {
 
 namespace {
@@ -20,6 +22,7 @@ constexpr std::size_t rdb_piece_bytes = std::size_t{64} << 20;
 constexpr std::size_t aof_piece_bytes = std::size_t{16} << 20;
 
 RedisModuleType* filter_type = nullptr;
+const char* aof_load_command = "BF.LOADCHUNK";
 
 struct rdb_sink final : value_sink {
   RedisModuleIO* io;
@@ -78,7 +81,10 @@ void* load_value(RedisModuleIO* io, int encver) {
   }
   try {
     rdb_source in(io);
-    return decode_value(in).release();
+    auto value = decode_value(in);
+    note_load();
+    note_filter_created();
+    return value.release();
   } catch (const std::exception& e) {
     RedisModule_LogIOError(io, "warning", "bloomkit: refusing a corrupt filter value: %s",
                            e.what());
@@ -86,15 +92,16 @@ void* load_value(RedisModuleIO* io, int encver) {
   }
 }
 
-// Recreates the key with BF.LOADCHUNK commands: the header (iterator 1), then the payload.
+// Recreates the key with BF.LOADCHUNK (or BK.LOADCHUNK) commands: the header (iterator 1), then
+// the payload.
 void rewrite_value(RedisModuleIO* aof, RedisModuleString* key, void* value) {
   const auto& v = *static_cast<const module_value*>(value);
   const std::string header = header_of(v);
-  RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
+  RedisModule_EmitAOF(aof, aof_load_command, "slb", key, 1LL, header.data(), header.size());
   long long offset = 0;
   for_each_payload_slice(payload_of(v), aof_piece_bytes, [&](std::string_view slice) {
     offset += static_cast<long long>(slice.size());
-    RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, offset + 1, slice.data(), slice.size());
+    RedisModule_EmitAOF(aof, aof_load_command, "slb", key, offset + 1, slice.data(), slice.size());
   });
 }
 
@@ -117,12 +124,14 @@ void digest_value(RedisModuleDigest* digest, void* value) {
 }
 
 void free_value(void* value) {
+  note_filter_freed();
   delete static_cast<module_value*>(value);
 }
 
 }  // namespace
 
-int register_filter_type(RedisModuleCtx* ctx) {
+int register_filter_type(RedisModuleCtx* ctx, const char* load_command) {
+  aof_load_command = load_command;
   RedisModuleTypeMethods methods{};
   methods.version = type_method_version;
   methods.rdb_load = load_value;
@@ -162,6 +171,7 @@ module_value& filter_key::create(std::unique_ptr<image_loader> loading) {
 
 module_value& filter_key::set(std::unique_ptr<module_value> value) {
   RedisModule_ModuleTypeSetValue(key_, filter_type, value.get());  // Redis owns it from here
+  note_filter_created();
   type_ = keytype_module;
   value_ = value.release();
   return *value_;

@@ -11,8 +11,9 @@
 
 namespace bloomkit::redis_module {
 
-// Registers the type; returns module_err when Redis refuses it.
-int register_filter_type(RedisModuleCtx* ctx);
+// Registers the type; returns module_err when Redis refuses it. An AOF rewrite recreates a key
+// with `load_command` (BF.LOADCHUNK; BK.LOADCHUNK with COEXIST, where BF.* is RedisBloom's).
+int register_filter_type(RedisModuleCtx* ctx, const char* load_command);
 
 // A key opened for a command, closed when this goes out of scope.
 class filter_key {

@@ -50,6 +50,13 @@ decltype(RedisModule_GetUsedMemoryRatio) RedisModule_GetUsedMemoryRatio = nullpt
 decltype(RedisModule_GetServerInfo) RedisModule_GetServerInfo = nullptr;
 decltype(RedisModule_FreeServerInfo) RedisModule_FreeServerInfo = nullptr;
 decltype(RedisModule_ServerInfoGetFieldUnsigned) RedisModule_ServerInfoGetFieldUnsigned = nullptr;
+decltype(RedisModule_GetCommand) RedisModule_GetCommand = nullptr;
+decltype(RedisModule_SetCommandInfo) RedisModule_SetCommandInfo = nullptr;
+decltype(RedisModule_SetCommandACLCategories) RedisModule_SetCommandACLCategories = nullptr;
+decltype(RedisModule_AddACLCategory) RedisModule_AddACLCategory = nullptr;
+decltype(RedisModule_RegisterInfoFunc) RedisModule_RegisterInfoFunc = nullptr;
+decltype(RedisModule_InfoAddSection) RedisModule_InfoAddSection = nullptr;
+decltype(RedisModule_InfoAddFieldULongLong) RedisModule_InfoAddFieldULongLong = nullptr;
 }  // extern "C"
 
 namespace bloomkit::redis_module {
@@ -61,7 +68,7 @@ struct api_entry {
   void* slot;  // where the function pointer goes
 };
 
-// IsModuleNameBusy is left out: older servers lack it, and it is only a courtesy check.
+// IsModuleNameBusy is looked up apart: older servers lack it, and it is only a courtesy check.
 const std::array required_functions{
     api_entry{"RedisModule_SetModuleAttribs", &RedisModule_SetModuleAttribs},
     api_entry{"RedisModule_CreateCommand", &RedisModule_CreateCommand},
@@ -109,11 +116,18 @@ const std::array optional_functions{
     api_entry{"RedisModule_GetServerInfo", &RedisModule_GetServerInfo},
     api_entry{"RedisModule_FreeServerInfo", &RedisModule_FreeServerInfo},
     api_entry{"RedisModule_ServerInfoGetFieldUnsigned", &RedisModule_ServerInfoGetFieldUnsigned},
+    api_entry{"RedisModule_GetCommand", &RedisModule_GetCommand},
+    api_entry{"RedisModule_SetCommandInfo", &RedisModule_SetCommandInfo},
+    api_entry{"RedisModule_SetCommandACLCategories", &RedisModule_SetCommandACLCategories},
+    api_entry{"RedisModule_AddACLCategory", &RedisModule_AddACLCategory},
+    api_entry{"RedisModule_RegisterInfoFunc", &RedisModule_RegisterInfoFunc},
+    api_entry{"RedisModule_InfoAddSection", &RedisModule_InfoAddSection},
+    api_entry{"RedisModule_InfoAddFieldULongLong", &RedisModule_InfoAddFieldULongLong},
 };
 
 }  // namespace
 
-int init_module_api(RedisModuleCtx* ctx, const char* name, int version) {
+int resolve_module_api(RedisModuleCtx* ctx) {
   // The context's first field is the lookup function (the module API's documented handshake).
   void* lookup = nullptr;
   std::memcpy(&lookup, static_cast<void*>(ctx), sizeof lookup);
@@ -126,12 +140,19 @@ int init_module_api(RedisModuleCtx* ctx, const char* name, int version) {
       std::memset(entry.slot, 0, sizeof(void*));
     }
   }
-  RedisModule_GetApi("RedisModule_IsModuleNameBusy", &RedisModule_IsModuleNameBusy);
-  if (RedisModule_IsModuleNameBusy != nullptr && RedisModule_IsModuleNameBusy(name)) {
-    return module_err;
+  if (RedisModule_GetApi("RedisModule_IsModuleNameBusy", &RedisModule_IsModuleNameBusy) !=
+      module_ok) {
+    RedisModule_IsModuleNameBusy = nullptr;
   }
-  RedisModule_SetModuleAttribs(ctx, name, version, api_version_1);
   return module_ok;
+}
+
+bool module_name_taken(const char* name) {
+  return RedisModule_IsModuleNameBusy != nullptr && RedisModule_IsModuleNameBusy(name) != 0;
+}
+
+void claim_module_name(RedisModuleCtx* ctx, const char* name, int version) {
+  RedisModule_SetModuleAttribs(ctx, name, version, api_version_1);
 }
 
 }  // namespace bloomkit::redis_module

@@ -2,7 +2,7 @@
 // The part of the Redis module API (module API version 1, Redis >= 6) that bloomkit's module
 // calls, declared from the API reference (redis.io/docs/reference/modules): Debian ships no
 // redismodule.h. Redis hands a module its functions by name: the first pointer-sized field of the
-// context passed to RedisModule_OnLoad is a lookup function, and init_module_api() asks it for
+// context passed to RedisModule_OnLoad is a lookup function, and resolve_module_api() asks it for
 // each "RedisModule_<Name>" below and stores the answer in the pointer of that name.
 
 #include <cstddef>
@@ -18,6 +18,8 @@ struct RedisModuleType;
 struct RedisModuleIO;
 struct RedisModuleDigest;
 struct RedisModuleServerInfoData;
+struct RedisModuleCommand;
+struct RedisModuleInfoCtx;
 
 using RedisModuleCmdFunc = int (*)(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 using RedisModuleTypeLoadFunc = void* (*)(RedisModuleIO* rdb, int encver);
@@ -29,6 +31,7 @@ using RedisModuleTypeDigestFunc = void (*)(RedisModuleDigest* digest, void* valu
 using RedisModuleTypeFreeFunc = void (*)(void* value);
 using RedisModuleTypeAuxLoadFunc = int (*)(RedisModuleIO* rdb, int encver, int when);
 using RedisModuleTypeAuxSaveFunc = void (*)(RedisModuleIO* rdb, int when);
+using RedisModuleInfoFunc = void (*)(RedisModuleInfoCtx* ctx, int for_crash_report);
 
 // The callbacks of a data type, layout version 1 (the fields every Redis since 4.0 reads).
 struct RedisModuleTypeMethods {
@@ -44,7 +47,7 @@ struct RedisModuleTypeMethods {
   int aux_save_triggers;
 };
 
-// Every API function is a pointer that init_module_api() fills in.
+// Every API function is a pointer that resolve_module_api() fills in.
 extern int (*RedisModule_GetApi)(const char* name, void* out);
 extern int (*RedisModule_IsModuleNameBusy)(const char* name);
 extern void (*RedisModule_SetModuleAttribs)(RedisModuleCtx* ctx, const char* name, int ver,
@@ -103,6 +106,18 @@ extern void (*RedisModule_FreeServerInfo)(RedisModuleCtx* ctx, RedisModuleServer
 extern unsigned long long (*RedisModule_ServerInfoGetFieldUnsigned)(RedisModuleServerInfoData* data,
                                                                     const char* field,
                                                                     int* out_err);
+// Commands' metadata (command_registration.cpp): >= 7.0 GetCommand and SetCommandInfo (its
+// structures: command_info_api.hpp), >= 7.2 SetCommandACLCategories, >= 7.4 AddACLCategory.
+extern RedisModuleCommand* (*RedisModule_GetCommand)(RedisModuleCtx* ctx, const char* name);
+extern int (*RedisModule_SetCommandInfo)(RedisModuleCommand* command, const void* info);
+extern int (*RedisModule_SetCommandACLCategories)(RedisModuleCommand* command,
+                                                  const char* categories);
+extern int (*RedisModule_AddACLCategory)(RedisModuleCtx* ctx, const char* name);
+// The INFO section (module_stats.cpp), >= 6.0.
+extern int (*RedisModule_RegisterInfoFunc)(RedisModuleCtx* ctx, RedisModuleInfoFunc callback);
+extern int (*RedisModule_InfoAddSection)(RedisModuleInfoCtx* ctx, const char* name);
+extern int (*RedisModule_InfoAddFieldULongLong)(RedisModuleInfoCtx* ctx, const char* field,
+                                                unsigned long long value);
 
 }  // extern "C"
 
@@ -130,8 +145,14 @@ inline constexpr std::uint64_t type_method_version = 1;
 inline constexpr const char* wrong_type_error =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 
-// Fetches every function above through the context's lookup function and registers the module
-// under `name`. Returns module_err when the name is taken or a function is missing.
-int init_module_api(RedisModuleCtx* ctx, const char* name, int version);
+// Fetches every function above through the context's lookup function (optional ones left null
+// when the server lacks them). Returns module_err when a required function is missing.
+int resolve_module_api(RedisModuleCtx* ctx);
+
+// Whether a loaded module already has this name (false when the server cannot tell).
+bool module_name_taken(const char* name);
+
+// Registers the module under `name` (RedisModule_SetModuleAttribs).
+void claim_module_name(RedisModuleCtx* ctx, const char* name, int version);
 
 }  // namespace bloomkit::redis_module
