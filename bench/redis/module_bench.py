@@ -20,6 +20,15 @@ printed: the module's window against the module's own static filter.
 
 --capacity sizes both filters for N keys (default: --keys), so that filters larger than the
 caches are timed without sending N keys.
+
+With --fpp P1,P2,... (issue 29) it times BF.RESERVE's default layout (a scaling filter for N
+keys) at each error rate instead, and reports MEMORY USAGE of that key after the adds and of a
+NONSCALING one just reserved (and what used_memory grew by for it); with --baseline OTHER.so the
+same runs on a second server with another build of the module (say, main's), the two servers'
+rounds interleaved:
+
+  bench/redis/module_bench.py build/release/src/redis_module/bloomkit_redis_module.so \
+      --baseline main.so --fpp 0.01,0.0001,0.000001 --rounds 7
 """
 
 import argparse
@@ -109,6 +118,11 @@ def server_cpu(conn):
     return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
 
 
+def used_memory(conn):
+    info = conn.command("INFO", "MEMORY").decode()
+    return int(info.split("used_memory:")[1].split()[0])
+
+
 def phase(conn, command, key, keys, batch):
     payload = b"".join(encode(command, key, *keys[i:i + batch]) for i in range(0, len(keys), batch))
     reply_bytes = sum(len(b"*%d\r\n" % len(keys[i:i + batch])) + 4 * len(keys[i:i + batch])
@@ -148,9 +162,12 @@ def layouts_main(o):
             for p in fpps:
                 for name, conn in conns.items():
                     conn.command("DEL", "bench", "bench-ns")
+                    used = used_memory(conn)
                     conn.command("BF.RESERVE", "bench-ns", p, capacity, "NONSCALING")
                     memory[(name, p, "NONSCALING, reserved")] = int(
                         conn.command("MEMORY", "USAGE", "bench-ns")[1:].split(b"\r\n")[0])
+                    memory[(name, p, "NONSCALING, reserved: used_memory grew by")] = (
+                        used_memory(conn) - used)
                     conn.command("BF.RESERVE", "bench", p, capacity)
                     for command in ("BF.MADD", "BF.MEXISTS", "SMISMEMBER"):
                         cpu0 = server_cpu(conn)

@@ -124,6 +124,10 @@ std::optional<std::string> storage_problem(const link_fields& f) {
     return std::to_string(f.hashes) + " hashes: more than " + std::to_string(max_hashes);
   }
   if (!(f.error > 0 && f.error < 1)) return "error rate " + link_text(f.error) + " outside (0, 1)";
+  // NaN would also make the chain unequal to itself after a round trip.
+  if (!(f.bpe >= 0 && f.bpe < std::numeric_limits<double>::infinity())) {
+    return "bits per entry " + link_text(f.bpe) + " not a finite number";
+  }
   return std::nullopt;
 }
 

@@ -54,11 +54,11 @@ inline int reply_failure(RedisModuleCtx* ctx, const memory_budget& budget, const
 }
 
 // BK.RESERVE's EXPANSION, read as the whole number it is (never cut to 32 bits): ok (into `out`)
-// when it is 1..1024 (scalable_filter.hpp's max_growth). BF.RESERVE / BF.INSERT read theirs as
+// when it is 1..32768 (scalable_filter.hpp's max_growth). BF.RESERVE / BF.INSERT read theirs as
 // RedisBloom does (bf_arguments.hpp).
 enum class expansion_check { ok, not_integer, below_one, too_large };
 expansion_check parse_expansion(std::string_view text, std::uint32_t& out);
-// "ERR EXPANSION <text> is out of range: give 1..1024".
+// "ERR EXPANSION <text> is out of range: give 1..32768".
 std::string expansion_range_error(std::string_view text);
 
 // The error for a key that holds no usable filter: RedisBloom's "ERR not found" for a missing

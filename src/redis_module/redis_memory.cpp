@@ -52,6 +52,11 @@ void* try_alloc(std::size_t bytes) noexcept {
   return RedisModule_TryAlloc != nullptr ? RedisModule_TryAlloc(bytes) : RedisModule_Alloc(bytes);
 }
 
+// What the allocator holds for an allocation of `requested` bytes at `base`.
+std::size_t held_bytes(void* base, std::size_t requested) noexcept {
+  return RedisModule_MallocSize != nullptr ? RedisModule_MallocSize(base) : requested;
+}
+
 class redis_allocator final : public storage_allocator {
  public:
   storage_block allocate(std::size_t bytes) override {
@@ -91,14 +96,14 @@ class redis_allocator final : public storage_allocator {
       if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
     }
     zero_memory(words, bytes);
-    // The bytes asked for, as RedisBloom and Redis's own types count their values for MEMORY
-    // USAGE; used_memory adds the allocator's rounding to its size class (jemalloc: at most a
-    // quarter, allocation_estimate), for RedisBloom's values as for these.
-    note_bytes_allocated(request);
+    // MEMORY USAGE counts the bytes asked for, as RedisBloom and Redis's own types count their
+    // values; used_memory (and INFO's bytes) the allocator's size class, at most a quarter more
+    // (jemalloc: allocation_estimate), for RedisBloom's values as for these.
+    note_bytes_allocated(held_bytes(base, request));
     return {words, base, request};
   }
   void deallocate(const storage_block& block) noexcept override {
-    note_bytes_freed(block.bytes);
+    note_bytes_freed(held_bytes(block.base, block.bytes));
     RedisModule_Free(block.base);
   }
   void zero(const storage_block& block, std::size_t bytes) noexcept override {

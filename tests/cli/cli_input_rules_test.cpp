@@ -88,7 +88,7 @@ class CliNumbers : public Cli {
            return std::vector<std::string>{"create", f,        "--capacity", "100",      "--fpp",
                                            "0.01",   "--kind", "scalable",   "--growth", v};
          },
-         true, "(1 to 1024)"},
+         true, "(1 to 32768)"},
         {"--tightening", "create",
          [f](const std::string& v) {
            return std::vector<std::string>{"create",       f,      "--capacity", "100",

@@ -368,6 +368,21 @@ TEST(RedisBloomDump, HostilePayloadsAreRefused) {
   EXPECT_EQ(rb::crc64_jones(0, bytes_of("123456789")), 0xe9c6d914c4b8d9caULL);
 }
 
+// Found by fuzz.interop_libfuzzer: a link whose bits per entry is NaN loaded, and then the chain
+// was not equal to itself after a round trip.
+TEST(RedisBloomDump, ANonFiniteBitsPerEntryIsRefused) {
+  std::vector<unsigned char> payload = {
+      0x07, 0x81, 0x30, 0x16, 0xe5, 0xa2, 0x89, 0xbe, 0xf8, 0x04, 0x02, 0x0a, 0x02, 0x01, 0x02,
+      0x0d, 0x02, 0x01, 0x02, 0x0a, 0x04, 0x9a, 0x99, 0x99, 0x99, 0x99, 0x99, 0xb9, 0x3f, 0x02,
+      0x04, 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x40, 0x40, 0x02, 0x00,
+      0x05, 0x08, 0xc4, 0x15, 0x35, 0x4b, 0x29, 0xd6, 0x31, 0x0a, 0x02, 0x01, 0x00, 10,   0};
+  const std::uint64_t crc = rb::crc64_jones(0, payload);  // RDB version 10, then the CRC
+  for (int i = 0; i < 8; ++i) payload.push_back(static_cast<unsigned char>(crc >> (8 * i)));
+  EXPECT_NE(
+      error_of([&] { rb::read_dump(payload, "p"); }, errc::corrupt_file).find("bits per entry"),
+      std::string::npos);
+}
+
 TEST(RedisBloomDump, LzfIsCheckedAndDecodes) {
   // A literal run then a back reference repeating it.
   const std::vector<unsigned char> lzf = {2, 'a', 'b', 'c', (1 << 5) | 0, 2};

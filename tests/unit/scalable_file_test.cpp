@@ -220,7 +220,7 @@ class ScalableForgery : public ::testing::Test {
 
 TEST_F(ScalableForgery, HeaderFields) {
   expect_header_refused([](auto& h) { h.kind_params[0] = 0; }, "growth factor 0");
-  expect_header_refused([](auto& h) { h.kind_params[0] = 5000; }, "growth factor 5000");
+  expect_header_refused([](auto& h) { h.kind_params[0] = 40000; }, "growth factor 40000");
   expect_header_refused([](auto& h) { h.kind_params[1] = std::bit_cast<std::uint64_t>(1.5); },
                         "tightening ratio");
   expect_header_refused([](auto& h) { h.kind_params[3] = 0; }, "sub-filter count 0");

@@ -58,7 +58,8 @@ arrive, so n need not be known in advance (C++ bloomkit::basic_scalable_filter).
     f.estimated_fpp()                                # <= 0.01 however many keys arrived
 
 Sub-filter i holds initial_capacity * growth**i keys at FPP p (1 - r) r**i (r = tightening), so
-the compound FPP stays below p; growth * tightening must be >= 1. memory_ceiling (bytes, 0 = none)
+the compound FPP stays below p; growth * tightening must be >= 1, or growth 1 (each sub-filter
+then costs more bits per key than the last). memory_ceiling (bytes, 0 = none)
 stops growth: adding a new key past it raises TooLargeError. merge / intersect are not defined
 (UnsupportedError): add the other filter's keys instead.)";
 

@@ -19,7 +19,9 @@ ABSENT = [f"absent{i}" for i in range(2000)]
 
 # (the command that makes key f, the kind and class of the file)
 KINDS = [
-    (("BF.RESERVE", "f", 0.01, 300), "scalable", bloomkit.ScalableBlockedBloomFilter),
+    # BF.RESERVE makes a chain of classic filters (issue 29), NONSCALING one classic filter.
+    (("BF.RESERVE", "f", 0.01, 300), "scalable", bloomkit.ScalableBloomFilter),
+    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "classic", bloomkit.BloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic", bloomkit.BloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked", bloomkit.BlockedBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
