@@ -38,7 +38,7 @@ opened<typename List::variant> read_any_of(const detail::filter_file& file, open
   if (before) before(h);
   std::optional<typename List::variant> out;
   const auto try_one = [&]<class Filter>(std::type_identity<Filter>) {
-    if (out || kind_traits<Filter>::kind != h.kind || kind_traits<Filter>::scheme != h.scheme) {
+    if (out || kind_traits<Filter>::kind != h.kind || !holds_scheme<Filter>(h.scheme)) {
       return;
     }
     out.emplace(detail::file_io<Filter>::read(file, mode, check));

@@ -40,6 +40,9 @@ enum class hash_scheme : std::uint32_t {
   // RedisBloom's scalable chain (compat/redisbloom.hpp): MurmurHash64A pairs, or MurmurHash2
   // pairs for chains without its 64-bit option; (a + i*b) modulo or masked per link.
   redisbloom = 14,
+  // The same chain hashed as bloomkit's module keys (type bkbloom--) are: a = low and b = high
+  // (made odd) half of XXH3-128; (a + i*b) modulo each link's bits.
+  redisbloom_xxh3 = 15,
   // Files pulled from a sharded Redis filter; the Redis layer defines it (redis/shard_layout.hpp).
   redis_sharded_xxh3 = 20,
 };

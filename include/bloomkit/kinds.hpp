@@ -64,6 +64,27 @@ struct kind_request : scalable_params {
 template <class Filter>
 struct kind_traits;  // not a filter a file can hold
 
+// Whether files of `scheme` hold a Filter: its traits' scheme, or any scheme its traits'
+// reads_scheme accepts (a kind whose filters record one of several schemes: redisbloom_kind.hpp).
+template <class Filter>
+constexpr bool holds_scheme(hash_scheme scheme) noexcept {
+  if constexpr (requires { kind_traits<Filter>::reads_scheme(scheme); }) {
+    return kind_traits<Filter>::reads_scheme(scheme);
+  } else {
+    return kind_traits<Filter>::scheme == scheme;
+  }
+}
+
+// The scheme a filter's files record: its own file_scheme() when its kind has several.
+template <class Filter>
+constexpr hash_scheme scheme_of(const Filter& f) noexcept {
+  if constexpr (requires { f.file_scheme(); }) {
+    return f.file_scheme();
+  } else {
+    return Filter::scheme();
+  }
+}
+
 // What the traits of a filter sized by for_capacity(n, p) share: its scheme, k, its storage's
 // file check, no key type nor growth of its own, and the file codec of a payload that is its
 // storage's words (defined in src/kinds/word_payload.hpp).

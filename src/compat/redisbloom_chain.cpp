@@ -87,10 +87,12 @@ chain chain::make(std::uint64_t capacity, double error_rate, std::uint32_t optio
 }
 
 chain chain::reserve(std::uint64_t capacity, double error_rate, std::uint32_t expansion,
-                     bool non_scaling) {
+                     bool non_scaling, bool bloomkit_hashing) {
   // RedisBloom caps a scaling filter's rate at 0.25 before halving it for the first link.
   if (!non_scaling && error_rate > 0.25) error_rate = 0.25;
-  return make(capacity, error_rate, created_options | (non_scaling ? option_no_scaling : 0),
+  return make(capacity, error_rate,
+              created_options | (non_scaling ? option_no_scaling : 0) |
+                  (bloomkit_hashing ? option_bloomkit_hash : 0),
               expansion);
 }
 

@@ -99,7 +99,9 @@ std::vector<unsigned char> write_dump(const chain& c, std::uint16_t rdb_version)
   std::vector<unsigned char> out;
   out.reserve(static_cast<std::size_t>(c.bit_bytes()) + 64 + 48 * c.filters());
   out.push_back(rdb::type_module_2);
-  rdb::put_length(out, module_id(type_name, encoding_version));
+  const bool native = c.bloomkit_hashing();
+  rdb::put_length(out,
+                  module_id(value_type_of(c), native ? native_encoding_version : encoding_version));
   payload_sink sink(out);
   save_fields(c, sink);
   rdb::put_length(out, rdb::opcode_eof);
@@ -133,14 +135,15 @@ chain read_dump(std::span<const unsigned char> payload, const std::string& sourc
                 name + ": RDB type " + std::to_string(type) + ", not a module value (7)");
   }
   const module_type t = decode_module_id(in.length());
-  if (t.name != type_name) {
-    throw error(errc::unsupported,
-                name + ": module type '" + t.name + "', not " + std::string(type_name));
+  if (t.name != type_name && t.name != native_type_name) {
+    throw error(errc::unsupported, name + ": module type '" + t.name + "', not " +
+                                       std::string(type_name) + " or " +
+                                       std::string(native_type_name));
   }
   payload_source fields(in);
   chain c = [&] {
     try {
-      return load_fields(fields, t.encver);
+      return load_value(fields, t.name, t.encver);
     } catch (const error& e) {
       const std::string_view what = e.what();
       if (what.starts_with(name)) throw;  // the reader's, which names the source already

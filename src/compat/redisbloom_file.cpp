@@ -144,6 +144,11 @@ detail::file_check kind_traits<redisbloom::chain>::check_fields(const file_heade
   if ((h.kind_params[0] & ~std::uint64_t{redisbloom::known_options}) != 0) {
     return inconsistent_header("RedisBloom options " + std::to_string(h.kind_params[0]));
   }
+  const bool bloomkit_hash = (h.kind_params[0] & redisbloom::option_bloomkit_hash) != 0;
+  if (bloomkit_hash != (h.scheme == hash_scheme::redisbloom_xxh3)) {
+    return inconsistent_header("RedisBloom options " + std::to_string(h.kind_params[0]) +
+                               " do not match hash scheme " + std::string(to_string(h.scheme)));
+  }
   if (h.kind_params[1] > 0xffffffffULL) {
     return inconsistent_header("RedisBloom growth " + std::to_string(h.kind_params[1]));
   }
@@ -164,7 +169,7 @@ detail::file_check kind_traits<redisbloom::chain>::check_fields(const file_heade
 file_header kind_traits<redisbloom::chain>::header_of(const filter_type& c) {
   file_header h;
   h.kind = filter_kind::redisbloom;
-  h.scheme = hash_scheme::redisbloom;
+  h.scheme = c.file_scheme();
   h.bits = c.cells();
   h.hashes = 0;
   h.capacity = std::max<std::uint64_t>(c.capacity(), 1);

@@ -79,6 +79,11 @@ hash_pair hash64(std::string_view key) noexcept {
   return {a, murmur_hash64a(key.data(), key.size(), a)};
 }
 
+hash_pair hash_xxh3(std::string_view key) noexcept {
+  const digest128 d = xxh3_128(key);
+  return {d.low, d.high | 1};
+}
+
 hash_pair hash32(std::string_view key) noexcept {
   const std::uint32_t a = murmur_hash2(key.data(), key.size(), seed32);
   return {a, murmur_hash2(key.data(), key.size(), a)};

@@ -55,6 +55,7 @@ add_result add_hashed(chain& c, const hash_pair& h) {
 }  // namespace
 
 hash_pair chain::hash(std::string_view key) const noexcept {
+  if (bloomkit_hashing()) return hash_xxh3(key);
   return (options() & option_force64) != 0 ? hash64(key) : hash32(key);
 }
 

@@ -99,4 +99,27 @@ chain load_fields(field_source& in, int encver) {
   return c;
 }
 
+std::string_view value_type_of(const chain& c) noexcept {
+  return c.bloomkit_hashing() ? native_type_name : type_name;
+}
+
+chain load_value(field_source& in, std::string_view type, int encver) {
+  const bool native = type == native_type_name;
+  if (!native && type != type_name) {
+    throw error(errc::unsupported, "module type '" + std::string(type) + "' is not a chain's");
+  }
+  if (native && encver != native_encoding_version) {
+    throw error(errc::unsupported, std::string(native_type_name) + " value: encoding version " +
+                                       std::to_string(encver) + " (this build loads " +
+                                       std::to_string(native_encoding_version) + ")");
+  }
+  chain c = load_fields(in, native ? encoding_version : encver);
+  if (c.bloomkit_hashing() != native) {
+    rdb_corrupt("options " + std::to_string(c.options()) + (native ? " lack" : " hold") +
+                " bloomkit's hashing bit (" + std::to_string(option_bloomkit_hash) +
+                "), which type " + std::string(type) + (native ? " requires" : " never holds"));
+  }
+  return c;
+}
+
 }  // namespace bloomkit::redisbloom

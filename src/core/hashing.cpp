@@ -11,7 +11,7 @@ namespace bloomkit {
 
 namespace {
 
-constexpr std::array<detail::enum_name<hash_scheme>, 9> scheme_names{{
+constexpr std::array<detail::enum_name<hash_scheme>, 10> scheme_names{{
     {hash_scheme::xxh3_128, "xxh3-128"},
     {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
     {hash_scheme::xxh3_128_window_groups, "xxh3-128-window-groups"},
@@ -20,6 +20,7 @@ constexpr std::array<detail::enum_name<hash_scheme>, 9> scheme_names{{
     {hash_scheme::bits_and_blooms_v3, "bits-and-blooms-v3"},
     {hash_scheme::go_zero, "go-zero"},
     {hash_scheme::redisbloom, "redisbloom"},
+    {hash_scheme::redisbloom_xxh3, "redisbloom-xxh3"},
     {hash_scheme::redis_sharded_xxh3, "redis-sharded-xxh3"},
 }};
 

@@ -37,7 +37,9 @@ opened<Filter> file_io<Filter>::open(const std::filesystem::path& path, open_mod
                                      verify check) {
   using traits = kind_traits<Filter>;
   const filter_file file(path);
-  file.require(traits::kind, traits::scheme);
+  // A kind of several schemes names the file's own when it holds one of them.
+  file.require(traits::kind,
+               holds_scheme<Filter>(file.header().scheme) ? file.header().scheme : traits::scheme);
   return {read(file, mode, check), file.header()};
 }
 

@@ -67,7 +67,7 @@ bool check_fields_of(const file_header& h, filter_list<Filters...>, bool scheme,
   bool checked = false;
   const auto try_one = [&]<class Filter>() {
     if (checked || kind_traits<Filter>::kind != h.kind) return;
-    if (scheme && kind_traits<Filter>::scheme != h.scheme) return;
+    if (scheme && !holds_scheme<Filter>(h.scheme)) return;
     checked = true;
     problem = kind_traits<Filter>::check_fields(h);
   };

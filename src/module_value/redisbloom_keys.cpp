@@ -11,6 +11,12 @@
 
 namespace bloomkit::redis_module {
 
+redisbloom_chain make_bf_chain(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
+                               bool nonscaling) {
+  return redisbloom::chain::reserve(capacity, error_rate, expansion, nonscaling || expansion == 0,
+                                    true);
+}
+
 std::size_t add_keys(redisbloom_chain& c, std::span<const std::string_view> keys,
                      std::span<bool> added) {
   const auto answers = std::make_unique<redisbloom::add_result[]>(keys.size());

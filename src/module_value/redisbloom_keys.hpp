@@ -20,6 +20,12 @@ namespace bloomkit::redis_module {
 
 using redisbloom_chain = redisbloom::chain;
 
+// What BF.RESERVE / BF.ADD / BF.MADD / BF.INSERT create (a bkbloom-- key): RedisBloom's chain
+// sized exactly as RedisBloom sizes it (bits, hashes, growth, NONSCALING; EXPANSION 0 is
+// NONSCALING) with bloomkit's hashing (option_bloomkit_hash), so its memory is RedisBloom's.
+redisbloom_chain make_bf_chain(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
+                               bool nonscaling);
+
 // Adds keys in order as RedisBloom's BF.MADD: added[i] says whether keys[i] was new. Stops before
 // the first key a full NONSCALING chain has no room for and returns the number of keys handled.
 // Throws errc::too_large when a new link cannot be allocated (the keys before it stay added).

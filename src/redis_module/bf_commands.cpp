@@ -72,8 +72,8 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   filter_key key(ctx, name, open_read | open_write);
   if (key.empty() && options.create) {
     try {
-      key.create(make_bf_filter(options.error_rate, options.capacity, options.expansion,
-                                options.nonscaling));
+      key.create(make_bf_chain(options.error_rate, options.capacity, options.expansion,
+                               options.nonscaling));
     } catch (const error& e) {
       return reply_failure(ctx, budget, e);
     }
@@ -160,8 +160,8 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   const create_options& options = std::get<create_options>(read);
   return reserve_key(ctx, argv[1], "bf.reserve", [&] {
-    return make_bf_filter(options.error_rate, options.capacity, options.expansion,
-                          options.nonscaling);
+    return make_bf_chain(options.error_rate, options.capacity, options.expansion,
+                         options.nonscaling);
   });
 }
 

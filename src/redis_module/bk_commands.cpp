@@ -99,7 +99,7 @@ class info_reply {
 template <class Filter>
 void add_info_fields(info_reply& reply, const Filter& filter, bool nonscaling) {
   reply.add("kind", kind_traits<Filter>::name)
-      .add("hash_scheme", to_string(Filter::scheme()))
+      .add("hash_scheme", to_string(scheme_of(filter)))
       .add("nonscaling", nonscaling ? 1 : 0);
   report_figures(filter, reply);
   // A grouped window's slices grow; past this many keys in one (a burst past its overflow

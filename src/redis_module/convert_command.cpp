@@ -13,12 +13,14 @@ namespace bloomkit::redis_module {
 int bk_convert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
-  if (key.chain() == nullptr) {
-    if (key.value() == nullptr) return reply_not_usable(ctx, key);
+  if (key.redisbloom_chain_of() == nullptr) {
+    if (key.value() == nullptr && key.chain() == nullptr) return reply_not_usable(ctx, key);
     return RedisModule_ReplyWithError(
-        ctx,
-        "ERR the key is bloomkit's already (type bloomkit1): BK.CONVERT converts RedisBloom's "
-        "keys (type MBbloom--)");
+        ctx, key.chain() != nullptr
+                 ? "ERR the key is bloomkit's already (type bkbloom--): BK.CONVERT converts "
+                   "RedisBloom's keys (type MBbloom--)"
+                 : "ERR the key is bloomkit's already (type bloomkit1): BK.CONVERT converts "
+                   "RedisBloom's keys (type MBbloom--)");
   }
   redisbloom_chain chain = std::move(*key.chain());
   const bool nonscaling = !chain.scaling();

@@ -98,12 +98,14 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (*iterator == 1) {
     if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
     if (!key.empty()) return RedisModule_ReplyWithError(ctx, "ERR item exists");
-    // bloomkit's image or RedisBloom's header: a key of the type it is (redisbloom_keys.hpp).
+    // bloomkit's image or a chain's header: a key of the type it is (redisbloom_keys.hpp); a
+    // header with bloomkit's hashing bit makes a bkbloom-- key, without it a MBbloom-- one.
     try {
       first_chunk first = read_first_chunk(data);
       if (auto* loader = std::get_if<std::unique_ptr<image_loader>>(&first)) {
         key.create(std::move(*loader));
-      } else if (redisbloom_type() == nullptr) {
+      } else if (redisbloom_type() == nullptr &&
+                 !std::get<redisbloom_chain>(first).bloomkit_hashing()) {
         return RedisModule_ReplyWithError(
             ctx,
             "ERR this module was loaded without RedisBloom's type MBbloom--: RedisBloom's "

@@ -152,9 +152,11 @@ filter_key::filter_key(RedisModuleCtx* ctx, RedisModuleString* name, int mode)
   type_ = RedisModule_KeyType(key_);
   if (type_ == keytype_module && RedisModule_ModuleTypeGetType(key_) == filter_type) {
     value_ = static_cast<module_value*>(RedisModule_ModuleTypeGetValue(key_));
-  } else if (type_ == keytype_module && redisbloom_type() != nullptr &&
-             RedisModule_ModuleTypeGetType(key_) == redisbloom_type()) {
-    chain_ = static_cast<redisbloom_chain*>(RedisModule_ModuleTypeGetValue(key_));
+  } else if (type_ == keytype_module) {
+    const RedisModuleType* type = RedisModule_ModuleTypeGetType(key_);
+    if (type != nullptr && (type == redisbloom_type() || type == bloomkit_chain_type())) {
+      chain_ = static_cast<redisbloom_chain*>(RedisModule_ModuleTypeGetValue(key_));
+    }
   }
 }
 
@@ -176,7 +178,7 @@ module_value& filter_key::create(std::unique_ptr<image_loader> loading) {
 
 redisbloom_chain& filter_key::create(redisbloom_chain chain) {
   auto value = std::make_unique<redisbloom_chain>(std::move(chain));
-  set_value(redisbloom_type(), value.get());
+  set_value(value->bloomkit_hashing() ? bloomkit_chain_type() : redisbloom_type(), value.get());
   chain_ = value.release();
   return *chain_;
 }

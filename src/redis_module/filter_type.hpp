@@ -31,10 +31,15 @@ class filter_key {
   bool wrong_type() const noexcept { return !empty() && value_ == nullptr && chain_ == nullptr; }
   // The value, when the key holds one of ours.
   module_value* value() const noexcept { return value_; }
-  // The chain, when the key holds RedisBloom's type.
+  // The chain, when the key holds RedisBloom's type (MBbloom--) or bloomkit's chain type
+  // (bkbloom--: chain()->bloomkit_hashing()).
   redisbloom_chain* chain() const noexcept { return chain_; }
+  // A chain of RedisBloom's own type (what BK.CONVERT and BF.DEBUG's RedisBloom view take).
+  redisbloom_chain* redisbloom_chain_of() const noexcept {
+    return chain_ != nullptr && !chain_->bloomkit_hashing() ? chain_ : nullptr;
+  }
   // Stores a new value in the key (the key takes ownership), replacing what it held; the key
-  // keeps its time to live.
+  // keeps its time to live. A chain is stored as the type its hashing bit names.
   module_value& create(module_filter filter);
   module_value& create(std::unique_ptr<image_loader> loading);
   redisbloom_chain& create(redisbloom_chain chain);

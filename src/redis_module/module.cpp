@@ -68,6 +68,10 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
     RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bloomkit1");
     return module_err;
   }
+  if (register_native_chain_type(ctx, aof_load_command(arguments.mode)) != module_ok) {
+    RedisModule_Log(ctx, "warning", "bloomkit: cannot register the data type bkbloom--");
+    return module_err;
+  }
   if (arguments.mode == module_mode::drop_in && register_redisbloom_names(ctx) != module_ok) {
     return module_err;
   }

@@ -45,7 +45,12 @@ inline constexpr std::uint32_t option_noround = 1;  // bits not rounded to a pow
 inline constexpr std::uint32_t option_entries_is_bits = 2;
 inline constexpr std::uint32_t option_force64 = 4;     // 64-bit hashing
 inline constexpr std::uint32_t option_no_scaling = 8;  // NONSCALING
-inline constexpr std::uint32_t known_options = 15;
+// bloomkit's own bit, which RedisBloom never sets: the chain hashes with XXH3-128 (hash
+// hash_scheme::redisbloom_xxh3; the module's own BF.* keys, type bkbloom--).
+inline constexpr std::uint32_t option_bloomkit_hash = 16;
+// The options RedisBloom itself sets; a chain of its type (MBbloom--) holds no others.
+inline constexpr std::uint32_t redisbloom_options = 15;
+inline constexpr std::uint32_t known_options = redisbloom_options | option_bloomkit_hash;
 // What BF.RESERVE / BF.ADD / BF.INSERT create: force64 | noround (| no_scaling).
 inline constexpr std::uint32_t created_options = option_force64 | option_noround;
 
@@ -59,6 +64,9 @@ inline constexpr std::uint32_t max_hashes = 1075;
 // The module data type and the encoding version RedisBloom writes; versions 0..4 load.
 inline constexpr std::string_view type_name = "MBbloom--";
 inline constexpr int encoding_version = 4;
+// bloomkit's module type of chains with option_bloomkit_hash (the same fields, version 1).
+inline constexpr std::string_view native_type_name = "bkbloom--";
+inline constexpr int native_encoding_version = 1;
 // BF.SCANDUMP's largest data chunk (16 MiB).
 inline constexpr std::size_t max_chunk_bytes = std::size_t{16} << 20;
 // BF.SCANDUMP header chunk: 20 bytes, then 53 per link.
@@ -79,6 +87,9 @@ std::uint32_t murmur_hash2(const void* data, std::size_t len, std::uint32_t seed
 // The pair a chain with / without option_force64 probes with.
 hash_pair hash64(std::string_view key) noexcept;
 hash_pair hash32(std::string_view key) noexcept;
+// The pair a chain with option_bloomkit_hash probes with: XXH3-128 of the key, a = its low half,
+// b = its high half made odd (never 0: the probes of a key never all fall on one bit).
+hash_pair hash_xxh3(std::string_view key) noexcept;
 
 // ---- one link --------------------------------------------------------------------------------
 
@@ -132,8 +143,9 @@ class chain {
   // What BF.RESERVE / BF.INSERT / BF.ADD create: options created_options | (non_scaling ?
   // option_no_scaling : 0), growth `expansion` (stored as given also for non-scaling chains;
   // RedisBloom stores 2 after NONSCALING). Argument checks (ranges, texts) are the command's.
+  // With bloomkit_hashing, option_bloomkit_hash too (the module's own BF.* keys).
   static chain reserve(std::uint64_t capacity, double error_rate, std::uint32_t expansion,
-                       bool non_scaling);
+                       bool non_scaling, bool bloomkit_hashing = false);
   // A chain with these links (bits all zero; size = sum of the links' sizes unless given), as
   // BF.LOADCHUNK's header and the decoders make it. Throws errc::corrupt_file naming the bad
   // field (link_problem, unknown options, no links, item counts that do not add up),
@@ -162,8 +174,14 @@ class chain {
   // answers[i] = 1 when keys[i] may be present, 0 when not. answers.size() >= keys.size().
   void contains_many(std::span<const std::string_view> keys,
                      std::span<std::uint8_t> answers) const noexcept;
-  // The hash pair this chain probes with (hash64 or hash32 by option_force64).
+  // The hash pair this chain probes with (hash_xxh3 with option_bloomkit_hash, else hash64 or
+  // hash32 by option_force64).
   hash_pair hash(std::string_view key) const noexcept;
+  bool bloomkit_hashing() const noexcept { return (options() & option_bloomkit_hash) != 0; }
+  // The scheme its files record: hash_scheme::redisbloom_xxh3 with option_bloomkit_hash.
+  hash_scheme file_scheme() const noexcept {
+    return bloomkit_hashing() ? hash_scheme::redisbloom_xxh3 : hash_scheme::redisbloom;
+  }
 
   // --- figures ---
   std::uint64_t capacity() const noexcept;  // BF.INFO Capacity: sum of the links' entries
@@ -262,6 +280,14 @@ void save_fields(const chain& c, field_sink& out);
 // error rates, bits against bytes, the number of links, options, item counts), errc::too_large
 // when the bits cannot be allocated. Never crashes on any input.
 chain load_fields(field_source& in, int encver);
+// The module type a chain's values are: native_type_name with option_bloomkit_hash, else
+// type_name (the option decides the hashing, so a key's type and answers always agree).
+std::string_view value_type_of(const chain& c) noexcept;
+// load_fields for a value of module type `type` (type_name or native_type_name) at that type's
+// encoding version (native_type_name's version 1 holds version 4's fields). Throws as
+// load_fields; errc::unsupported for another type or version; errc::corrupt_file when the chain's
+// option_bloomkit_hash does not match the type.
+chain load_value(field_source& in, std::string_view type, int encver);
 // The most links a value may declare (RedisBloom asserts fewer than 1000 when loading).
 inline constexpr std::uint64_t max_links = 1000;
 
@@ -321,14 +347,16 @@ struct module_type {
 };
 module_type decode_module_id(std::uint64_t id);
 
-// The payload DUMP gives for a chain: type byte 7, module id (MBbloom--, encoding_version), the
+// The payload DUMP gives for a chain: type byte 7, module id (MBbloom--, encoding_version; or
+// bkbloom--, native_encoding_version, for a chain with option_bloomkit_hash), the
 // opcode-tagged fields, EOF, rdb_version (2 bytes LE), CRC-64 (Jones, LE). Strings are written
 // uncompressed (RESTORE accepts both; RedisBloom's own payloads LZF-compress sparse bit arrays).
 std::vector<unsigned char> write_dump(const chain& c, std::uint16_t rdb_version = 10);
 // Reads a DUMP payload of a MBbloom-- value (any loadable encoding version, LZF strings
-// included). Throws errc::corrupt_file naming `source` and the problem (length, CRC, type byte,
-// module id, field opcodes, LZF data, trailing bytes), errc::unsupported for another module type
-// or an RDB version above 12, errc::too_large when the bits cannot be allocated.
+// included) or of a bkbloom-- one (load_value). Throws errc::corrupt_file naming `source` and the
+// problem (length, CRC, type byte, module id, field opcodes, LZF data, trailing bytes),
+// errc::unsupported for another module type or an RDB version above 12, errc::too_large when the
+// bits cannot be allocated.
 chain read_dump(std::span<const unsigned char> payload, const std::string& source);
 
 // CRC-64 (Jones polynomial, reflected, as Redis's crc64) and the LZF decompressor RDB strings

@@ -15,6 +15,10 @@ struct kind_traits<redisbloom::chain> {
   static constexpr filter_kind kind = filter_kind::redisbloom;
   static constexpr std::string_view name = "redisbloom";
   static constexpr hash_scheme scheme = hash_scheme::redisbloom;
+  // Chains with option_bloomkit_hash record scheme redisbloom_xxh3 (the module's own BF.* keys).
+  static constexpr bool reads_scheme(hash_scheme s) noexcept {
+    return s == hash_scheme::redisbloom || s == hash_scheme::redisbloom_xxh3;
+  }
   static constexpr bool records_key_type = false;
   static constexpr bool grows = false;  // it grows, but by RedisBloom's rules, not `create`'s
   // What BF.RESERVE key p n makes (EXPANSION 2).

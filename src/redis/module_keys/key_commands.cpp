@@ -57,7 +57,8 @@ std::size_t answers_of(const std::string& name, const std::vector<redis::reply>&
 bool check_type(const std::string& name, const redis::reply& r) {
   if (r.is_error()) throw_reply_error(name, r.str());
   if (r.str() == "none") throw error(errc::not_found, key_named(name) + " does not exist");
-  if (r.str() != module_type_name && r.str() != redisbloom::type_name) {
+  if (r.str() != module_type_name && r.str() != redisbloom::type_name &&
+      r.str() != redisbloom::native_type_name) {
     throw error(errc::wrong_type,
                 key_named(name) + " holds a " + r.str() + ", not a module filter");
   }

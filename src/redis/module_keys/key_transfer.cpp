@@ -54,8 +54,9 @@ std::pair<long long, std::string> scandump(redis::client& c, const std::string& 
   return {r.elements()[0].integer(), r.elements()[1].str()};
 }
 
-// RedisBloom's type name, which TYPE replies for its keys.
+// RedisBloom's type name, which TYPE replies for its keys, and bloomkit's chain type's.
 constexpr std::string_view redisbloom_type_name = redisbloom::type_name;
+constexpr std::string_view chain_type_name = redisbloom::native_type_name;
 
 // What moved, of a filter a module key holds.
 module_key_summary summary_of(const module_filter& m) {
@@ -81,19 +82,22 @@ std::span<const unsigned char> bytes_of(std::string_view data) {
   return {reinterpret_cast<const unsigned char*>(data.data()), data.size()};
 }
 
-// One BF.SCANDUMP pass of a key of RedisBloom's type, in RedisBloom's chunks, saved to `file` as
-// a file of kind redisbloom; none when the key changed during it (its header differs after).
+// One BF.SCANDUMP pass of a chain key, in RedisBloom's chunks, saved to `file` as a file of kind
+// redisbloom; none when the key changed during it (its header differs after). A key of
+// RedisBloom's type is read with BF.SCANDUMP, one of bloomkit's chain type (bkbloom--) with
+// BK.SCANDUMP (command_for).
 std::optional<module_key_summary> scan_redisbloom_once(redis::client& c, const std::string& name,
-                                                       const std::filesystem::path& file) {
-  const std::string header = scandump(c, name, 0, true).second;
+                                                       const std::filesystem::path& file,
+                                                       bool redisbloom_key) {
+  const std::string header = scandump(c, name, 0, redisbloom_key).second;
   redisbloom::chain chain = redisbloom::chain_from_header(bytes_of(header));
   for (long long iterator = 1;;) {
-    auto [next, data] = scandump(c, name, iterator, true);
+    auto [next, data] = scandump(c, name, iterator, redisbloom_key);
     if (next == 0) break;
     redisbloom::apply_chunk(chain, next, bytes_of(data));
     iterator = next;
   }
-  if (scandump(c, name, 0, true).second != header) return std::nullopt;
+  if (scandump(c, name, 0, redisbloom_key).second != header) return std::nullopt;
   save(chain, file);
   return redisbloom_summary_of(std::move(chain));
 }
@@ -170,7 +174,7 @@ void send_chunks(redis::client& c, const std::string& name, const redisbloom::ch
   for (redisbloom::data_chunk chunk = redisbloom::next_chunk(chain, 1); chunk.next != 0;
        chunk = redisbloom::next_chunk(chain, chunk.next)) {
     run(c, name,
-        {command_for(true, "LOADCHUNK"), name, std::to_string(chunk.next),
+        {command_for(!chain.bloomkit_hashing(), "LOADCHUNK"), name, std::to_string(chunk.next),
          std::string(reinterpret_cast<const char*>(chunk.data.data()), chunk.data.size())});
   }
 }
@@ -178,8 +182,8 @@ void send_chunks(redis::client& c, const std::string& name, const redisbloom::ch
 std::string loadchunk_command_for(const module_filter&) {
   return command_for(false, "LOADCHUNK");
 }
-std::string loadchunk_command_for(const redisbloom::chain&) {
-  return command_for(true, "LOADCHUNK");
+std::string loadchunk_command_for(const redisbloom::chain& chain) {
+  return command_for(!chain.bloomkit_hashing(), "LOADCHUNK");
 }
 
 std::string header_chunk_of(const module_filter& m) {
@@ -215,6 +219,7 @@ std::optional<key_type_check> module_key_type(redis::client& c, const std::strin
   const std::string type = run(c, name, {"TYPE", name}).str();
   if (type == module_type_name) return key_type_check::known_module;
   if (type == redisbloom_type_name) return key_type_check::known_redisbloom;
+  if (type == chain_type_name) return key_type_check::known_chain;
   return std::nullopt;
 }
 
@@ -229,15 +234,17 @@ module_key_summary pull_module_key(redis::client& c, const std::string& name,
     if (type == "none") throw error(errc::not_found, key_named(name) + " does not exist");
     if (type == redisbloom_type_name) {
       check = key_type_check::known_redisbloom;
+    } else if (type == chain_type_name) {
+      check = key_type_check::known_chain;
     } else if (type != module_type_name) {
       throw error(errc::wrong_type, key_named(name) + " holds a " + type + ", not a module filter");
     }
   }
   for (int attempt = 0; attempt < pull_attempts; ++attempt) {
     std::optional<module_key_summary> s;
-    if (check == key_type_check::known_redisbloom) {
+    if (check == key_type_check::known_redisbloom || check == key_type_check::known_chain) {
       try {
-        s = scan_redisbloom_once(c, name, file);
+        s = scan_redisbloom_once(c, name, file, check == key_type_check::known_redisbloom);
       } catch (const redisbloom::chunk_error&) {
         // The key changed shape between two commands: read it again.
       }

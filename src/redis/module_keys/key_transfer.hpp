@@ -29,22 +29,24 @@ struct module_key_summary {
   std::uint64_t bytes = 0;
 };
 
-// Whether key `name` holds a module filter (TYPE replies the module's type, or RedisBloom's
-// MBbloom--, which bloomkit's module holds too).
+// Whether key `name` holds a module filter (TYPE replies one of the module's types, or
+// RedisBloom's MBbloom--, which bloomkit's module holds too).
 bool is_module_key(redis::client& c, const std::string& name);
 
 // Whether pull_module_key asks the key's TYPE (ask), or the caller has just seen which module key
 // it is (module_key_type) and one question is enough.
-enum class key_type_check { ask, known_module, known_redisbloom };
-// known_module or known_redisbloom for a key of bloomkit's or RedisBloom's type; none otherwise.
+enum class key_type_check { ask, known_module, known_redisbloom, known_chain };
+// known_module, known_redisbloom or known_chain for a key of bloomkit's type (bloomkit1),
+// RedisBloom's (MBbloom--) or bloomkit's chain type (bkbloom--, what BF.RESERVE makes); none
+// otherwise.
 std::optional<key_type_check> module_key_type(redis::client& c, const std::string& name);
 
 // Saves module key `name` to `file` with the one writer (atomic, locked): the file's bytes are
 // the image's after its prefix, copied (docs/REDIS.md, "Images"). Every kind the module
-// holds has a file kind: a BF.RESERVE filter is a scalable file of blocked filters (a
-// NONSCALING one a blocked file), BK.RESERVE's kinds their own; a key of RedisBloom's type
-// (MBbloom--, from RedisBloom's data or RedisBloom itself) a file of kind redisbloom
-// (compat/redisbloom_kind.hpp) holding its chain exactly. The key is read with BF.SCANDUMP
+// holds has a file kind: BK.RESERVE's kinds their own; a chain key — BF.RESERVE's (bkbloom--,
+// scheme redisbloom-xxh3) or RedisBloom's type (MBbloom--, from RedisBloom's data or RedisBloom
+// itself; scheme redisbloom) — a file of kind redisbloom (compat/redisbloom_kind.hpp) holding
+// its chain exactly. The key is read with BF.SCANDUMP
 // commands; when it changes between them (a write lands mid-pull) the pull starts over, up to
 // three times. Throws bloomkit::error: not_found (no key), wrong_type (not a module key),
 // server_error (a refusal, e.g. a key still being loaded), io_error from the save.
@@ -56,8 +58,9 @@ module_key_summary pull_module_key(redis::client& c, const std::string& name,
 // payload in 8 MiB chunks: the file's bytes, after the image's prefix); BF.* and BK.* commands
 // then answer as for the filter of the file. Any of bloomkit's own kinds (not the peers'
 // schemes); a file of kind redisbloom becomes a key of RedisBloom's type (MBbloom--) again, with
-// RedisBloom's chunks (the server's module must hold that type: a bloomkit module loaded beside
-// RedisBloom, or RedisBloom itself, does). A blocked file becomes a key that is not NONSCALING (as
+// RedisBloom's chunks through BF.LOADCHUNK (the server's module must hold that type: a bloomkit
+// module loaded beside RedisBloom, or RedisBloom itself, does), or of scheme redisbloom-xxh3 a
+// bkbloom-- key through BK.LOADCHUNK. A blocked file becomes a key that is not NONSCALING (as
 // BK.RESERVE KIND blocked). Throws bloomkit::error: already_exists (the key exists), unsupported
 // (the server has no bloomkit module, or the file's kind), the file's errors from load; a failure
 // after the header deletes the half-loaded key.
