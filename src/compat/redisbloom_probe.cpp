@@ -1,5 +1,7 @@
 // A chain's adds and lookups (redisbloom.hpp): RedisBloom's SBChain_Add / SBChain_Check, one key
-// at a time or in blocks (hash a block, prefetch its first probes, then probe in order).
+// at a time or pipelined as bloomkit's own filters are (src/core/filter_pipeline.hpp): each key
+// is hashed, its newest link's probe positions located and, for a link larger than the caches,
+// their lines prefetched into L2 keys_ahead keys before the key is tested and set.
 
 #include <algorithm>
 #include <array>
@@ -10,15 +12,44 @@ namespace bloomkit::redisbloom {
 
 namespace {
 
-constexpr std::size_t block_keys = 16;
+// How many keys ahead of the one probed are hashed, located and prefetched.
+constexpr std::size_t keys_ahead = 16;
+// Links whose lines a batch prefetches (the newest ones: most keys land in, or are found in,
+// them); past that prefetching only evicts.
+constexpr std::size_t prefetched_links = 4;
+// Links of at least this many bytes live in DRAM, where prefetching pays (storage_ops.hpp's
+// dram_filter_bytes); below it the plain loops are faster.
+constexpr std::uint64_t dram_link_bytes = std::uint64_t{1} << 20;
+// The most probes a located key holds (links of more hashes walk again when tested).
+constexpr std::uint32_t located_probes = 32;
 
-// Whether a link of any age holds the key.
-bool chain_contains(const chain& c, const hash_pair& h) noexcept {
-  for (std::size_t i = c.filters(); i-- > 0;) {
-    if (chain_access::slot(c, i).contains(h)) return true;
+// Each link's wrap() (link_slot::walk), kept as the chain grows; held inline for the first
+// links (no allocation), computed on the fly past them.
+class wrap_table {
+ public:
+  explicit wrap_table(const chain& c) : chain_(&c) { refresh(c); }
+  void refresh(const chain& c) noexcept {
+    for (; held_ < std::min(c.filters(), wraps_.size()); ++held_) {
+      wraps_[held_] = chain_access::slot(c, held_).wrap();
+    }
   }
-  return false;
-}
+  std::uint64_t operator[](std::size_t i) const noexcept {
+    return i < held_ ? wraps_[i] : chain_access::slot(*chain_, i).wrap();
+  }
+
+ private:
+  const chain* chain_;
+  std::array<std::uint64_t, 64> wraps_;
+  std::size_t held_ = 0;
+};
+
+// A key's hash and, when located, its probe positions in link `link` (the newest when staged).
+struct located_key {
+  hash_pair h;
+  std::size_t link = SIZE_MAX;  // SIZE_MAX: not located
+  std::uint32_t probes = 0;
+  std::array<std::uint64_t, located_probes> at;
+};
 
 // Appends the link that follows a full last link, or says why there is none. Throws when its
 // bits cannot be allocated.
@@ -37,19 +68,89 @@ add_result grow(chain& c) {
   return add_result::added;
 }
 
-// SBChain_Add for a hashed key; throws when a new link cannot be allocated.
-add_result add_hashed(chain& c, const hash_pair& h) {
-  if (chain_contains(c, h)) return add_result::present;
-  if (const chain_access::slot_type& last = chain_access::slot(c, c.filters() - 1);
+// Link i's probes of key k: its located positions when it has them, else a walk.
+bool link_contains(const chain& c, std::size_t i, const located_key& k,
+                   const wrap_table& wraps) noexcept {
+  const chain_access::slot_type& s = chain_access::slot(c, i);
+  if (k.link != i) return s.contains(k.h, wraps[i]);
+  for (std::uint32_t j = 0; j < k.probes; ++j) {
+    if (!s.test(k.at[j])) return false;
+  }
+  return true;
+}
+
+bool link_insert(chain& c, std::size_t i, const located_key& k, const wrap_table& wraps) noexcept {
+  chain_access::slot_type& s = chain_access::slot(c, i);
+  if (k.link != i) return s.insert(k.h, wraps[i]);
+  bool changed = false;
+  unsigned char* d = s.data();
+  for (std::uint32_t j = 0; j < k.probes; ++j) {
+    const std::uint64_t x = k.at[j];
+    const auto bit = static_cast<unsigned char>(1u << (x & 7));
+    changed |= (d[x >> 3] & bit) == 0;
+    d[x >> 3] |= bit;
+  }
+  return changed;
+}
+
+// Whether a link of any age holds the key (newest first, as RedisBloom checks).
+bool chain_contains(const chain& c, const located_key& k, const wrap_table& wraps) noexcept {
+  for (std::size_t i = c.filters(); i-- > 0;) {
+    if (link_contains(c, i, k, wraps)) return true;
+  }
+  return false;
+}
+
+// SBChain_Add for a hashed key; throws when a new link cannot be allocated. The older links are
+// checked first; a last link with room is then tested and set in one pass (a key whose probes
+// were all set was present there, and setting them changed nothing), so RedisBloom's rule holds:
+// a key present in any link is not added.
+add_result add_located(chain& c, const located_key& k, wrap_table& wraps) {
+  const std::size_t newest = c.filters() - 1;
+  for (std::size_t i = newest; i-- > 0;) {
+    if (link_contains(c, i, k, wraps)) return add_result::present;
+  }
+  std::size_t target = newest;
+  if (const chain_access::slot_type& last = chain_access::slot(c, newest);
       last.size >= last.entries) {
+    if (link_contains(c, newest, k, wraps)) return add_result::present;
     if (!c.scaling()) return add_result::full;
     if (grow(c) == add_result::cannot_grow) return add_result::cannot_grow;
+    wraps.refresh(c);
+    target = c.filters() - 1;
   }
-  chain_access::slot_type& last = chain_access::slot(c, c.filters() - 1);
-  if (!last.insert(h)) return add_result::present;
-  ++last.size;
+  if (!link_insert(c, target, k, wraps)) return add_result::present;
+  ++chain_access::slot(c, target).size;
   chain_access::set_size(c, c.items() + 1);
   return add_result::added;
+}
+
+// Hashes keys[j] into the ring, locates its probes in the newest link and, for links in DRAM,
+// prefetches their lines (every probe of the newest link, the first of the few before it).
+void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j,
+           std::array<located_key, keys_ahead>& ring, const wrap_table& wraps) {
+  located_key& k = ring[j % keys_ahead];
+  k.h = c.hash(keys[j]);
+  const std::size_t n = c.filters();
+  const chain_access::slot_type& newest = chain_access::slot(c, n - 1);
+  k.link = SIZE_MAX;
+  if (newest.hashes() <= located_probes) {
+    k.link = n - 1;
+    k.probes = 0;
+    newest.walk(k.h, wraps[n - 1], [&](std::uint64_t x) {
+      k.at[k.probes++] = x;
+      return true;
+    });
+    if (newest.bytes() >= dram_link_bytes) {
+      const unsigned char* d = newest.data();
+      for (std::uint32_t p = 0; p < k.probes; ++p) __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
+    }
+  }
+  const std::size_t first = n - std::min(n, prefetched_links);
+  for (std::size_t i = n - 1; i-- > first;) {
+    const chain_access::slot_type& s = chain_access::slot(c, i);
+    if (s.bytes() >= dram_link_bytes) s.prefetch(k.h, wraps[i], false);
+  }
 }
 
 }  // namespace
@@ -60,55 +161,54 @@ hash_pair chain::hash(std::string_view key) const noexcept {
 }
 
 add_result chain::add(std::string_view key) {
-  return add_hashed(*this, hash(key));
+  wrap_table wraps(*this);
+  located_key k;
+  k.h = hash(key);
+  return add_located(*this, k, wraps);
 }
 
 bool chain::contains(std::string_view key) const noexcept {
-  return chain_contains(*this, hash(key));
+  const hash_pair h = hash(key);
+  for (std::size_t i = filters(); i-- > 0;) {
+    if (links_[i].contains(h)) return true;
+  }
+  return false;
 }
 
 std::size_t chain::add_many(std::span<const std::string_view> keys, std::span<add_result> answers,
                             std::string* failure) {
-  std::array<hash_pair, block_keys> hashes;
-  for (std::size_t begin = 0; begin < keys.size(); begin += block_keys) {
-    const std::size_t n = std::min(block_keys, keys.size() - begin);
-    for (std::size_t j = 0; j < n; ++j) hashes[j] = hash(keys[begin + j]);
-    // Most keys of a filter being filled land in its newest link.
-    const link_slot& last = links_[filters() - 1];
-    for (std::size_t j = 0; j < n; ++j) last.prefetch(hashes[j]);
-    for (std::size_t j = 0; j < n; ++j) {
-      add_result r;
-      try {
-        r = add_hashed(*this, hashes[j]);
-      } catch (const error& e) {
-        if (failure != nullptr) *failure = e.what();
-        r = add_result::no_memory;
-      }
-      answers[begin + j] = r;
-      if (r == add_result::full || r == add_result::no_memory) {
-        return begin + j + 1;
-      }
+  wrap_table wraps(*this);
+  std::array<located_key, keys_ahead> ring;
+  const std::size_t n = keys.size();
+  for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) stage(*this, keys, j, ring, wraps);
+  for (std::size_t j = 0; j < n; ++j) {
+    located_key& k = ring[j % keys_ahead];
+    add_result r;
+    try {
+      r = add_located(*this, k, wraps);
+    } catch (const error& e) {
+      if (failure != nullptr) *failure = e.what();
+      r = add_result::no_memory;
     }
+    answers[j] = r;
+    if (r == add_result::full || r == add_result::no_memory) return j + 1;
+    // The slot is free now; a key staged before a growth was located in the old newest link,
+    // which its add still reads correctly (link_contains knows which link it holds).
+    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps);
   }
-  return keys.size();
+  return n;
 }
 
 void chain::contains_many(std::span<const std::string_view> keys,
                           std::span<std::uint8_t> answers) const noexcept {
-  std::array<hash_pair, block_keys> hashes;
-  // Prefetching a few links' lines per key pays; past that it only evicts.
-  const std::size_t prefetched = std::min<std::size_t>(filters(), 4);
-  for (std::size_t begin = 0; begin < keys.size(); begin += block_keys) {
-    const std::size_t n = std::min(block_keys, keys.size() - begin);
-    for (std::size_t j = 0; j < n; ++j) hashes[j] = hash(keys[begin + j]);
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t i = filters() - prefetched; i < filters(); ++i) {
-        links_[i].prefetch(hashes[j]);
-      }
-    }
-    for (std::size_t j = 0; j < n; ++j) {
-      answers[begin + j] = chain_contains(*this, hashes[j]) ? 1 : 0;
-    }
+  // A chain's links cannot change during a lookup: the table is built once.
+  const wrap_table wraps(*this);
+  std::array<located_key, keys_ahead> ring;
+  const std::size_t n = keys.size();
+  for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) stage(*this, keys, j, ring, wraps);
+  for (std::size_t j = 0; j < n; ++j) {
+    answers[j] = chain_contains(*this, ring[j % keys_ahead], wraps) ? 1 : 0;
+    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps);
   }
 }
 

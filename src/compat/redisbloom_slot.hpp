@@ -42,31 +42,72 @@ struct chain::link_slot {
     const std::uint64_t x = h.a + static_cast<std::uint64_t>(i) * h.b;
     return n2() != 0 ? (x & mask()) : x % bits();
   }
+  // 2^64 mod bits(): what a + i*b passing 2^64 takes off walk()'s running remainder.
+  std::uint64_t wrap() const noexcept {
+    const std::uint64_t m = bits();
+    return n2() != 0 ? 0 : (0 - m) % m;
+  }
+  // Calls f(position(h, i)) for i = 0, 1, ... while f returns true. A modulo link keeps a
+  // running remainder (a division for probe 0, one for the stride, none after: `wrap` is
+  // wrap(), corrected for when a + i*b passes 2^64), so a key's k probes cost two divisions,
+  // not k, and a key whose first probe is clear costs one.
+  template <class F>
+  void walk(const hash_pair& h, std::uint64_t wrap, F f) const noexcept {
+    const std::uint32_t k = hashes();
+    if (n2() != 0) {
+      const std::uint64_t mk = mask();
+      std::uint64_t x = h.a;
+      for (std::uint32_t i = 0; i < k; ++i, x += h.b) {
+        if (!f(x & mk)) return;
+      }
+      return;
+    }
+    if (k == 0) return;
+    const std::uint64_t m = bits();
+    std::uint64_t x = h.a;
+    std::uint64_t r = x % m;
+    if (!f(r) || k == 1) return;
+    const std::uint64_t step = h.b % m;
+    for (std::uint32_t i = 1; i < k; ++i) {
+      const std::uint64_t next = x + h.b;
+      r += step;
+      if (r >= m) r -= m;
+      if (next < x) r = r >= wrap ? r - wrap : r + (m - wrap);  // a + i*b passed 2^64
+      x = next;
+      if (!f(r)) return;
+    }
+  }
   bool test(std::uint64_t x) const noexcept { return (data()[x >> 3] >> (x & 7)) & 1; }
   // Whether every probe of `h` is set (RedisBloom's check: stops at the first clear bit).
-  bool contains(const hash_pair& h) const noexcept {
-    const std::uint32_t k = hashes();
-    for (std::uint32_t i = 0; i < k; ++i) {
-      if (!test(position(h, i))) return false;
-    }
-    return true;
+  bool contains(const hash_pair& h, std::uint64_t wrap) const noexcept {
+    bool all = true;
+    walk(h, wrap, [&](std::uint64_t x) { return all = test(x); });
+    return all;
   }
-  // Sets every probe of `h`; returns whether one was clear.
-  bool insert(const hash_pair& h) noexcept {
+  bool contains(const hash_pair& h) const noexcept { return contains(h, wrap()); }
+  // Sets every probe of `h`; returns whether one was clear (a key with none clear was present,
+  // and nothing changed).
+  bool insert(const hash_pair& h, std::uint64_t wrap) noexcept {
     bool changed = false;
     unsigned char* d = data();
-    const std::uint32_t k = hashes();
-    for (std::uint32_t i = 0; i < k; ++i) {
-      const std::uint64_t x = position(h, i);
+    walk(h, wrap, [&](std::uint64_t x) {
       const auto bit = static_cast<unsigned char>(1u << (x & 7));
       changed |= (d[x >> 3] & bit) == 0;
       d[x >> 3] |= bit;
-    }
+      return true;
+    });
     return changed;
   }
-  void prefetch(const hash_pair& h) const noexcept {
-    __builtin_prefetch(data() + (position(h, 0) >> 3));
+  bool insert(const hash_pair& h) noexcept { return insert(h, wrap()); }
+  // The line of the first probe, or of every probe (all_probes).
+  void prefetch(const hash_pair& h, std::uint64_t wrap, bool all_probes) const noexcept {
+    const unsigned char* d = data();
+    walk(h, wrap, [&](std::uint64_t x) {
+      __builtin_prefetch(d + (x >> 3));
+      return all_probes;
+    });
   }
+  void prefetch(const hash_pair& h) const noexcept { prefetch(h, wrap(), false); }
 };
 
 struct chain_access {

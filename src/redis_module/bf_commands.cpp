@@ -117,6 +117,9 @@ int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal) {
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key) {
   if (key.empty()) return RedisModule_ReplyWithError(ctx, "ERR not found");
   if (key.wrong_type()) return RedisModule_ReplyWithError(ctx, wrong_type_error);
+  if (key.chain() != nullptr && key.chain()->bloomkit_hashing()) {
+    return RedisModule_ReplyWithError(ctx, "ERR not for BF.* chains (type bkbloom--)");
+  }
   if (key.chain() != nullptr) {
     return RedisModule_ReplyWithError(
         ctx, "ERR not for RedisBloom's keys (type MBbloom--): BK.CONVERT makes it bloomkit's");

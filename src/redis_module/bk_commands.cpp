@@ -169,8 +169,11 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }
 
 int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  static constexpr const char* needs_counting =
+      "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)";
   if (argc < 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
+  if (key.chain() != nullptr) return RedisModule_ReplyWithError(ctx, needs_counting);
   if (key.value() == nullptr || !key.value()->filter) return reply_not_usable(ctx, key);
   return std::visit(
       [&]<class Filter>(Filter& filter) {
@@ -182,8 +185,7 @@ int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
           announce_write(ctx, "bk.remove", argv[1]);
           return module_ok;
         } else {
-          return RedisModule_ReplyWithError(
-              ctx, "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)");
+          return RedisModule_ReplyWithError(ctx, needs_counting);
         }
       },
       key.value()->filter->filter);

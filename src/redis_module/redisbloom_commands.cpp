@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "module_stats.hpp"
 #include "redisbloom_type.hpp"
 
 namespace bloomkit::redis_module {
@@ -30,6 +31,8 @@ int scandump_chain(RedisModuleCtx* ctx, const redisbloom_chain& c, long long ite
 
 int loadchunk_chain(RedisModuleCtx* ctx, redisbloom_chain& c, long long iterator,
                     std::string_view data, RedisModuleString* name) {
+  // RedisBloom's own text for an iterator that cannot follow a header (0, negative).
+  if (iterator < 1) return RedisModule_ReplyWithError(ctx, "ERR received bad data");
   try {
     redisbloom::apply_chunk(c, iterator,
                             {reinterpret_cast<const unsigned char*>(data.data()), data.size()});
@@ -38,6 +41,8 @@ int loadchunk_chain(RedisModuleCtx* ctx, redisbloom_chain& c, long long iterator
     return reply_error(ctx,
                        std::string(redisbloom::redisbloom_text(e.problem())) + ": " + e.what());
   }
+  // The chunk that reaches the end of the last link completes a load (INFO's loads).
+  if (static_cast<std::uint64_t>(iterator) - 1 == c.bit_bytes()) note_load();
   RedisModule_ReplyWithSimpleString(ctx, "OK");
   announce_write(ctx, "bf.loadchunk", name);
   return module_ok;

@@ -90,9 +90,9 @@ void* load_chain(RedisModuleIO* io, int encver) {
     note_filter_created();
     return chain;
   } catch (const std::exception& e) {
-    RedisModule_LogIOError(io, "warning",
-                           "bloomkit: refusing a corrupt %s value (encoding version %d): %s",
-                           std::string(type).c_str(), encver, e.what());
+    RedisModule_LogIOError(
+        io, "warning", "bloomkit: refusing a corrupt %s value (%s encoding version %d): %s",
+        Native ? "bloomkit chain" : "RedisBloom", std::string(type).c_str(), encver, e.what());
     return nullptr;
   }
 }

@@ -43,6 +43,7 @@ def snapshot(r):
     out = {"digest": r.execute_command("DEBUG", "DIGEST")}
     for key in FILTERS:
         out[key] = {
+            "type": r.type(key),
             "digest": r.execute_command("DEBUG", "DIGEST-VALUE", key),
             "info": raw(r, "BF.INFO", key),
             "bk_info": r.execute_command("BK.INFO", key),
@@ -50,5 +51,8 @@ def snapshot(r):
             "absent": r.execute_command("BF.MEXISTS", key, *ABSENT),
         }
         assert out[key]["present"] == [1] * len(ITEMS), f"{key}: a false negative"
+    # BF.* keys are chains of bloomkit's type (bkbloom--), BK.RESERVE's bloomkit1.
+    assert {out[key]["type"] for key in ("scalable", "reserved", "nonscaling")} == {b"bkbloom--"}
+    assert out["classic"]["type"] == b"bloomkit1"
     out["half_loaded"] = r.execute_command("DEBUG", "DIGEST-VALUE", "half_loaded")
     return out

@@ -84,7 +84,7 @@ def test_filters_route_to_their_slot_owners(nodes, cluster):
         holders.add(home.port)
         for n in nodes:
             assert keys_in_slot_of(n, name) == (1 if n is home else 0), (name, n.port)
-        assert home.client().type(name) == b"bloomkit1"
+        assert home.client().type(name) == b"bkbloom--"
     assert holders == {n.port for n in nodes}
     assert sum(n.client().dbsize() for n in nodes) == len(NAMES)
 

@@ -71,7 +71,7 @@ def test_coexist_serves_bk_beside_another_bf_module(start):
     assert r.execute_command("BK.MEXISTS", "ours", "a", "b", "c", "d") == [1, 1, 1, 0]
     assert r.execute_command("BK.CARD", "ours") == 3
     assert r.execute_command("BK.RESERVE", "counted", 100, 0.01, "KIND", "counting") == b"OK"
-    assert r.type("theirs") == b"MBbloom--" and r.type("ours") == b"bloomkit1"
+    assert r.type("theirs") == b"MBbloom--" and r.type("ours") == b"bkbloom--"
     # Only bloomkit's own names: no BF.* of bloomkit's, and its INFO section under its name.
     with pytest.raises(ResponseError, match="unknown command"):
         r.execute_command("BF.MADD", "ours", "x")

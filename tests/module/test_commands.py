@@ -135,7 +135,7 @@ def test_wrong_type(r):
         assert wrongtype in str(e.value), command
     # And other commands see the module type as its own.
     r.bf().add("f", "a")
-    assert r.type("f") == b"bloomkit1"
+    assert r.type("f") == b"bkbloom--"
     with pytest.raises(ResponseError):
         r.get("f")
 

@@ -37,7 +37,8 @@ def test_round_trip_of_every_kind(r):
 
 
 def test_round_trip_of_a_filter_of_several_chunks(r):
-    r.execute_command("BF.RESERVE", "big", 0.01, 10_000_000)
+    # bloomkit1's image in 8 MiB chunks (a BF.* chain's chunks are RedisBloom's 16 MiB).
+    r.execute_command("BK.RESERVE", "big", 10_000_000, 0.01, "KIND", "classic")
     keys = [f"k{i}" for i in range(20000)]
     r.bf().madd("big", *keys)
     chunks = scandump(r, "big")
@@ -49,6 +50,7 @@ def test_round_trip_of_a_filter_of_several_chunks(r):
 
 
 def test_loadchunk_refusals(r):
+    r.execute_command("BK.RESERVE", "f", 100, 0.01, "KIND", "scalable")  # bloomkit1's image
     r.bf().madd("f", *ITEMS[:500])
     (first, header), (second, payload) = scandump(r, "f")[:2]
     assert str(pytest.raises(ResponseError, r.bf().loadchunk, "f", 1, header).value) == \

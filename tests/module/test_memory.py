@@ -67,7 +67,8 @@ def test_add_that_would_grow_past_maxmemory_is_refused_and_changes_nothing(serve
 def test_loadchunk_past_maxmemory_is_refused_and_can_be_sent_again(server_factory):
     big = server_factory()
     b = big.client()
-    b.execute_command("BF.RESERVE", "f", 0.01, 20_000_000, "NONSCALING")  # 24 MB of bits
+    # bloomkit1's image, whose bits come chunk by chunk (a chain's header allocates them all).
+    b.execute_command("BK.RESERVE", "f", 20_000_000, 0.01, "KIND", "classic")  # 24 MB of bits
     header = b.execute_command("BF.SCANDUMP", "f", 0)[1]
     iterator, chunk = b.execute_command("BF.SCANDUMP", "f", 1)
     r = server_factory("--maxmemory", "20mb", "--maxmemory-policy", "noeviction").client()
@@ -147,10 +148,11 @@ def scandump_until(r, key, chunks):
 
 @pytest.mark.parametrize("new_capacity", [1000, 9_000_000])
 def test_scandump_of_a_key_recreated_smaller_is_an_error_not_a_half_copy(r, new_capacity):
-    r.execute_command("BF.RESERVE", "k", 0.01, 10_000_000, "NONSCALING")  # 12 MB: two chunks
+    # bloomkit1's image chunks (BK.RESERVE), whose iterators carry the image's shape.
+    r.execute_command("BK.RESERVE", "k", 10_000_000, 0.01, "KIND", "classic")  # 12 MB: 2 chunks
     header, chunks, iterator = scandump_until(r, "k", 1)
     r.delete("k")
-    r.execute_command("BF.RESERVE", "k", 0.01, new_capacity, "NONSCALING")
+    r.execute_command("BK.RESERVE", "k", new_capacity, 0.01, "KIND", "classic")
     assert "changed during BF.SCANDUMP" in error_of(r, "BF.SCANDUMP", "k", iterator)
     if new_capacity < 9_000_000:
         return
@@ -165,7 +167,7 @@ def test_scandump_of_a_key_recreated_smaller_is_an_error_not_a_half_copy(r, new_
 
 
 def test_a_last_chunk_that_leaves_the_image_incomplete_is_refused(r):
-    r.execute_command("BF.RESERVE", "k", 0.01, 10_000_000, "NONSCALING")
+    r.execute_command("BK.RESERVE", "k", 10_000_000, 0.01, "KIND", "classic")
     header, [(iterator, data)], _ = scandump_until(r, "k", 1)
     r.execute_command("BF.LOADCHUNK", "copy", 1, header)
     last = iterator | (1 << 52)  # the chunk marked as the dump's last (chunk_iterator.hpp)

@@ -80,7 +80,8 @@ def test_replica_after_full_sync(server_factory):
 def start_on_broken_rdb(server, damage):
     """Saves one filter, damages its payload in dump.rdb, restarts: returns the exit code."""
     r = server.client()
-    r.execute_command("BF.RESERVE", "f", 0.01, 20000)
+    # bloomkit1's value: its image is checksummed (a chain's bits, as RedisBloom's, are not).
+    r.execute_command("BK.RESERVE", "f", 20000, 0.01, "KIND", "scalable")
     r.execute_command("BF.MADD", "f", *[f"k{i}" for i in range(5000)])
     header = r.execute_command("BF.SCANDUMP", "f", 0)[1]
     assert r.save()
@@ -112,6 +113,7 @@ def test_corrupt_rdb_fails_the_load_without_a_crash(server_factory, damage):
 def test_restore_of_a_corrupt_dump_is_refused(server_factory):
     server = server_factory()
     r = server.client()
+    r.execute_command("BK.RESERVE", "f", 100, 0.01, "KIND", "scalable")
     r.execute_command("BF.MADD", "f", *[f"k{i}" for i in range(50)])
     dump = bytearray(r.dump("f"))
     r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 1)
@@ -124,3 +126,52 @@ def test_restore_of_a_corrupt_dump_is_refused(server_factory):
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "g") == \
         r.execute_command("DEBUG", "DIGEST-VALUE", "f")
     assert "bloomkit: refusing a corrupt filter value" in server.log()
+
+
+def test_chain_keys_dump_restore_and_chunks(server_factory):
+    # BF.* keys (bkbloom--): DUMP / RESTORE and BF.SCANDUMP / BF.LOADCHUNK keep type and answers.
+    server = server_factory()
+    r = server.client()
+    keys = [f"k{i}" for i in range(3000)]
+    r.execute_command("BF.RESERVE", "c", 0.001, 1000, "EXPANSION", 3)
+    r.execute_command("BF.MADD", "c", *keys)
+    digest = r.execute_command("DEBUG", "DIGEST-VALUE", "c")
+    r.restore("d", 0, r.dump("c"))
+    assert r.type("d") == b"bkbloom--"
+    assert r.execute_command("DEBUG", "DIGEST-VALUE", "d") == digest
+    it = 0
+    while True:
+        it, data = r.execute_command("BF.SCANDUMP", "c", it)
+        if it == 0:
+            break
+        r.execute_command("BF.LOADCHUNK", "e", it, data)
+    assert r.type("e") == b"bkbloom--"
+    assert r.execute_command("DEBUG", "DIGEST-VALUE", "e") == digest
+    assert r.execute_command("BF.MEXISTS", "e", *keys) == [1] * len(keys)
+    assert r.execute_command("BF.INFO", "e") == r.execute_command("BF.INFO", "c")
+
+
+def test_restore_refuses_a_chain_of_the_other_types_hashing(server_factory):
+    # A bkbloom-- payload relabelled MBbloom-- (and back) is refused: the option bit decides the
+    # hashing, so a key's type never disagrees with its answers.
+    server = server_factory()
+    r = server.client()
+    r.execute_command("BF.ADD", "c", "x")
+    dump = r.dump("c")
+    r.execute_command("DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", 1)
+    # Type byte 7, then the module id, RDB-length encoded as 0x81 and 8 big-endian bytes.
+    assert dump[0] == 7 and dump[1] == 0x81
+    assert int.from_bytes(dump[2:10], "big") == redisbloom_module_id("bkbloom--", 1)
+    forged = dump[:2] + redisbloom_module_id("MBbloom--", 4).to_bytes(8, "big") + dump[10:]
+    with pytest.raises(redis.exceptions.ResponseError):
+        r.restore("g", 0, forged)
+    assert r.ping()
+    assert "refusing a corrupt RedisBloom value (MBbloom--" in server.log()
+
+
+def redisbloom_module_id(name, encver):
+    charset = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    module_id = 0
+    for ch in name:
+        module_id = (module_id << 6) | charset.index(ch)
+    return (module_id << 10) | encver

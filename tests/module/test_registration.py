@@ -120,15 +120,18 @@ def test_arity_is_checked_by_redis_before_the_command(r):
 
 def test_bk_twins_answer_as_their_bf_commands(r):
     items = [f"i{i}" for i in range(200)]
+    inserted = {}
     for prefix in ("BF", "BK"):
         key = f"{prefix}-key"
         assert r.execute_command(f"{prefix}.ADD", key, "first") == 1
         assert r.execute_command(f"{prefix}.MADD", key, *items[:100]) == [1] * 100
-        assert r.execute_command(f"{prefix}.INSERT", key, "NOCREATE", "ITEMS", *items) == \
-            [0] * 100 + [1] * 100
+        inserted[prefix] = r.execute_command(f"{prefix}.INSERT", key, "NOCREATE", "ITEMS", *items)
+        # The first 100 are present; a new key may be a false positive (0), rarely.
+        assert inserted[prefix][:100] == [0] * 100 and sum(inserted[prefix][100:]) >= 95
         assert r.execute_command(f"{prefix}.EXISTS", key, "i5") == 1
         assert r.execute_command(f"{prefix}.MEXISTS", key, "i5", "first") == [1, 1]
-        assert r.execute_command(f"{prefix}.CARD", key) == 201
+        assert r.execute_command(f"{prefix}.CARD", key) == 101 + sum(inserted[prefix][100:])
+    assert inserted["BF"] == inserted["BK"]
     assert r.execute_command("BK.MEXISTS", "BK-key", *items) == \
         r.execute_command("BF.MEXISTS", "BF-key", *items)
     # A dump through BK.SCANDUMP loads through BF.LOADCHUNK, and the reverse.

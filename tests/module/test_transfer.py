@@ -14,8 +14,7 @@ ABSENT = [f"absent{i}" for i in range(3000)]
 
 # (how to make the key, the kind of the file pull writes)
 KINDS = [
-    (("BF.RESERVE", "f", 0.01, 500), "scalable"),  # a chain that grows past 500 keys
-    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "classic"),
+    (("BK.RESERVE", "f", 500, 0.01, "KIND", "scalable"), "scalable"),  # grows past 500 keys
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic"),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked"),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting"),
@@ -117,6 +116,7 @@ def test_pull_refusals(r, shared_server, bloomkit, tmp_path):
     p = bloomkit("redis", "--url", url(shared_server), "pull", "nothing", path, check=False)
     assert p.returncode == 1 and not path.exists()
     # A key still being loaded is refused, and no file is written.
+    r.execute_command("BK.RESERVE", "f", 100, 0.01, "KIND", "scalable")
     r.bf().madd("f", *KEYS[:10])
     _, header = r.bf().scandump("f", 0)
     r.bf().loadchunk("loading", 1, header)
@@ -145,3 +145,25 @@ def test_push_without_the_module_is_refused(bloomkit, tmp_path):
         assert server.client().exists("f") == 0
     finally:
         server.kill()
+
+
+@pytest.mark.parametrize("reserve", [("BF.RESERVE", "f", 0.01, 500),
+                                     ("BF.RESERVE", "f", 0.001, 5000, "NONSCALING")],
+                         ids=["scaling", "NONSCALING"])
+def test_pull_then_push_round_trips_a_bf_chain(r, shared_server, bloomkit, tmp_path, reserve):
+    # BF.* keys (bkbloom--) pull into a redisbloom file of scheme redisbloom-xxh3 and push back.
+    r.execute_command(*reserve)
+    r.bf().madd("f", *KEYS)
+    assert r.type("f") == b"bkbloom--"
+    path = tmp_path / "f.bloom"
+    out = bloomkit("redis", "--url", url(shared_server), "pull", "f", path).stdout
+    assert out.startswith(f"pulled f to {path}: module key, redisbloom, "), out
+    info = bloomkit("info", "--json", path).stdout
+    assert '"kind": "redisbloom"' in info and "redisbloom-xxh3" in info, info
+    present = bloomkit("query", "--count", path, stdin="\n".join(KEYS) + "\n", check=False)
+    assert present.stdout.startswith(f"present={len(KEYS)} absent=0"), present.stdout
+    bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "g")
+    assert r.type("g") == b"bkbloom--"
+    assert r.execute_command("DEBUG", "DIGEST-VALUE", "g") == \
+        r.execute_command("DEBUG", "DIGEST-VALUE", "f")
+    assert raw(r, "BF.INFO", "g") == raw(r, "BF.INFO", "f")

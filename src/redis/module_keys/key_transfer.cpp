@@ -73,8 +73,9 @@ module_key_summary summary_of(const module_filter& m) {
 }
 
 module_key_summary redisbloom_summary_of(redisbloom::chain c) {
+  const bool redisbloom_type = !c.bloomkit_hashing();  // bkbloom-- keys are the module's own
   module_key_summary s = summary_of(module_filter{std::move(c), false});
-  s.redisbloom_type = true;
+  s.redisbloom_type = redisbloom_type;
   return s;
 }
 
