@@ -1,7 +1,7 @@
 #pragma once
 // The value of a module key: the registry's filter (any native filter type, any_filter.hpp) and
-// the module's own flags. BF.RESERVE / BF.ADD / BF.INSERT make classic filters (make_bf_filter
-// says why), BK.RESERVE any kind; BK.CONVERT puts RedisBloom's chain (compat/redisbloom_kind.hpp,
+// the module's own flags. BK.RESERVE makes any kind (BF.RESERVE / BF.ADD / BF.INSERT make
+// RedisBloom's chain with bloomkit's hashing instead: make_bf_chain, redisbloom_keys.hpp); BK.CONVERT puts RedisBloom's chain (compat/redisbloom_kind.hpp,
 // the file format's kind redisbloom) in a key of bloomkit's type. What the module asks of a kind
 // is the registry's (kinds.hpp: kind_traits, kind_parts), and the chain's own answers where it
 // grows by RedisBloom's rules (redisbloom_keys.hpp).
@@ -35,8 +35,11 @@ inline constexpr double default_error_rate = 0.01;
 inline constexpr std::uint64_t default_capacity = 100;
 inline constexpr std::uint32_t default_expansion = 2;
 
-// What BF.RESERVE, BF.INSERT and an auto-creating BF.ADD / BF.MADD ask for, for every value
-// RedisBloom accepts (error rate in (0, 1), capacity >= 1, EXPANSION 0..32768):
+// bloomkit's own filters for what BF.RESERVE, BF.INSERT and an auto-creating BF.ADD / BF.MADD ask
+// for, for every value RedisBloom accepts (error rate in (0, 1), capacity >= 1, EXPANSION
+// 0..32768) — what those commands made before BF.* keys became chains (make_bf_chain: their
+// objects cost more than RedisBloom's 32 + 64 per link); kept as the classic layout's rule
+// (bf_filter_test):
 // - NONSCALING, or EXPANSION 0 (a chain whose next link would hold 0 keys: it never grows): one
 //   filter whose exact FPP at `capacity` is within `error_rate`, refusing a new key past its
 //   capacity.

@@ -11,7 +11,7 @@
 
 namespace bloomkit::redis_module {
 
-// What a filter that a command may create is made with (make_bf_filter's arguments).
+// What a filter that a command may create is made with (make_bf_chain's arguments).
 struct create_options {
   double error_rate = 0.01;
   std::uint64_t capacity = 100;

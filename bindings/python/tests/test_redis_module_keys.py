@@ -19,9 +19,11 @@ ABSENT = [f"absent{i}" for i in range(2000)]
 
 # (the command that makes key f, the kind and class of the file)
 KINDS = [
-    # BF.RESERVE makes a chain of classic filters (issue 29), NONSCALING one classic filter.
-    (("BF.RESERVE", "f", 0.01, 300), "scalable", bloomkit.ScalableBloomFilter),
-    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "classic", bloomkit.BloomFilter),
+    # BF.RESERVE makes RedisBloom's chain with bloomkit's hashing (type bkbloom--, issue 29): a
+    # file of kind redisbloom, scheme redisbloom-xxh3.
+    (("BF.RESERVE", "f", 0.01, 300), "redisbloom", bloomkit.RedisBloomFilter),
+    (("BF.RESERVE", "f", 0.01, 5000, "NONSCALING"), "redisbloom", bloomkit.RedisBloomFilter),
+    (("BK.RESERVE", "f", 300, 0.01, "KIND", "scalable"), "scalable", bloomkit.ScalableBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "classic"), "classic", bloomkit.BloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "blocked"), "blocked", bloomkit.BlockedBloomFilter),
     (("BK.RESERVE", "f", 5000, 0.01, "KIND", "counting"), "counting",
@@ -45,7 +47,7 @@ def exists_all(server, name, keys):
     return server.command("BF.MEXISTS", name, *keys)
 
 
-@pytest.mark.parametrize("reserve,kind,cls", KINDS, ids=[k for _, k, _ in KINDS])
+@pytest.mark.parametrize("reserve,kind,cls", KINDS, ids=[f"{r[0]}-{k}" for r, k, _ in KINDS])
 def test_pull_then_push_every_kind(server, tmp_path, cli, reserve, kind, cls):
     server.command(*reserve)
     server.command("BF.MADD", "f", *KEYS)
