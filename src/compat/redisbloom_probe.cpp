@@ -23,23 +23,24 @@ constexpr std::uint64_t dram_link_bytes = std::uint64_t{1} << 20;
 // The most probes a located key holds (links of more hashes walk again when tested).
 constexpr std::uint32_t located_probes = 32;
 
-// Each link's wrap() (link_slot::walk), kept as the chain grows; held inline for the first
+// Each link's reducer (link_slot::walk), kept as the chain grows; held inline for the first
 // links (no allocation), computed on the fly past them.
 class wrap_table {
  public:
+  using reducer = chain_access::slot_type::reducer;
   explicit wrap_table(const chain& c) : chain_(&c) { refresh(c); }
   void refresh(const chain& c) noexcept {
-    for (; held_ < std::min(c.filters(), wraps_.size()); ++held_) {
-      wraps_[held_] = chain_access::slot(c, held_).wrap();
+    for (; held_ < std::min(c.filters(), reducers_.size()); ++held_) {
+      reducers_[held_] = chain_access::slot(c, held_).reduction(true);
     }
   }
-  std::uint64_t operator[](std::size_t i) const noexcept {
-    return i < held_ ? wraps_[i] : chain_access::slot(*chain_, i).wrap();
+  reducer operator[](std::size_t i) const noexcept {
+    return i < held_ ? reducers_[i] : chain_access::slot(*chain_, i).reduction(false);
   }
 
  private:
   const chain* chain_;
-  std::array<std::uint64_t, 64> wraps_;
+  std::array<reducer, 32> reducers_;
   std::size_t held_ = 0;
 };
 
@@ -93,14 +94,6 @@ bool link_insert(chain& c, std::size_t i, const located_key& k, const wrap_table
   return changed;
 }
 
-// Whether a link of any age holds the key (newest first, as RedisBloom checks).
-bool chain_contains(const chain& c, const located_key& k, const wrap_table& wraps) noexcept {
-  for (std::size_t i = c.filters(); i-- > 0;) {
-    if (link_contains(c, i, k, wraps)) return true;
-  }
-  return false;
-}
-
 // SBChain_Add for a hashed key; throws when a new link cannot be allocated. The older links are
 // checked first; a last link with room is then tested and set in one pass (a key whose probes
 // were all set was present there, and setting them changed nothing), so RedisBloom's rule holds:
@@ -127,23 +120,28 @@ add_result add_located(chain& c, const located_key& k, wrap_table& wraps) {
 
 // Hashes keys[j] into the ring, locates its probes in the newest link and, for links in DRAM,
 // prefetches their lines (every probe of the newest link, the first of the few before it).
+template <std::size_t Ring>
 void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j,
-           std::array<located_key, keys_ahead>& ring, const wrap_table& wraps) {
-  located_key& k = ring[j % keys_ahead];
+           std::array<located_key, Ring>& ring, const wrap_table& wraps, std::uint32_t lines) {
+  located_key& k = ring[j % Ring];
   k.h = c.hash(keys[j]);
   const std::size_t n = c.filters();
   const chain_access::slot_type& newest = chain_access::slot(c, n - 1);
   k.link = SIZE_MAX;
   if (newest.hashes() <= located_probes) {
     k.link = n - 1;
-    k.probes = 0;
+    std::uint32_t count = 0;  // a local: the loop keeps it in a register
+    std::uint64_t* at = k.at.data();
     newest.walk(k.h, wraps[n - 1], [&](std::uint64_t x) {
-      k.at[k.probes++] = x;
+      at[count++] = x;
       return true;
     });
+    k.probes = count;
     if (newest.bytes() >= dram_link_bytes) {
       const unsigned char* d = newest.data();
-      for (std::uint32_t p = 0; p < k.probes; ++p) __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
+      for (std::uint32_t p = 0; p < std::min(lines, k.probes); ++p) {
+        __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
+      }
     }
   }
   const std::size_t first = n - std::min(n, prefetched_links);
@@ -180,7 +178,9 @@ std::size_t chain::add_many(std::span<const std::string_view> keys, std::span<ad
   wrap_table wraps(*this);
   std::array<located_key, keys_ahead> ring;
   const std::size_t n = keys.size();
-  for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) stage(*this, keys, j, ring, wraps);
+  for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) {
+    stage(*this, keys, j, ring, wraps, located_probes);
+  }
   for (std::size_t j = 0; j < n; ++j) {
     located_key& k = ring[j % keys_ahead];
     add_result r;
@@ -194,21 +194,49 @@ std::size_t chain::add_many(std::span<const std::string_view> keys, std::span<ad
     if (r == add_result::full || r == add_result::no_memory) return j + 1;
     // The slot is free now; a key staged before a growth was located in the old newest link,
     // which its add still reads correctly (link_contains knows which link it holds).
-    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps);
+    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps, located_probes);
   }
   return n;
 }
 
 void chain::contains_many(std::span<const std::string_view> keys,
                           std::span<std::uint8_t> answers) const noexcept {
-  // A chain's links cannot change during a lookup: the table is built once.
+  // Two stages, as bloomkit's own lookups (filter_pipeline.hpp): a key's first two lines are
+  // prefetched when it is located; first_lag keys later its first two probes are tested and,
+  // only if both are set (most absent keys stop there), its other lines prefetched; keys_ahead
+  // keys after it was located it is answered. A chain's links cannot change during a lookup.
+  constexpr std::size_t first_lag = keys_ahead / 2;
+  constexpr std::uint32_t first_probes = 2;
   const wrap_table wraps(*this);
-  std::array<located_key, keys_ahead> ring;
+  std::array<located_key, 2 * keys_ahead> ring;
+  std::array<bool, 2 * keys_ahead> newest_may_hold{};
+  const std::size_t newest = filters() - 1;
   const std::size_t n = keys.size();
-  for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) stage(*this, keys, j, ring, wraps);
-  for (std::size_t j = 0; j < n; ++j) {
-    answers[j] = chain_contains(*this, ring[j % keys_ahead], wraps) ? 1 : 0;
-    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps);
+  for (std::size_t step = 0; step < n + keys_ahead; ++step) {
+    if (step < n) stage(*this, keys, step, ring, wraps, first_probes);
+    if (step >= first_lag && step - first_lag < n) {
+      const std::size_t j = step - first_lag;
+      const located_key& k = ring[j % ring.size()];
+      bool may = true;
+      if (k.link == newest) {
+        const link_slot& s = links_[newest];
+        const std::uint32_t first = std::min(first_probes, k.probes);
+        for (std::uint32_t p = 0; p < first && may; ++p) may = s.test(k.at[p]);
+        if (may && s.bytes() >= dram_link_bytes) {
+          for (std::uint32_t p = first; p < k.probes; ++p) {
+            __builtin_prefetch(s.data() + (k.at[p] >> 3), 0, 2);
+          }
+        }
+      }
+      newest_may_hold[j % ring.size()] = may;
+    }
+    if (step >= keys_ahead) {
+      const std::size_t j = step - keys_ahead;
+      const located_key& k = ring[j % ring.size()];
+      bool found = newest_may_hold[j % ring.size()] && link_contains(*this, newest, k, wraps);
+      for (std::size_t i = newest; !found && i-- > 0;) found = link_contains(*this, i, k, wraps);
+      answers[j] = found ? 1 : 0;
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 
 #include "bloomkit/compat/redisbloom.hpp"
+#include "bloomkit/detail/multiply_high.hpp"
 #include "redisbloom_rules.hpp"
 
 namespace bloomkit::redisbloom {
@@ -42,17 +43,46 @@ struct chain::link_slot {
     const std::uint64_t x = h.a + static_cast<std::uint64_t>(i) * h.b;
     return n2() != 0 ? (x & mask()) : x % bits();
   }
-  // 2^64 mod bits(): what a + i*b passing 2^64 takes off walk()'s running remainder.
-  std::uint64_t wrap() const noexcept {
+  // What walk() reduces with: 2^64 mod bits() (what a + i*b passing 2^64 takes off its running
+  // remainder) and, for a batch, Lemire's constant ceil(2^128 / bits()), which turns x mod bits()
+  // into three multiplications (exact for every 64-bit x); without it (magic 0) walk divides.
+  struct reducer {
+    std::uint64_t wrap = 0;
+    std::uint64_t magic_low = 0;
+    std::uint64_t magic_high = 0;
+  };
+  reducer reduction(bool batch) const noexcept {
+    reducer r;
+    if (n2() != 0) return r;
     const std::uint64_t m = bits();
-    return n2() != 0 ? 0 : (0 - m) % m;
+    r.wrap = (0 - m) % m;
+#if defined(__SIZEOF_INT128__)
+    if (batch) {
+      __extension__ using wide = unsigned __int128;
+      const wide magic = ~wide{0} / m + 1;
+      r.magic_low = static_cast<std::uint64_t>(magic);
+      r.magic_high = static_cast<std::uint64_t>(magic >> 64);
+    }
+#else
+    (void)batch;
+#endif
+    return r;
   }
-  // Calls f(position(h, i)) for i = 0, 1, ... while f returns true. A modulo link keeps a
-  // running remainder (a division for probe 0, one for the stride, none after: `wrap` is
-  // wrap(), corrected for when a + i*b passes 2^64), so a key's k probes cost two divisions,
-  // not k, and a key whose first probe is clear costs one.
+  static std::uint64_t reduce(std::uint64_t x, std::uint64_t m, const reducer& r) noexcept {
+    if ((r.magic_low | r.magic_high) == 0) return x % m;
+    // low = magic * x mod 2^128; x mod m = (low * m) >> 128.
+    const std::uint64_t low_lo = r.magic_low * x;
+    const std::uint64_t low_hi = bloomkit::detail::multiply_high(r.magic_low, x) + r.magic_high * x;
+    const std::uint64_t a_lo = low_hi * m;
+    const std::uint64_t sum = a_lo + bloomkit::detail::multiply_high(low_lo, m);
+    return bloomkit::detail::multiply_high(low_hi, m) + (sum < a_lo ? 1 : 0);
+  }
+  // Calls f(position(h, i)) for i = 0, 1, ... while f returns true. A batch's reducer (Lemire's
+  // constant) reduces each probe by multiplications; without it a modulo link keeps a running
+  // remainder (a division for probe 0, one for the stride, none after; corrected when a + i*b
+  // passes 2^64), so a key's k probes cost two divisions, not k.
   template <class F>
-  void walk(const hash_pair& h, std::uint64_t wrap, F f) const noexcept {
+  void walk(const hash_pair& h, const reducer& red, F f) const noexcept {
     const std::uint32_t k = hashes();
     if (n2() != 0) {
       const std::uint64_t mk = mask();
@@ -64,10 +94,20 @@ struct chain::link_slot {
     }
     if (k == 0) return;
     const std::uint64_t m = bits();
+    if ((red.magic_low | red.magic_high) != 0) {
+      // Each probe reduced on its own: three independent multiplications, which overlap,
+      // where the running remainder is one dependent chain.
+      std::uint64_t x = h.a;
+      for (std::uint32_t i = 0; i < k; ++i, x += h.b) {
+        if (!f(reduce(x, m, red))) return;
+      }
+      return;
+    }
+    const std::uint64_t wrap = red.wrap;
     std::uint64_t x = h.a;
-    std::uint64_t r = x % m;
+    std::uint64_t r = reduce(x, m, red);
     if (!f(r) || k == 1) return;
-    const std::uint64_t step = h.b % m;
+    const std::uint64_t step = reduce(h.b, m, red);
     for (std::uint32_t i = 1; i < k; ++i) {
       const std::uint64_t next = x + h.b;
       r += step;
@@ -77,17 +117,21 @@ struct chain::link_slot {
       if (!f(r)) return;
     }
   }
-  bool test(std::uint64_t x) const noexcept { return (data()[x >> 3] >> (x & 7)) & 1; }
+  bool test(std::uint64_t x) const noexcept {
+    return (data()[x >> 3] >> (x & 7)) & 1;
+  }
   // Whether every probe of `h` is set (RedisBloom's check: stops at the first clear bit).
-  bool contains(const hash_pair& h, std::uint64_t wrap) const noexcept {
+  bool contains(const hash_pair& h, const reducer& wrap) const noexcept {
     bool all = true;
     walk(h, wrap, [&](std::uint64_t x) { return all = test(x); });
     return all;
   }
-  bool contains(const hash_pair& h) const noexcept { return contains(h, wrap()); }
+  bool contains(const hash_pair& h) const noexcept {
+    return contains(h, reduction(false));
+  }
   // Sets every probe of `h`; returns whether one was clear (a key with none clear was present,
   // and nothing changed).
-  bool insert(const hash_pair& h, std::uint64_t wrap) noexcept {
+  bool insert(const hash_pair& h, const reducer& wrap) noexcept {
     bool changed = false;
     unsigned char* d = data();
     walk(h, wrap, [&](std::uint64_t x) {
@@ -98,16 +142,20 @@ struct chain::link_slot {
     });
     return changed;
   }
-  bool insert(const hash_pair& h) noexcept { return insert(h, wrap()); }
+  bool insert(const hash_pair& h) noexcept {
+    return insert(h, reduction(false));
+  }
   // The line of the first probe, or of every probe (all_probes).
-  void prefetch(const hash_pair& h, std::uint64_t wrap, bool all_probes) const noexcept {
+  void prefetch(const hash_pair& h, const reducer& wrap, bool all_probes) const noexcept {
     const unsigned char* d = data();
     walk(h, wrap, [&](std::uint64_t x) {
       __builtin_prefetch(d + (x >> 3));
       return all_probes;
     });
   }
-  void prefetch(const hash_pair& h) const noexcept { prefetch(h, wrap(), false); }
+  void prefetch(const hash_pair& h) const noexcept {
+    prefetch(h, reduction(false), false);
+  }
 };
 
 struct chain_access {
