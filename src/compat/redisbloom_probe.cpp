@@ -73,7 +73,7 @@ add_result grow(chain& c) {
 bool link_contains(const chain& c, std::size_t i, const located_key& k,
                    const wrap_table& wraps) noexcept {
   const chain_access::slot_type& s = chain_access::slot(c, i);
-  if (k.link != i) return s.contains(k.h, wraps[i]);
+  if (k.link != i || k.probes < s.hashes()) return s.contains(k.h, wraps[i]);
   for (std::uint32_t j = 0; j < k.probes; ++j) {
     if (!s.test(k.at[j])) return false;
   }
@@ -82,7 +82,7 @@ bool link_contains(const chain& c, std::size_t i, const located_key& k,
 
 bool link_insert(chain& c, std::size_t i, const located_key& k, const wrap_table& wraps) noexcept {
   chain_access::slot_type& s = chain_access::slot(c, i);
-  if (k.link != i) return s.insert(k.h, wraps[i]);
+  if (k.link != i || k.probes < s.hashes()) return s.insert(k.h, wraps[i]);
   bool changed = false;
   unsigned char* d = s.data();
   for (std::uint32_t j = 0; j < k.probes; ++j) {
@@ -118,8 +118,20 @@ add_result add_located(chain& c, const located_key& k, wrap_table& wraps) {
   return add_result::added;
 }
 
-// Hashes keys[j] into the ring, locates its probes in the newest link and, for links in DRAM,
-// prefetches their lines (every probe of the newest link, the first of the few before it).
+// The first `lines` probe positions of k in link s (its link's index set by the caller).
+void locate(const chain_access::slot_type& s, const wrap_table::reducer& red, located_key& k,
+            std::uint32_t lines) noexcept {
+  std::uint32_t count = 0;  // a local: the loop keeps it in a register
+  std::uint64_t* at = k.at.data();
+  s.walk(k.h, red, [&](std::uint64_t x) {
+    at[count++] = x;
+    return count < lines;
+  });
+  k.probes = count;
+}
+
+// Hashes keys[j] into the ring, locates its first `lines` probes in the newest link and, for
+// links in DRAM, prefetches their lines (and the first probe's of the few links before it).
 template <std::size_t Ring>
 void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j,
            std::array<located_key, Ring>& ring, const wrap_table& wraps, std::uint32_t lines) {
@@ -130,18 +142,10 @@ void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j
   k.link = SIZE_MAX;
   if (newest.hashes() <= located_probes) {
     k.link = n - 1;
-    std::uint32_t count = 0;  // a local: the loop keeps it in a register
-    std::uint64_t* at = k.at.data();
-    newest.walk(k.h, wraps[n - 1], [&](std::uint64_t x) {
-      at[count++] = x;
-      return true;
-    });
-    k.probes = count;
+    locate(newest, wraps[n - 1], k, lines);
     if (newest.bytes() >= dram_link_bytes) {
       const unsigned char* d = newest.data();
-      for (std::uint32_t p = 0; p < std::min(lines, k.probes); ++p) {
-        __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
-      }
+      for (std::uint32_t p = 0; p < k.probes; ++p) __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
     }
   }
   const std::size_t first = n - std::min(n, prefetched_links);
@@ -222,9 +226,12 @@ void chain::contains_many(std::span<const std::string_view> keys,
         const link_slot& s = links_[newest];
         const std::uint32_t first = std::min(first_probes, k.probes);
         for (std::uint32_t p = 0; p < first && may; ++p) may = s.test(k.at[p]);
-        if (may && s.bytes() >= dram_link_bytes) {
-          for (std::uint32_t p = first; p < k.probes; ++p) {
-            __builtin_prefetch(s.data() + (k.at[p] >> 3), 0, 2);
+        if (may && k.probes < s.hashes()) {
+          locate(s, wraps[newest], ring[j % ring.size()], located_probes);
+          if (s.bytes() >= dram_link_bytes) {
+            for (std::uint32_t p = first; p < k.probes; ++p) {
+              __builtin_prefetch(s.data() + (k.at[p] >> 3), 0, 2);
+            }
           }
         }
       }

@@ -127,6 +127,38 @@ TEST(RedisBloomXxh3Chain, AGrowingChainKeepsEveryKeyWithinItsBound) {
   EXPECT_EQ(again, c);
 }
 
+// The batched paths reduce probes by multiplication (Lemire's constant), the single-key ones by
+// division with a running remainder: both give position(h, i), for RedisBloom's hashing too.
+TEST(RedisBloomXxh3Chain, BatchedAndSingleKeyPathsAgree) {
+  const auto keys = keys_from("key:", 30'000);
+  const auto absent = keys_from("absent:", 30'000);
+  for (const bool ours : {true, false}) {
+    // Odd link sizes (not powers of two), a growing chain of several links.
+    rb::chain batched = rb::chain::reserve(997, 0.003, 3, false, ours);
+    rb::chain single = batched;
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<rb::add_result> answers(keys.size());
+    ASSERT_EQ(batched.add_many(views, answers), keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(single.add(keys[i]), answers[i]) << i;
+    EXPECT_EQ(batched, single);
+    EXPECT_GE(batched.filters(), 3u);
+    std::vector<std::string_view> absent_views(absent.begin(), absent.end());
+    std::vector<std::uint8_t> found(absent.size());
+    batched.contains_many(absent_views, found);
+    for (std::size_t i = 0; i < absent.size(); ++i) {
+      ASSERT_EQ(found[i] != 0, single.contains(absent[i])) << i;
+    }
+    // And against the definition: probe i of link l is (a + i*b mod 2^64) mod its bits.
+    const rb::hash_pair h = batched.hash(keys[0]);
+    const rb::link_fields f = batched.link(0);
+    const auto bits = batched.link_bits(0);
+    for (std::uint32_t i = 0; i < f.hashes; ++i) {
+      const std::uint64_t x = (h.a + i * h.b) % f.bits;
+      EXPECT_TRUE((bits[x >> 3] >> (x & 7)) & 1);
+    }
+  }
+}
+
 TEST(RedisBloomXxh3Chain, RdbFieldsRoundTripAndTheTypesRefuseTheOthersBit) {
   const rb::chain ours = filled(100, 0.01, 2, false, keys_from("k", 250));
   field_list out;
