@@ -25,10 +25,10 @@ constexpr std::uint32_t located_probes = 32;
 
 // Each link's reducer (link_slot::walk), kept as the chain grows; held inline for the first
 // links (no allocation), computed on the fly past them.
-class wrap_table {
+class reducer_table {
  public:
   using reducer = chain_access::slot_type::reducer;
-  explicit wrap_table(const chain& c) : chain_(&c) { refresh(c); }
+  explicit reducer_table(const chain& c) : chain_(&c) { refresh(c); }
   void refresh(const chain& c) noexcept {
     for (; held_ < std::min(c.filters(), reducers_.size()); ++held_) {
       reducers_[held_] = chain_access::slot(c, held_).reduction(true);
@@ -71,18 +71,19 @@ add_result grow(chain& c) {
 
 // Link i's probes of key k: its located positions when it has them, else a walk.
 bool link_contains(const chain& c, std::size_t i, const located_key& k,
-                   const wrap_table& wraps) noexcept {
+                   const reducer_table& reducers) noexcept {
   const chain_access::slot_type& s = chain_access::slot(c, i);
-  if (k.link != i || k.probes < s.hashes()) return s.contains(k.h, wraps[i]);
+  if (k.link != i || k.probes < s.hashes()) return s.contains(k.h, reducers[i]);
   for (std::uint32_t j = 0; j < k.probes; ++j) {
     if (!s.test(k.at[j])) return false;
   }
   return true;
 }
 
-bool link_insert(chain& c, std::size_t i, const located_key& k, const wrap_table& wraps) noexcept {
+bool link_insert(chain& c, std::size_t i, const located_key& k,
+                 const reducer_table& reducers) noexcept {
   chain_access::slot_type& s = chain_access::slot(c, i);
-  if (k.link != i || k.probes < s.hashes()) return s.insert(k.h, wraps[i]);
+  if (k.link != i || k.probes < s.hashes()) return s.insert(k.h, reducers[i]);
   bool changed = false;
   unsigned char* d = s.data();
   for (std::uint32_t j = 0; j < k.probes; ++j) {
@@ -98,28 +99,28 @@ bool link_insert(chain& c, std::size_t i, const located_key& k, const wrap_table
 // checked first; a last link with room is then tested and set in one pass (a key whose probes
 // were all set was present there, and setting them changed nothing), so RedisBloom's rule holds:
 // a key present in any link is not added.
-add_result add_located(chain& c, const located_key& k, wrap_table& wraps) {
+add_result add_located(chain& c, const located_key& k, reducer_table& reducers) {
   const std::size_t newest = c.filters() - 1;
   for (std::size_t i = newest; i-- > 0;) {
-    if (link_contains(c, i, k, wraps)) return add_result::present;
+    if (link_contains(c, i, k, reducers)) return add_result::present;
   }
   std::size_t target = newest;
   if (const chain_access::slot_type& last = chain_access::slot(c, newest);
       last.size >= last.entries) {
-    if (link_contains(c, newest, k, wraps)) return add_result::present;
+    if (link_contains(c, newest, k, reducers)) return add_result::present;
     if (!c.scaling()) return add_result::full;
     if (grow(c) == add_result::cannot_grow) return add_result::cannot_grow;
-    wraps.refresh(c);
+    reducers.refresh(c);
     target = c.filters() - 1;
   }
-  if (!link_insert(c, target, k, wraps)) return add_result::present;
+  if (!link_insert(c, target, k, reducers)) return add_result::present;
   ++chain_access::slot(c, target).size;
   chain_access::set_size(c, c.items() + 1);
   return add_result::added;
 }
 
 // The first `lines` probe positions of k in link s (its link's index set by the caller).
-void locate(const chain_access::slot_type& s, const wrap_table::reducer& red, located_key& k,
+void locate(const chain_access::slot_type& s, const reducer_table::reducer& red, located_key& k,
             std::uint32_t lines) noexcept {
   std::uint32_t count = 0;  // a local: the loop keeps it in a register
   std::uint64_t* at = k.at.data();
@@ -134,7 +135,8 @@ void locate(const chain_access::slot_type& s, const wrap_table::reducer& red, lo
 // links in DRAM, prefetches their lines (and the first probe's of the few links before it).
 template <std::size_t Ring>
 void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j,
-           std::array<located_key, Ring>& ring, const wrap_table& wraps, std::uint32_t lines) {
+           std::array<located_key, Ring>& ring, const reducer_table& reducers,
+           std::uint32_t lines) {
   located_key& k = ring[j % Ring];
   k.h = c.hash(keys[j]);
   const std::size_t n = c.filters();
@@ -142,7 +144,7 @@ void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j
   k.link = SIZE_MAX;
   if (newest.hashes() <= located_probes) {
     k.link = n - 1;
-    locate(newest, wraps[n - 1], k, lines);
+    locate(newest, reducers[n - 1], k, lines);
     if (newest.bytes() >= dram_link_bytes) {
       const unsigned char* d = newest.data();
       for (std::uint32_t p = 0; p < k.probes; ++p) __builtin_prefetch(d + (k.at[p] >> 3), 1, 2);
@@ -151,7 +153,7 @@ void stage(const chain& c, std::span<const std::string_view> keys, std::size_t j
   const std::size_t first = n - std::min(n, prefetched_links);
   for (std::size_t i = n - 1; i-- > first;) {
     const chain_access::slot_type& s = chain_access::slot(c, i);
-    if (s.bytes() >= dram_link_bytes) s.prefetch(k.h, wraps[i], false);
+    if (s.bytes() >= dram_link_bytes) s.prefetch(k.h, reducers[i], false);
   }
 }
 
@@ -163,10 +165,10 @@ hash_pair chain::hash(std::string_view key) const noexcept {
 }
 
 add_result chain::add(std::string_view key) {
-  wrap_table wraps(*this);
+  reducer_table reducers(*this);
   located_key k;
   k.h = hash(key);
-  return add_located(*this, k, wraps);
+  return add_located(*this, k, reducers);
 }
 
 bool chain::contains(std::string_view key) const noexcept {
@@ -179,17 +181,17 @@ bool chain::contains(std::string_view key) const noexcept {
 
 std::size_t chain::add_many(std::span<const std::string_view> keys, std::span<add_result> answers,
                             std::string* failure) {
-  wrap_table wraps(*this);
+  reducer_table reducers(*this);
   std::array<located_key, keys_ahead> ring;
   const std::size_t n = keys.size();
   for (std::size_t j = 0; j < std::min(n, keys_ahead); ++j) {
-    stage(*this, keys, j, ring, wraps, located_probes);
+    stage(*this, keys, j, ring, reducers, located_probes);
   }
   for (std::size_t j = 0; j < n; ++j) {
     located_key& k = ring[j % keys_ahead];
     add_result r;
     try {
-      r = add_located(*this, k, wraps);
+      r = add_located(*this, k, reducers);
     } catch (const error& e) {
       if (failure != nullptr) *failure = e.what();
       r = add_result::no_memory;
@@ -198,7 +200,7 @@ std::size_t chain::add_many(std::span<const std::string_view> keys, std::span<ad
     if (r == add_result::full || r == add_result::no_memory) return j + 1;
     // The slot is free now; a key staged before a growth was located in the old newest link,
     // which its add still reads correctly (link_contains knows which link it holds).
-    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, wraps, located_probes);
+    if (j + keys_ahead < n) stage(*this, keys, j + keys_ahead, ring, reducers, located_probes);
   }
   return n;
 }
@@ -211,13 +213,13 @@ void chain::contains_many(std::span<const std::string_view> keys,
   // keys after it was located it is answered. A chain's links cannot change during a lookup.
   constexpr std::size_t first_lag = keys_ahead / 2;
   constexpr std::uint32_t first_probes = 2;
-  const wrap_table wraps(*this);
+  const reducer_table reducers(*this);
   std::array<located_key, 2 * keys_ahead> ring;
   std::array<bool, 2 * keys_ahead> newest_may_hold{};
   const std::size_t newest = filters() - 1;
   const std::size_t n = keys.size();
   for (std::size_t step = 0; step < n + keys_ahead; ++step) {
-    if (step < n) stage(*this, keys, step, ring, wraps, first_probes);
+    if (step < n) stage(*this, keys, step, ring, reducers, first_probes);
     if (step >= first_lag && step - first_lag < n) {
       const std::size_t j = step - first_lag;
       const located_key& k = ring[j % ring.size()];
@@ -227,7 +229,7 @@ void chain::contains_many(std::span<const std::string_view> keys,
         const std::uint32_t first = std::min(first_probes, k.probes);
         for (std::uint32_t p = 0; p < first && may; ++p) may = s.test(k.at[p]);
         if (may && k.probes < s.hashes()) {
-          locate(s, wraps[newest], ring[j % ring.size()], located_probes);
+          locate(s, reducers[newest], ring[j % ring.size()], located_probes);
           if (s.bytes() >= dram_link_bytes) {
             for (std::uint32_t p = first; p < k.probes; ++p) {
               __builtin_prefetch(s.data() + (k.at[p] >> 3), 0, 2);
@@ -240,8 +242,8 @@ void chain::contains_many(std::span<const std::string_view> keys,
     if (step >= keys_ahead) {
       const std::size_t j = step - keys_ahead;
       const located_key& k = ring[j % ring.size()];
-      bool found = newest_may_hold[j % ring.size()] && link_contains(*this, newest, k, wraps);
-      for (std::size_t i = newest; !found && i-- > 0;) found = link_contains(*this, i, k, wraps);
+      bool found = newest_may_hold[j % ring.size()] && link_contains(*this, newest, k, reducers);
+      for (std::size_t i = newest; !found && i-- > 0;) found = link_contains(*this, i, k, reducers);
       answers[j] = found ? 1 : 0;
     }
   }

@@ -1,10 +1,11 @@
 #pragma once
 // The value of a module key: the registry's filter (any native filter type, any_filter.hpp) and
 // the module's own flags. BK.RESERVE makes any kind (BF.RESERVE / BF.ADD / BF.INSERT make
-// RedisBloom's chain with bloomkit's hashing instead: make_bf_chain, redisbloom_keys.hpp); BK.CONVERT puts RedisBloom's chain (compat/redisbloom_kind.hpp,
-// the file format's kind redisbloom) in a key of bloomkit's type. What the module asks of a kind
-// is the registry's (kinds.hpp: kind_traits, kind_parts), and the chain's own answers where it
-// grows by RedisBloom's rules (redisbloom_keys.hpp).
+// RedisBloom's chain with bloomkit's hashing instead: make_bf_chain, redisbloom_keys.hpp);
+// BK.CONVERT puts RedisBloom's chain (compat/redisbloom_kind.hpp, the file format's kind
+// redisbloom) in a key of bloomkit's type. What the module asks of a kind is the registry's
+// (kinds.hpp: kind_traits, kind_parts), and the chain's own answers where it grows by RedisBloom's
+// rules (redisbloom_keys.hpp).
 
 #include <cstddef>
 #include <cstdint>
