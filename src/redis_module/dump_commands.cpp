@@ -106,10 +106,11 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         key.create(std::move(*loader));
       } else if (redisbloom_type() == nullptr &&
                  !std::get<redisbloom_chain>(first).bloomkit_hashing()) {
-        return RedisModule_ReplyWithError(
-            ctx,
-            "ERR this module was loaded without RedisBloom's type MBbloom--: RedisBloom's "
-            "chunks load into RedisBloom");
+        // With COEXIST, RedisBloom's type is RedisBloom's: its chunks (BF.SCANDUMP there) load
+        // into a key of bloomkit's type holding the chain, as BK.CONVERT leaves one, so that an
+        // application moves key by key. A header with bloomkit's hashing bit is a bkbloom-- key
+        // in either mode.
+        key.create(module_filter{std::move(std::get<redisbloom_chain>(first)), false});
       } else {
         key.create(std::move(std::get<redisbloom_chain>(first)));
       }
@@ -127,6 +128,9 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   if (key.value() == nullptr) return reply_not_usable(ctx, key);
   module_value& value = *key.value();
+  if (auto* chain = value.filter ? std::get_if<redisbloom_chain>(&value.filter->filter) : nullptr) {
+    return loadchunk_chain(ctx, *chain, *iterator, data, argv[1]);
+  }
   if (!value.loading) return RedisModule_ReplyWithError(ctx, "ERR filter is already loaded");
   // RedisBloom's answer to an iterator that cannot follow a header (0, negative).
   if (*iterator < 1) return RedisModule_ReplyWithError(ctx, "ERR received bad data");

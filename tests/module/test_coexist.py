@@ -157,3 +157,29 @@ def test_without_coexist_a_server_loading_both_at_start_exits_naming_coexist(tmp
                        timeout=30, capture_output=True)
     assert p.returncode != 0
     assert "load bloomkit's module with COEXIST" in log.read_text()
+
+
+def test_coexist_takes_redisbloom_chunks_into_its_own_keys(start):
+    # Moving key by key beside RedisBloom: its BF.SCANDUMP chunks (the vectors' here: the stand-in
+    # module has no SCANDUMP) go into BK.LOADCHUNK, which makes a key of bloomkit's own type
+    # holding RedisBloom's chain, answering every probe as RedisBloom did.
+    from redisbloom_vectors import vectors
+
+    server = start((fake_module(),), (module_path(), "COEXIST"))
+    r = server.client()
+    for v in vectors()[:6]:
+        for iterator, data in v.chunks:
+            assert r.execute_command("BK.LOADCHUNK", v.key, iterator, data) == b"OK"
+        assert r.type(v.key) == b"bloomkit1"
+        got = []
+        for first in range(0, len(v.items) + len(v.absent), 1000):
+            got += r.execute_command("BK.MEXISTS", v.key, *(v.items + v.absent)[first:first + 1000])
+        assert got == v.expected(), v.key
+        assert r.execute_command("BK.CARD", v.key) == v.data["info"]["Number of items inserted"]
+    # They keep answering after a restart (bloomkit's image of the chain).
+    r.execute_command("SAVE")
+    server.restart()
+    r = server.client()
+    v = vectors()[0]
+    assert r.execute_command("BK.MEXISTS", v.key, *v.items[:50]) == [int(c) for c in
+                                                                   v.probes["added_answers"][:50]]

@@ -161,30 +161,27 @@ std::variant<module_filter, redisbloom::chain> file_filter_of(const std::filesys
       compat::map_any(file, verify::full));
 }
 
-// Sends the BF.LOADCHUNK commands that recreate the filter in key `name` after its header: the
+// A push goes into bloomkit's module, so through BK.LOADCHUNK for either kind: its drop-in makes a
+// key of RedisBloom's type of RedisBloom's chunks, and with COEXIST (where BF.* is RedisBloom's) a
+// key of its own type holding the chain.
+const std::string push_command = command_for(false, "LOADCHUNK");
+
+// Sends the LOADCHUNK commands that recreate the filter in key `name` after its header: the
 // image's payload in 8 MiB slices, or RedisBloom's data chunks at RedisBloom's iterators.
 void send_chunks(redis::client& c, const std::string& name, const module_filter& m) {
   std::uint64_t offset = 0;
   for_each_payload_slice(image_payload(m), chunk_payload_bytes, [&](std::string_view slice) {
     offset += slice.size();
-    run(c, name,
-        {command_for(false, "LOADCHUNK"), name, std::to_string(offset + 1), std::string(slice)});
+    run(c, name, {push_command, name, std::to_string(offset + 1), std::string(slice)});
   });
 }
 void send_chunks(redis::client& c, const std::string& name, const redisbloom::chain& chain) {
   for (redisbloom::data_chunk chunk = redisbloom::next_chunk(chain, 1); chunk.next != 0;
        chunk = redisbloom::next_chunk(chain, chunk.next)) {
     run(c, name,
-        {command_for(!chain.bloomkit_hashing(), "LOADCHUNK"), name, std::to_string(chunk.next),
+        {push_command, name, std::to_string(chunk.next),
          std::string(reinterpret_cast<const char*>(chunk.data.data()), chunk.data.size())});
   }
-}
-
-std::string loadchunk_command_for(const module_filter&) {
-  return command_for(false, "LOADCHUNK");
-}
-std::string loadchunk_command_for(const redisbloom::chain& chain) {
-  return command_for(!chain.bloomkit_hashing(), "LOADCHUNK");
 }
 
 std::string header_chunk_of(const module_filter& m) {
@@ -269,7 +266,7 @@ module_key_summary push_module_key(redis::client& c, const std::filesystem::path
   return std::visit(
       [&](const auto& f) {
         const redis::reply first =
-            c.execute(redis::command{{loadchunk_command_for(f), name, "1", header_chunk_of(f)}, 1});
+            c.execute(redis::command{{push_command, name, "1", header_chunk_of(f)}, 1});
         if (first.is_error()) {
           // Created meanwhile by another client: LOADCHUNK refuses an existing key.
           const bool exists =
