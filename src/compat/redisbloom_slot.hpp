@@ -44,41 +44,31 @@ struct chain::link_slot {
     return n2() != 0 ? (x & mask()) : x % bits();
   }
   // What walk() reduces with: 2^64 mod bits() (what a + i*b passing 2^64 takes off its running
-  // remainder) and, for a batch, Lemire's constant ceil(2^128 / bits()), which turns x mod bits()
-  // into three multiplications (exact for every 64-bit x); without it (magic 0) walk divides.
+  // remainder) and, for a batch, floor((2^64 - 1) / bits()), which turns x mod bits() into two
+  // multiplications and at most two subtractions (exact for every 64-bit x: the estimated
+  // quotient is at most 2 short); without it (inverse 0) walk divides.
   struct reducer {
     std::uint64_t wrap = 0;
-    std::uint64_t magic_low = 0;
-    std::uint64_t magic_high = 0;
+    std::uint64_t inverse = 0;
   };
   reducer reduction(bool batch) const noexcept {
     reducer r;
     if (n2() != 0) return r;
     const std::uint64_t m = bits();
     r.wrap = (0 - m) % m;
-#if defined(__SIZEOF_INT128__)
-    if (batch) {
-      __extension__ using wide = unsigned __int128;
-      const wide magic = ~wide{0} / m + 1;
-      r.magic_low = static_cast<std::uint64_t>(magic);
-      r.magic_high = static_cast<std::uint64_t>(magic >> 64);
-    }
-#else
-    (void)batch;
-#endif
+    if (batch) r.inverse = UINT64_MAX / m;
     return r;
   }
   static std::uint64_t reduce(std::uint64_t x, std::uint64_t m, const reducer& r) noexcept {
-    if ((r.magic_low | r.magic_high) == 0) return x % m;
-    // low = magic * x mod 2^128; x mod m = (low * m) >> 128.
-    const std::uint64_t low_lo = r.magic_low * x;
-    const std::uint64_t low_hi = bloomkit::detail::multiply_high(r.magic_low, x) + r.magic_high * x;
-    const std::uint64_t a_lo = low_hi * m;
-    const std::uint64_t sum = a_lo + bloomkit::detail::multiply_high(low_lo, m);
-    return bloomkit::detail::multiply_high(low_hi, m) + (sum < a_lo ? 1 : 0);
+    if (r.inverse == 0) return x % m;
+    std::uint64_t rest = x - bloomkit::detail::multiply_high(x, r.inverse) * m;
+    // Branch-free: the estimate is short by 0, 1 or 2 about at random.
+    rest -= m & (0 - static_cast<std::uint64_t>(rest >= m));
+    rest -= m & (0 - static_cast<std::uint64_t>(rest >= m));
+    return rest;
   }
-  // Calls f(position(h, i)) for i = 0, 1, ... while f returns true. A batch's reducer (Lemire's
-  // constant) reduces each probe by multiplications; without it a modulo link keeps a running
+  // Calls f(position(h, i)) for i = 0, 1, ... while f returns true. A batch's reducer (its
+  // inverse) reduces each probe by multiplications; without it a modulo link keeps a running
   // remainder (a division for probe 0, one for the stride, none after; corrected when a + i*b
   // passes 2^64), so a key's k probes cost two divisions, not k.
   template <class F>
@@ -94,9 +84,9 @@ struct chain::link_slot {
     }
     if (k == 0) return;
     const std::uint64_t m = bits();
-    if ((red.magic_low | red.magic_high) != 0) {
-      // Each probe reduced on its own: three independent multiplications, which overlap,
-      // where the running remainder is one dependent chain.
+    if (red.inverse != 0) {
+      // Each probe reduced on its own: independent multiplications, which overlap, where the
+      // running remainder is one dependent chain.
       std::uint64_t x = h.a;
       for (std::uint32_t i = 0; i < k; ++i, x += h.b) {
         if (!f(reduce(x, m, red))) return;
@@ -117,18 +107,14 @@ struct chain::link_slot {
       if (!f(r)) return;
     }
   }
-  bool test(std::uint64_t x) const noexcept {
-    return (data()[x >> 3] >> (x & 7)) & 1;
-  }
+  bool test(std::uint64_t x) const noexcept { return (data()[x >> 3] >> (x & 7)) & 1; }
   // Whether every probe of `h` is set (RedisBloom's check: stops at the first clear bit).
   bool contains(const hash_pair& h, const reducer& wrap) const noexcept {
     bool all = true;
     walk(h, wrap, [&](std::uint64_t x) { return all = test(x); });
     return all;
   }
-  bool contains(const hash_pair& h) const noexcept {
-    return contains(h, reduction(false));
-  }
+  bool contains(const hash_pair& h) const noexcept { return contains(h, reduction(false)); }
   // Sets every probe of `h`; returns whether one was clear (a key with none clear was present,
   // and nothing changed).
   bool insert(const hash_pair& h, const reducer& wrap) noexcept {
@@ -142,9 +128,7 @@ struct chain::link_slot {
     });
     return changed;
   }
-  bool insert(const hash_pair& h) noexcept {
-    return insert(h, reduction(false));
-  }
+  bool insert(const hash_pair& h) noexcept { return insert(h, reduction(false)); }
   // The line of the first probe, or of every probe (all_probes).
   void prefetch(const hash_pair& h, const reducer& wrap, bool all_probes) const noexcept {
     const unsigned char* d = data();
@@ -153,9 +137,7 @@ struct chain::link_slot {
       return all_probes;
     });
   }
-  void prefetch(const hash_pair& h) const noexcept {
-    prefetch(h, reduction(false), false);
-  }
+  void prefetch(const hash_pair& h) const noexcept { prefetch(h, reduction(false), false); }
 };
 
 struct chain_access {

@@ -14,6 +14,7 @@
 #include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
 #include "bloomkit/hashing.hpp"
+#include "compat/redisbloom_slot.hpp"
 #include "file/header_codec.hpp"
 #include "support/temp_dir.hpp"
 
@@ -155,6 +156,34 @@ TEST(RedisBloomXxh3Chain, BatchedAndSingleKeyPathsAgree) {
     for (std::uint32_t i = 0; i < f.hashes; ++i) {
       const std::uint64_t x = (h.a + i * h.b) % f.bits;
       EXPECT_TRUE((bits[x >> 3] >> (x & 7)) & 1);
+    }
+  }
+}
+
+// The batched reduction (an inverse, two multiplications, at most two subtractions) is x mod m
+// for every 64-bit x and every probe range a link can have.
+TEST(RedisBloomXxh3Chain, MultiplyReductionIsTheRemainder) {
+  using slot = rb::chain_access::slot_type;
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (const std::uint64_t m :
+       {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{63}, std::uint64_t{64},
+        std::uint64_t{1152}, std::uint64_t{11072}, std::uint64_t{1000003}, std::uint64_t{28755176},
+        (std::uint64_t{1} << 46) - 1, std::uint64_t{1} << 46, (std::uint64_t{1} << 46) + 64}) {
+    slot::reducer r;
+    r.inverse = UINT64_MAX / m;
+    for (const std::uint64_t x : {std::uint64_t{0}, m - 1, m, UINT64_MAX, UINT64_MAX - m,
+                                  UINT64_MAX / m * m, UINT64_MAX / m * m - 1}) {
+      ASSERT_EQ(slot::reduce(x, m, r), x % m) << m << " " << x;
+    }
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t x = next();
+      ASSERT_EQ(slot::reduce(x, m, r), x % m) << m << " " << x;
     }
   }
 }
