@@ -13,6 +13,7 @@
 #include <string>
 
 #include "module_stats.hpp"
+#include "rdb_io.hpp"
 
 namespace bloomkit::redis_module {
 
@@ -26,50 +27,8 @@ constexpr std::size_t aof_piece_bytes = std::size_t{16} << 20;
 RedisModuleType* filter_type = nullptr;
 const char* aof_load_command = "BF.LOADCHUNK";
 
-struct rdb_sink final : value_sink {
-  RedisModuleIO* io;
-  explicit rdb_sink(RedisModuleIO* to) : io(to) {}
-  void write_unsigned(std::uint64_t value) override { RedisModule_SaveUnsigned(io, value); }
-  void write_string(std::string_view bytes) override {
-    RedisModule_SaveStringBuffer(io, bytes.data(), bytes.size());
-  }
-};
-
-// Reads through RedisModuleIO; each string is freed with RedisModule_Free at the next read.
-class rdb_source final : public value_source {
- public:
-  explicit rdb_source(RedisModuleIO* from) : io_(from) {}
-  ~rdb_source() override { release(); }
-  rdb_source(const rdb_source&) = delete;
-  rdb_source& operator=(const rdb_source&) = delete;
-
-  std::uint64_t read_unsigned() override {
-    const std::uint64_t value = RedisModule_LoadUnsigned(io_);
-    check();
-    return value;
-  }
-  std::string_view read_string() override {
-    release();
-    data_ = RedisModule_LoadStringBuffer(io_, &size_);
-    check();
-    return {data_, data_ == nullptr ? 0 : size_};
-  }
-
- private:
-  void check() const {
-    if (RedisModule_IsIOError(io_)) throw image_error("short or failed read");
-  }
-  void release() {
-    if (data_ != nullptr) RedisModule_Free(data_);
-    data_ = nullptr;
-  }
-  RedisModuleIO* io_;
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 void save_value(RedisModuleIO* io, void* value) {
-  rdb_sink out(io);
+  rdb_writer<value_sink> out(io);
   encode_value(*static_cast<const module_value*>(value), out, rdb_piece_bytes);
 }
 
@@ -82,7 +41,7 @@ void* load_value(RedisModuleIO* io, int encver) {
     return nullptr;
   }
   try {
-    rdb_source in(io);
+    rdb_reader<value_source> in(io);
     auto value = decode_value(in);
     note_load();
     note_filter_created();

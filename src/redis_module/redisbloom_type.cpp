@@ -5,6 +5,7 @@
 #include "redisbloom_type.hpp"
 
 #include "module_stats.hpp"
+#include "rdb_io.hpp"
 
 #include <exception>
 #include <memory>
@@ -21,60 +22,12 @@ RedisModuleType* chain_type = nullptr;
 RedisModuleType* native_chain_type = nullptr;
 const char* native_load_command = "BF.LOADCHUNK";
 
-struct rdb_fields_out final : redisbloom::field_sink {
-  RedisModuleIO* io;
-  explicit rdb_fields_out(RedisModuleIO* to) : io(to) {}
-  void write_unsigned(std::uint64_t value) override { RedisModule_SaveUnsigned(io, value); }
-  void write_double(double value) override { RedisModule_SaveDouble(io, value); }
-  void write_string(std::string_view bytes) override {
-    RedisModule_SaveStringBuffer(io, bytes.data(), bytes.size());
-  }
-};
-
-// Reads through RedisModuleIO; each string is freed with RedisModule_Free at the next read.
-class rdb_fields_in final : public redisbloom::field_source {
- public:
-  explicit rdb_fields_in(RedisModuleIO* from) : io_(from) {}
-  ~rdb_fields_in() override { release(); }
-  rdb_fields_in(const rdb_fields_in&) = delete;
-  rdb_fields_in& operator=(const rdb_fields_in&) = delete;
-
-  std::uint64_t read_unsigned() override {
-    const std::uint64_t value = RedisModule_LoadUnsigned(io_);
-    check();
-    return value;
-  }
-  double read_double() override {
-    const double value = RedisModule_LoadDouble(io_);
-    check();
-    return value;
-  }
-  std::string_view read_string() override {
-    release();
-    data_ = RedisModule_LoadStringBuffer(io_, &size_);
-    check();
-    return {data_, data_ == nullptr ? 0 : size_};
-  }
-
- private:
-  void check() const {
-    if (RedisModule_IsIOError(io_)) throw error(errc::corrupt_file, "short or failed read");
-  }
-  void release() {
-    if (data_ != nullptr) RedisModule_Free(data_);
-    data_ = nullptr;
-  }
-  RedisModuleIO* io_;
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 const redisbloom_chain& chain_of(const void* value) {
   return *static_cast<const redisbloom_chain*>(value);
 }
 
 void save_chain(RedisModuleIO* io, void* value) {
-  rdb_fields_out out(io);
+  rdb_writer<redisbloom::field_sink> out(io);
   redisbloom::save_fields(chain_of(value), out);
 }
 
@@ -84,7 +37,7 @@ template <bool Native>
 void* load_chain(RedisModuleIO* io, int encver) {
   const std::string_view type = Native ? redisbloom::native_type_name : redisbloom::type_name;
   try {
-    rdb_fields_in in(io);
+    rdb_reader<redisbloom::field_source> in(io);
     auto* chain = new redisbloom_chain(redisbloom::load_value(in, type, encver));
     note_load();
     note_filter_created();
