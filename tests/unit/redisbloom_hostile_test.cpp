@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bloomkit/compat/redisbloom.hpp"
+#include "support/redisbloom_fields.hpp"
 #include "support/redisbloom_vectors.hpp"
 
 namespace rb = bloomkit::redisbloom;
@@ -138,21 +139,7 @@ TEST(RedisBloomHashing, ThirtyTwoBitFiltersProbeWithMurmurHash2) {
   EXPECT_EQ(c.debug_lines()[1].find("hashwidth:32") != std::string::npos, true);
 }
 
-// Fields in memory, for the RDB decoder.
-struct field_list final : rb::field_source, rb::field_sink {
-  std::vector<std::variant<std::uint64_t, double, std::string>> fields;
-  std::size_t at = 0;
-  std::uint64_t read_unsigned() override { return std::get<std::uint64_t>(next()); }
-  double read_double() override { return std::get<double>(next()); }
-  std::string_view read_string() override { return std::get<std::string>(next()); }
-  void write_unsigned(std::uint64_t v) override { fields.emplace_back(v); }
-  void write_double(double v) override { fields.emplace_back(v); }
-  void write_string(std::string_view s) override { fields.emplace_back(std::string(s)); }
-  const std::variant<std::uint64_t, double, std::string>& next() {
-    if (at >= fields.size()) throw bloomkit::error(errc::corrupt_file, "fields end");
-    return fields[at++];
-  }
-};
+using field_list = bloomkit::test::redisbloom_fields;
 
 TEST(RedisBloomRdb, FieldsRoundTripAndEveryTruncationIsRefused) {
   const rb::chain c = filled(100, 0.01, 2, false, 250);

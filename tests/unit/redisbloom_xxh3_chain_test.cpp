@@ -16,6 +16,7 @@
 #include "bloomkit/hashing.hpp"
 #include "compat/redisbloom_slot.hpp"
 #include "file/header_codec.hpp"
+#include "support/redisbloom_fields.hpp"
 #include "support/temp_dir.hpp"
 
 namespace rb = bloomkit::redisbloom;
@@ -48,21 +49,7 @@ rb::chain filled(std::uint64_t capacity, double p, std::uint32_t expansion, bool
   return c;
 }
 
-// Fields in memory, for the RDB codec.
-struct field_list final : rb::field_source, rb::field_sink {
-  std::vector<std::variant<std::uint64_t, double, std::string>> fields;
-  std::size_t at = 0;
-  std::uint64_t read_unsigned() override { return std::get<std::uint64_t>(next()); }
-  double read_double() override { return std::get<double>(next()); }
-  std::string_view read_string() override { return std::get<std::string>(next()); }
-  void write_unsigned(std::uint64_t v) override { fields.emplace_back(v); }
-  void write_double(double v) override { fields.emplace_back(v); }
-  void write_string(std::string_view s) override { fields.emplace_back(std::string(s)); }
-  const std::variant<std::uint64_t, double, std::string>& next() {
-    if (at >= fields.size()) throw bloomkit::error(errc::corrupt_file, "fields end");
-    return fields[at++];
-  }
-};
+using field_list = bloomkit::test::redisbloom_fields;
 
 template <class F>
 void expect_error(F f, errc expected) {
