@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "bloomkit/detail/filter_access.hpp"
-#include "bloomkit/sizing.hpp"
 #include "core/digest_batches.hpp"
 #include "redisbloom_keys.hpp"
 
@@ -50,30 +48,6 @@ std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string
   return keys.size();
 }
 
-// Whether the blocked layout holds n keys at FPP e in fewer words than the classic one; both
-// hold e exactly. The classic one takes RedisBloom's bits wherever the native probes' floor
-// (about n/m^2, sizing.hpp) is small next to e; with few keys at a low rate (n = 1000 from
-// e = 1e-7 on) the floor costs it more than the blocked one's fixed eight probes in a block.
-bool blocked_is_smaller(std::uint64_t n, double e) {
-  // From n e = 0.01 up the floor is a small share and the classic one the smaller (n = 100 to
-  // 10^7 at e = 1e-1 to 1e-9, bf_filter_test); skipping the blocked sizing there (some 70 us)
-  // keeps creating a key by BF.ADD cheap.
-  if (static_cast<double>(n) * e >= 0.01) return false;
-  std::uint64_t classic = 0;
-  std::uint64_t blocked = 0;
-  try {
-    classic = bit_array::word_count_for(exact_params(n, e).bits);
-  } catch (const error&) {
-    return true;  // too large as classic: the blocked one says whether it can be made
-  }
-  try {
-    blocked = bit_array::word_count_for(blocked_optimal_blocks(n, e) * blocked_block_bits);
-  } catch (const error&) {
-    return false;
-  }
-  return blocked < classic;
-}
-
 }  // namespace
 
 module_filter module_filter_of(any_filter filter, bool nonscaling) {
@@ -82,32 +56,6 @@ module_filter module_filter_of(any_filter filter, bool nonscaling) {
         return module_filter{std::forward<Filter>(f), nonscaling};
       },
       std::move(filter));
-}
-
-module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
-                             bool nonscaling) {
-  if (nonscaling || expansion == 0) {
-    if (blocked_is_smaller(capacity, error_rate)) {
-      return {blocked_bloom_filter::for_capacity(capacity, error_rate), true};
-    }
-    // The fewest bits whose exact FPP at the capacity is within the rate (sizing.hpp), as a
-    // chain's sub-filters are sized; the capacity is the one asked for.
-    const filter_params sized = exact_params(capacity, error_rate);
-    return {detail::filter_access::make<bloom_filter>(
-                {sized.bits, sized.hashes, capacity, error_rate}, bit_array(sized.bits), 0),
-            true};
-  }
-  scalable_config params;
-  params.initial_capacity = capacity;
-  params.target_fpp = error_rate;
-  params.growth = expansion;
-  // The first link decides: with growth s >= 2 a link's n_i p_i = n0 p (1 - r) (s r)^i never
-  // falls below the first's, so neither does the floor's share (scalable_filter.hpp).
-  const double first_link_fpp = scalable_bloom_filter::sub_filter_target(params, 0).target_fpp;
-  if (blocked_is_smaller(capacity, first_link_fpp)) {
-    return {scalable_blocked_bloom_filter(params), false};
-  }
-  return {scalable_bloom_filter(params), false};
 }
 
 std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,

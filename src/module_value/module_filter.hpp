@@ -31,33 +31,6 @@ struct module_filter {
 // A native filter as a module key's (BK.RESERVE's registry filter, a pushed file's).
 module_filter module_filter_of(any_filter filter, bool nonscaling);
 
-// RedisBloom's defaults for a filter that BF.ADD / BF.MADD / BF.INSERT create.
-inline constexpr double default_error_rate = 0.01;
-inline constexpr std::uint64_t default_capacity = 100;
-inline constexpr std::uint32_t default_expansion = 2;
-
-// bloomkit's own filters for what BF.RESERVE, BF.INSERT and an auto-creating BF.ADD / BF.MADD ask
-// for, for every value RedisBloom accepts (error rate in (0, 1), capacity >= 1, EXPANSION
-// 0..32768) — what those commands made before BF.* keys became chains (make_bf_chain: their
-// objects cost more than RedisBloom's 32 + 64 per link); kept as the classic layout's rule
-// (bf_filter_test):
-// - NONSCALING, or EXPANSION 0 (a chain whose next link would hold 0 keys: it never grows): one
-//   filter whose exact FPP at `capacity` is within `error_rate`, refusing a new key past its
-//   capacity.
-// - Else a scalable chain (scalable_filter.hpp): sub-filter i holds capacity * expansion^i keys
-//   at FPP error_rate / 2^(i+1), RedisBloom's own schedule, so the compound FPP stays below
-//   error_rate for any number of adds. EXPANSION 1 (links that do not grow) keeps that bound
-//   too, at a cost per link that grows.
-// The layout: classic, sized exactly (the fewest bits whose exact FPP holds the rate), unless
-// the blocked one takes fewer words for the (first) filter. Classic takes RedisBloom's bits
-// within 0.3% wherever the native probes' floor (sizing.hpp: about n/m^2) is small next to the
-// rate, where the blocked one needs 1.10x (p = 1e-2) to 8.6x (1e-9) of them; with few keys at a
-// low rate (n = 1000 from 1e-7 on) the floor costs the classic one more than that, and the
-// blocked one is chosen (bench/RESULTS.md, issue 29).
-// Throws bloomkit::error when bloomkit cannot build it (too large).
-module_filter make_bf_filter(double error_rate, std::uint64_t capacity, std::uint32_t expansion,
-                             bool nonscaling);
-
 // Adds keys in order; added[i] says whether keys[i] was new. Stops before the first new key that
 // a NONSCALING filter has no room for and returns the number of keys handled (keys.size() unless
 // it stopped).

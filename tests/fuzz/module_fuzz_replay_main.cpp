@@ -25,8 +25,7 @@ using namespace bloomkit::redis_module;
 
 std::vector<module_filter> filters() {
   std::vector<module_filter> out;
-  out.push_back(make_bf_filter(0.01, 50, 2, false));  // grows to a chain of several
-  out.push_back(make_bf_filter(0.01, 500, 2, true));
+  out.push_back({bloom_filter::for_capacity(500, 0.01), true});  // NONSCALING
   out.push_back({bloom_filter::for_capacity(300, 0.01), false});
   out.push_back({counting_bloom_filter::for_capacity(300, 0.01), false});
   out.push_back(

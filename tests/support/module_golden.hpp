@@ -44,7 +44,7 @@ inline std::string module_golden_absent(std::uint64_t i) {
 inline redis_module::module_filter module_golden_empty(const std::string& name) {
   using namespace redis_module;
   // BF.RESERVE's layouts before issue 29 (keys saved then still load): since then BF.* makes
-  // the classic kinds below (make_bf_filter).
+  // RedisBloom's chain with bloomkit's hashing (make_bf_chain, redisbloom_keys.hpp).
   if (name == "scalable_blocked") {
     return {scalable_blocked_bloom_filter(scalable_config{50, 0.01, 2}), false};
   }
