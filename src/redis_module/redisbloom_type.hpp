@@ -4,7 +4,8 @@
 // every encoding version RedisBloom loads (0-4), saved back in version 4 exactly as RedisBloom
 // saves them (a rollback to RedisBloom loads them), DUMP / RESTORE, AOF rewrites as RedisBloom's
 // BF.LOADCHUNK commands, MEMORY USAGE as RedisBloom's Size, DEBUG DIGEST. The value is
-// RedisBloom's chain (module_value/redisbloom_keys.hpp). New keys are never of this type.
+// RedisBloom's chain (module_value/redisbloom_keys.hpp). Only RedisBloom's data makes keys of this
+// type: BF.RESERVE / BF.ADD / BF.INSERT make bkbloom-- keys.
 //
 // bloomkit's chain type, "bkbloom--" at encoding version 1: the same chain with bloomkit's
 // hashing (option_bloomkit_hash), what BF.RESERVE / BF.ADD / BF.INSERT create. Its value, RDB
