@@ -9,6 +9,7 @@ import pytest
 import redis
 
 from conftest import ModuleServer
+from redisbloom_vectors import info
 
 ResponseError = redis.exceptions.ResponseError
 RATE_RANGE = "Value for `bf-error-rate` must be in the range [0.000000, 1.000000]"
@@ -41,11 +42,6 @@ class Configs:
         with pytest.raises(ResponseError) as e:
             self.set(name, value)
         return str(e.value)
-
-
-def info(r, key):
-    reply = r.execute_command("BF.INFO", key)
-    return dict(zip((n.decode() for n in reply[::2]), reply[1::2]))
 
 
 @pytest.fixture
