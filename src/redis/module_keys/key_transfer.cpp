@@ -58,6 +58,14 @@ std::pair<long long, std::string> scandump(redis::client& c, const std::string& 
 constexpr std::string_view redisbloom_type_name = redisbloom::type_name;
 constexpr std::string_view chain_type_name = redisbloom::native_type_name;
 
+// The module key a TYPE reply names; none for any other type (or none).
+std::optional<key_type_check> module_key_type_of(std::string_view type) {
+  if (type == module_type_name) return key_type_check::known_module;
+  if (type == redisbloom_type_name) return key_type_check::known_redisbloom;
+  if (type == chain_type_name) return key_type_check::known_chain;
+  return std::nullopt;
+}
+
 // What moved, of a filter a module key holds.
 module_key_summary summary_of(const module_filter& m) {
   module_key_summary s;
@@ -214,11 +222,7 @@ void require_module(redis::client& c) {
 }  // namespace
 
 std::optional<key_type_check> module_key_type(redis::client& c, const std::string& name) {
-  const std::string type = run(c, name, {"TYPE", name}).str();
-  if (type == module_type_name) return key_type_check::known_module;
-  if (type == redisbloom_type_name) return key_type_check::known_redisbloom;
-  if (type == chain_type_name) return key_type_check::known_chain;
-  return std::nullopt;
+  return module_key_type_of(run(c, name, {"TYPE", name}).str());
 }
 
 bool is_module_key(redis::client& c, const std::string& name) {
@@ -230,13 +234,11 @@ module_key_summary pull_module_key(redis::client& c, const std::string& name,
   if (check == key_type_check::ask) {
     const std::string type = run(c, name, {"TYPE", name}).str();
     if (type == "none") throw error(errc::not_found, key_named(name) + " does not exist");
-    if (type == redisbloom_type_name) {
-      check = key_type_check::known_redisbloom;
-    } else if (type == chain_type_name) {
-      check = key_type_check::known_chain;
-    } else if (type != module_type_name) {
+    const std::optional<key_type_check> known = module_key_type_of(type);
+    if (!known) {
       throw error(errc::wrong_type, key_named(name) + " holds a " + type + ", not a module filter");
     }
+    check = *known;
   }
   for (int attempt = 0; attempt < pull_attempts; ++attempt) {
     std::optional<module_key_summary> s;
