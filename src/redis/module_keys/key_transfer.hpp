@@ -47,20 +47,21 @@ std::optional<key_type_check> module_key_type(redis::client& c, const std::strin
 // scheme redisbloom-xxh3) or RedisBloom's type (MBbloom--, from RedisBloom's data or RedisBloom
 // itself; scheme redisbloom) — a file of kind redisbloom (compat/redisbloom_kind.hpp) holding
 // its chain exactly. The key is read with BF.SCANDUMP
-// commands; when it changes between them (a write lands mid-pull) the pull starts over, up to
-// three times. Throws bloomkit::error: not_found (no key), wrong_type (not a module key),
-// server_error (a refusal, e.g. a key still being loaded), io_error from the save.
+// commands (BK.SCANDUMP for bkbloom--, whose BF.* is RedisBloom's under COEXIST); when it changes
+// between them (a write lands mid-pull) the pull starts over, up to three times. Throws
+// bloomkit::error: not_found (no key), wrong_type (not a module key), server_error (a refusal, e.g.
+// a key still being loaded), io_error from the save.
 module_key_summary pull_module_key(redis::client& c, const std::string& name,
                                    const std::filesystem::path& file,
                                    key_type_check check = key_type_check::ask);
 
-// Creates module key `name` from filter file `file` with BF.LOADCHUNK (the header, then the
-// payload in 8 MiB chunks: the file's bytes, after the image's prefix); BF.* and BK.* commands
-// then answer as for the filter of the file. Any of bloomkit's own kinds (not the peers'
-// schemes); a file of kind redisbloom becomes a key of RedisBloom's type (MBbloom--) again, with
-// RedisBloom's chunks through BF.LOADCHUNK (the server's module must hold that type: a bloomkit
-// module loaded beside RedisBloom, or RedisBloom itself, does), or of scheme redisbloom-xxh3 a
-// bkbloom-- key through BK.LOADCHUNK. A blocked file becomes a key that is not NONSCALING (as
+// Creates module key `name` from filter file `file` with BK.LOADCHUNK, which bloomkit's module
+// serves in either mode (the header, then the payload in 8 MiB chunks: the file's bytes, after
+// the image's prefix); BF.* and BK.* commands then answer as for the filter of the file. Any of
+// bloomkit's own kinds (not the peers' schemes); a file of kind redisbloom goes as RedisBloom's
+// chunks: of scheme redisbloom a key of RedisBloom's type (MBbloom--) again (with COEXIST, where
+// RedisBloom owns that type, a bloomkit1 key holding the chain), of scheme redisbloom-xxh3 a
+// bkbloom-- key. A blocked file becomes a key that is not NONSCALING (as
 // BK.RESERVE KIND blocked). Throws bloomkit::error: already_exists (the key exists), unsupported
 // (the server has no bloomkit module, or the file's kind), the file's errors from load; a failure
 // after the header deletes the half-loaded key.
