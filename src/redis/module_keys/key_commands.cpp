@@ -52,8 +52,8 @@ std::size_t answers_of(const std::string& name, const std::vector<redis::reply>&
 }
 
 // The reply to TYPE name: not_found when there is no key, wrong_type when it is not a module
-// filter.
-// Returns whether the key is of RedisBloom's type.
+// filter (bloomkit1, bkbloom-- or MBbloom--). Returns whether it is of RedisBloom's type
+// (MBbloom--), whose commands are BF.* (command_for).
 bool check_type(const std::string& name, const redis::reply& r) {
   if (r.is_error()) throw_reply_error(name, r.str());
   if (r.str() == "none") throw error(errc::not_found, key_named(name) + " does not exist");
