@@ -1,9 +1,10 @@
 #pragma once
-// The value of a module key of RedisBloom's type (MBbloom--): RedisBloom's chain itself
-// (bloomkit/compat/redisbloom.hpp), taken over from a RedisBloom RDB, DUMP or BF.SCANDUMP. What
-// the BF.* commands ask of it, under the names module_filter.hpp gives the same questions of a
-// bloomkit filter, so that a command's code serves both kinds of keys (redis_module's
-// bf_target.hpp picks one). Redis-free, like module_filter.hpp.
+// The value of a module key of RedisBloom's type (MBbloom--: RedisBloom's chain itself,
+// bloomkit/compat/redisbloom.hpp, taken over from a RedisBloom RDB, DUMP or BF.SCANDUMP) or of
+// bloomkit's chain type (bkbloom--: the same chain with bloomkit's hashing, what BF.RESERVE /
+// BF.ADD / BF.INSERT make: make_bf_chain). What the BF.* commands ask of it, under the names
+// module_filter.hpp gives the same questions of a bloomkit filter, so that a command's code serves
+// both kinds of keys (redis_module's bf_target.hpp picks one). Redis-free, like module_filter.hpp.
 
 #include <cstddef>
 #include <cstdint>
