@@ -11,13 +11,12 @@ import re
 import shlex
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import redis
 
-from conftest import ModuleServer, free_port, module_path
+from conftest import ModuleServer, free_port, module_path, wait_for
 from redisbloom_vectors import vectors
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "REDIS.md"
@@ -43,25 +42,26 @@ def executable(name):
 
 def wait_ready(port):
     client = redis.Redis(host="127.0.0.1", port=port)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+
+    def answers():
         try:
-            if client.ping():
-                return client
+            return client.ping()
         except (redis.ConnectionError, redis.BusyLoadingError):
-            time.sleep(0.02)
-    raise AssertionError(f"no server on port {port}")
+            return False
+
+    wait_for(answers, f"a server on port {port}")
+    return client
 
 
 def wait_gone(pid):
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    def gone():
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"redis-server {pid} did not stop")
+            return True
+        return False
+
+    wait_for(gone, f"redis-server {pid} to stop")
 
 
 def answers(client, key):
