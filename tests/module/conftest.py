@@ -16,11 +16,25 @@ import redis
 READY_TIMEOUT = 20
 
 
-def module_path():
-    path = os.environ.get("BLOOMKIT_REDIS_MODULE")
+def built_file(variable, what):
+    """The path in environment variable `variable` (a build's output, set by CTest); skips the
+    test when it is not set or not there."""
+    path = os.environ.get(variable)
     if not path or not os.path.exists(path):
-        pytest.skip("BLOOMKIT_REDIS_MODULE (the module's .so) is not set: CTest sets it")
+        pytest.skip(f"{variable} ({what}) is not set: CTest sets it")
     return path
+
+
+def module_path():
+    return built_file("BLOOMKIT_REDIS_MODULE", "the module's .so")
+
+
+def fake_module_path():
+    return built_file("BLOOMKIT_FAKE_BLOOM_MODULE", "the stand-in for RedisBloom")
+
+
+def cli_path():
+    return built_file("BLOOMKIT_EXE", "the bloomkit CLI")
 
 
 def free_port():
@@ -166,9 +180,7 @@ def raw(r, *command):
 @pytest.fixture(scope="module")
 def bloomkit():
     """Runs the bloomkit CLI (BLOOMKIT_EXE): bloomkit(*args, stdin=None, check=True)."""
-    exe = os.environ.get("BLOOMKIT_EXE")
-    if not exe or not os.path.exists(exe):
-        pytest.skip("BLOOMKIT_EXE (the bloomkit CLI) is not set: CTest sets it")
+    exe = cli_path()
 
     def run(*args, stdin=None, check=True):
         p = subprocess.run([exe, *map(str, args)], input=stdin, capture_output=True, text=True,

@@ -4,23 +4,15 @@ RedisBloom: module `bf`, bf.add and bf.exists answering +fakebloom:..., a data t
 With COEXIST both load and serve their own keys; without it bloomkit's load is refused and the
 server carries on."""
 
-import os
 import subprocess
 import time
 
 import pytest
 import redis
 
-from conftest import ModuleServer, free_port, module_path, raw
+from conftest import ModuleServer, fake_module_path, free_port, module_path, raw
 
 ResponseError = redis.exceptions.ResponseError
-
-
-def fake_module():
-    path = os.environ.get("BLOOMKIT_FAKE_BLOOM_MODULE")
-    if not path or not os.path.exists(path):
-        pytest.skip("BLOOMKIT_FAKE_BLOOM_MODULE (the stand-in module) is not set: CTest sets it")
-    return path
 
 
 class ServerWithModules(ModuleServer):
@@ -59,7 +51,7 @@ def module_names(r):
 
 def test_coexist_serves_bk_beside_another_bf_module(start):
     # COEXIST in any case, among RedisBloom's own module arguments.
-    server = start((fake_module(),),
+    server = start((fake_module_path(),),
                    (module_path(), "ERROR_RATE", "0.01", "coexist", "INITIAL_SIZE", "100"))
     r = server.client()
     assert module_names(r) == ["bf", "bloomkit"]
@@ -93,7 +85,7 @@ def test_coexist_serves_bk_beside_another_bf_module(start):
 def test_coexist_aof_rewrite_recreates_keys_with_bk_loadchunk(tmp_path):
     # BF.LOADCHUNK is the other module's beside COEXIST: an AOF rewrite must not name it.
     (tmp_path / "s").mkdir()
-    server = ServerWithModules(tmp_path / "s", [[fake_module()], [module_path(), "COEXIST"]],
+    server = ServerWithModules(tmp_path / "s", [[fake_module_path()], [module_path(), "COEXIST"]],
                                "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
     try:
         r = server.client()
@@ -125,7 +117,7 @@ def test_coexist_aof_rewrite_recreates_keys_with_bk_loadchunk(tmp_path):
 
 def test_without_coexist_the_load_is_refused_and_the_server_carries_on(start):
     # RedisBloom's name taken: refused before anything registers.
-    server = start((fake_module(),))
+    server = start((fake_module_path(),))
     r = server.client()
     with pytest.raises(ResponseError):
         r.execute_command("MODULE", "LOAD", module_path())
@@ -133,7 +125,7 @@ def test_without_coexist_the_load_is_refused_and_the_server_carries_on(start):
     assert "COEXIST" in server.log()
     # Another name, the same type and commands: refused at RedisBloom's type MBbloom-- (registered
     # before the commands), leaving none of its commands behind.
-    server = start((fake_module(), "NAME", "other"))
+    server = start((fake_module_path(), "NAME", "other"))
     r = server.client()
     with pytest.raises(ResponseError):
         r.execute_command("MODULE", "LOAD", module_path())
@@ -153,7 +145,7 @@ def test_without_coexist_a_server_loading_both_at_start_exits_naming_coexist(tmp
     log = tmp_path / "log"
     p = subprocess.run(["redis-server", "--port", str(free_port()), "--bind", "127.0.0.1",
                         "--dir", str(tmp_path), "--logfile", str(log), "--save", "",
-                        "--loadmodule", fake_module(), "--loadmodule", module_path()],
+                        "--loadmodule", fake_module_path(), "--loadmodule", module_path()],
                        timeout=30, capture_output=True)
     assert p.returncode != 0
     assert "load bloomkit's module with COEXIST" in log.read_text()
@@ -165,7 +157,7 @@ def test_coexist_takes_redisbloom_chunks_into_its_own_keys(start):
     # holding RedisBloom's chain, answering every probe as RedisBloom did.
     from redisbloom_vectors import vectors
 
-    server = start((fake_module(),), (module_path(), "COEXIST"))
+    server = start((fake_module_path(),), (module_path(), "COEXIST"))
     r = server.client()
     for v in vectors()[:6]:
         for iterator, data in v.chunks:

@@ -13,10 +13,10 @@ import signal
 import subprocess
 from pathlib import Path
 
-import pytest
 import redis
 
-from conftest import ModuleServer, free_port, module_path, wait_for
+from conftest import (ModuleServer, cli_path, fake_module_path, free_port, module_path,
+                      wait_for)
 from redisbloom_vectors import vectors
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "REDIS.md"
@@ -31,13 +31,6 @@ def guide_blocks():
     section = text[text.index("### Moving from RedisBloom"):]
     section = section[:section.index("\n### ", 1)]
     return [block.strip().splitlines() for block in re.findall(r"```sh\n(.*?)```", section, re.S)]
-
-
-def executable(name):
-    path = os.environ.get(name)
-    if not path or not os.path.exists(path):
-        pytest.skip(f"{name} is not set: CTest sets it")
-    return path
 
 
 def wait_ready(port):
@@ -71,8 +64,8 @@ def answers(client, key):
 
 
 def test_every_command_of_the_guide_runs(tmp_path):
-    bloomkit = executable("BLOOMKIT_EXE")
-    fake = executable("BLOOMKIT_FAKE_BLOOM_MODULE")
+    bloomkit = cli_path()
+    fake = fake_module_path()
     main_dir, coexist_dir = tmp_path / "redis", tmp_path / "redis-coexist"
     main_dir.mkdir()
     coexist_dir.mkdir()
