@@ -24,9 +24,9 @@ namespace {
 // the range as "[0.000000, 1.000000]" (its bounds are the smallest double above 0 and the largest
 // below 1).
 std::array<module_setting, 8> settings{{
-    {"bf-error-rate", true, 0.01, 0, 0, 0},
-    {"bf-initial-size", false, 0, 100, 1, max_bf_capacity},
-    {"bf-expansion-factor", false, 0, 2, 0, max_bf_expansion},
+    {"bf-error-rate", true, redisbloom::default_error_rate, 0, 0, 0},
+    {"bf-initial-size", false, 0, redisbloom::default_capacity, 1, max_bf_capacity},
+    {"bf-expansion-factor", false, 0, redisbloom::default_expansion, 0, max_bf_expansion},
     {"cf-bucket-size", false, 0, 2, 1, 255},
     {"cf-initial-size", false, 0, 1024, 4, 1LL << 30},
     {"cf-max-iterations", false, 0, 20, 1, 65535},

@@ -12,14 +12,15 @@
 #include <string>
 #include <string_view>
 
+#include "bloomkit/compat/redisbloom.hpp"
 #include "module_api.hpp"
 
 namespace bloomkit::redis_module {
 
 struct bf_defaults {
-  double error_rate = 0.01;
-  std::uint64_t capacity = 100;
-  std::uint32_t expansion = 2;  // 0: NONSCALING
+  double error_rate = redisbloom::default_error_rate;
+  std::uint64_t capacity = redisbloom::default_capacity;
+  std::uint32_t expansion = redisbloom::default_expansion;  // 0: NONSCALING
 };
 
 // The bf-* settings now.
