@@ -1,11 +1,16 @@
 """DUMP payloads of RedisBloom's type written here, field by field (the vectors' README,
 "Encodings"): any encoding version RedisBloom loads, and hostile ones. A payload is type byte 7,
 the module id (0x81 + 8 bytes big-endian: the type name's and the encoding version's bits), the
-opcode-tagged fields (2 unsigned, 4 double, 5 string), EOF, the RDB version and Redis's CRC-64."""
+opcode-tagged fields (2 unsigned, 4 double, 5 string), EOF, the RDB version and Redis's CRC-64.
+Also the layout of BF.SCANDUMP's header chunk, for headers written here."""
 
 import struct
 
 RDB_VERSION = 10
+# BF.SCANDUMP's header chunk: the chain (items, links, options, growth), then each link (bytes,
+# bits, items, error, bits per entry, hashes, entries, n2).
+SCANDUMP_HEADER = struct.Struct("<QIII")
+SCANDUMP_LINK = struct.Struct("<QQQddIQB")
 
 
 def _crc64_table():

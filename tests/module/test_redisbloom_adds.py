@@ -12,10 +12,11 @@ import struct
 
 import redis
 
+from redisbloom_payloads import SCANDUMP_HEADER, SCANDUMP_LINK
 from redisbloom_vectors import check_answers, check_bytes, vectors
 
-HEADER = struct.Struct("<QIII")  # size, nfilters, options, growth
-LINK_BYTES = 53  # u64 bytes, u64 bits, u64 size, f64 error, f64 bpe, u32 hashes, u64 entries, u8 n2
+HEADER = SCANDUMP_HEADER
+LINK_BYTES = SCANDUMP_LINK.size
 
 
 def created_state(v):

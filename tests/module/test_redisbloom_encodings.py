@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from conftest import wait_for
-from redisbloom_payloads import chain_fields, links_of, module_id, payload
+from redisbloom_payloads import (SCANDUMP_HEADER, SCANDUMP_LINK, chain_fields, links_of, module_id,
+                                 payload)
 from redisbloom_vectors import check_answers, check_bytes, copy_rdb, load_chunks, vectors
 
 ResponseError = redis.exceptions.ResponseError
@@ -101,7 +102,7 @@ def test_hostile_chunks_are_refused(r):
     v = next(v for v in vectors() if len(v.chunks) > 2)
     header = v.chunks[0][1]
     for bad in (header[:-1], header + b"\0", header[:20], b"", b"x" * 73,
-                struct.pack("<QIII", 0, 0, 5, 2), struct.pack("<QIII", 0, 10**6, 5, 2)):
+                SCANDUMP_HEADER.pack(0, 0, 5, 2), SCANDUMP_HEADER.pack(0, 10**6, 5, 2)):
         with pytest.raises(ResponseError, match="received bad data"):
             r.execute_command("BF.LOADCHUNK", "bad", 1, bad)
         assert r.exists("bad") == 0
@@ -162,17 +163,17 @@ def test_a_redisbloom_header_past_maxmemory_is_refused(server_factory):
     r = server.client()
     # One link of 64 MiB of bits, with the fields RedisBloom sizes for error 0.01.
     bpe = -math.log(0.01) / math.log(2) ** 2
-    link = struct.pack("<QQQddIQB", 1 << 26, 1 << 29, 0, 0.01, bpe,
+    link = SCANDUMP_LINK.pack(1 << 26, 1 << 29, 0, 0.01, bpe,
                        math.ceil(math.log(2) * bpe), 50_000_000, 0)
-    header = struct.pack("<QIII", 0, 1, 5, 2) + link
+    header = SCANDUMP_HEADER.pack(0, 1, 5, 2) + link
     with pytest.raises(ResponseError, match="OOM"):
         r.execute_command("BF.LOADCHUNK", "big", 1, header)
     assert r.exists("big") == 0
     # A smaller one is taken.
-    link = struct.pack("<QQQddIQB", 1 << 20, 1 << 23, 0, 0.01, bpe,
+    link = SCANDUMP_LINK.pack(1 << 20, 1 << 23, 0, 0.01, bpe,
                        math.ceil(math.log(2) * bpe), 800_000, 0)
     assert r.execute_command("BF.LOADCHUNK", "small", 1,
-                             struct.pack("<QIII", 0, 1, 5, 2) + link) == b"OK"
+                             SCANDUMP_HEADER.pack(0, 1, 5, 2) + link) == b"OK"
     assert r.type("small") == b"MBbloom--"
 
 
@@ -184,9 +185,9 @@ def test_a_redisbloom_header_that_spells_bloomkits_magic_loads(r):
     bpe = -math.log(0.99) / math.log(2) ** 2
     entries = size + 1000  # room for an add without a new link
     link_bytes = (math.floor(entries * bpe) + 63) // 64 * 8
-    link = struct.pack("<QQQddIQB", link_bytes, link_bytes * 8, size, 0.99, bpe,
+    link = SCANDUMP_LINK.pack(link_bytes, link_bytes * 8, size, 0.99, bpe,
                        math.ceil(math.log(2) * bpe), entries, 0)
-    header = struct.pack("<QIII", size, 1, 5, 2) + link
+    header = SCANDUMP_HEADER.pack(size, 1, 5, 2) + link
     assert header.startswith(b"BKRM\x01\0\0\0")
     assert r.execute_command("BF.LOADCHUNK", "k", 1, header) == b"OK"
     assert r.type("k") == b"MBbloom--"
