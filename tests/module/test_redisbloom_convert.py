@@ -81,6 +81,11 @@ def test_cli_convert_pull_and_push(r, shared_server, bloomkit, tmp_path):
     assert answers(r, "rb", v.items + v.absent) == expected(v)
     failed = bloomkit("redis", "--url", url(shared_server), "convert", "rb", check=False)
     assert failed.returncode == 1 and "already" in failed.stderr
+    # A missing key is an error, never an answer.
+    for command in (("convert", "missing"), ("pull", "missing", tmp_path / "missing.bloom")):
+        failed = bloomkit("redis", "--url", url(shared_server), *command, check=False)
+        assert failed.returncode == 1 and "does not exist" in failed.stderr, failed.stderr
+        assert not (tmp_path / "missing.bloom").exists()
 
 
 def test_adds_after_loading_match_the_chain_in_process(r, shared_server, bloomkit, tmp_path):
