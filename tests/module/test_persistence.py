@@ -10,6 +10,7 @@ import redis
 
 from conftest import wait_for
 from filters import fill, snapshot
+from redisbloom_vectors import scandump
 
 
 def info_field(r, section, field):
@@ -139,12 +140,8 @@ def test_chain_keys_dump_restore_and_chunks(server_factory):
     r.restore("d", 0, r.dump("c"))
     assert r.type("d") == b"bkbloom--"
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "d") == digest
-    it = 0
-    while True:
-        it, data = r.execute_command("BF.SCANDUMP", "c", it)
-        if it == 0:
-            break
-        r.execute_command("BF.LOADCHUNK", "e", it, data)
+    for iterator, data in scandump(r, "c"):
+        r.execute_command("BF.LOADCHUNK", "e", iterator, data)
     assert r.type("e") == b"bkbloom--"
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "e") == digest
     assert r.execute_command("BF.MEXISTS", "e", *keys) == [1] * len(keys)

@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from conftest import raw
+from redisbloom_vectors import scandump
 
 ResponseError = redis.exceptions.ResponseError
 
@@ -226,14 +227,10 @@ def test_info_section_follows_the_commands(r):
     # Loads: a RESTORE, and a BF.LOADCHUNK sequence once its last chunk arrives.
     step = figures(r)
     r.restore("restored", 0, r.dump("f"))
-    header = r.execute_command("BF.SCANDUMP", "f", 0)[1]
-    r.execute_command("BF.LOADCHUNK", "chunked", 1, header)
+    (first, header), *rest = scandump(r, "f")
+    r.execute_command("BF.LOADCHUNK", "chunked", first, header)
     assert changed(step, figures(r))["loads"] == 1
-    iterator = 1
-    while True:
-        iterator, data = r.execute_command("BF.SCANDUMP", "f", iterator)
-        if iterator == 0:
-            break
+    for iterator, data in rest:
         r.execute_command("BF.LOADCHUNK", "chunked", iterator, data)
     delta = changed(step, figures(r))
     assert (delta["filters"], delta["loads"]) == (2, 2)
