@@ -134,7 +134,9 @@ template <>
 struct kind_traits<blocked_bloom_filter> : sized_kind<blocked_bloom_filter> {
   static constexpr filter_kind kind = filter_kind::blocked;
   static constexpr std::string_view name = "blocked";
-  static void describe(const filter_type& f, auto& r) { r.add("blocks", f.blocks()); }
+  static void describe(const filter_type& f, auto& r) {
+    r.add("blocks", f.blocks()).add("layout", blocked_layout_name(f.hashes()));
+  }
 };
 
 template <>
@@ -350,7 +352,14 @@ template <file_kind Filter, class Report>
 void report_sizing(const Filter& f, Report& r) {
   constexpr filter_kind kind = kind_traits<Filter>::kind;
   if constexpr (kind == filter_kind::blocked) {
-    r.add("blocks", f.blocks());
+    // Its layout (sizing.hpp's blocked_params) and what it costs against the classic filter
+    // sized for the same n and p.
+    const std::uint64_t classic = optimal_params(f.capacity(), f.target_fpp()).bits;
+    r.add("blocks", f.blocks())
+        .add("layout", blocked_layout_name(f.hashes()))
+        .add("bits_per_key", static_cast<double>(f.cells()) / static_cast<double>(f.capacity()))
+        .add("classic_bits", classic)
+        .add("classic_ratio", static_cast<double>(f.cells()) / static_cast<double>(classic));
   } else if constexpr (kind == filter_kind::scalable) {
     r.add("growth", f.growth())
         .add("tightening", f.tightening())

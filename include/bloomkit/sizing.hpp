@@ -141,6 +141,56 @@ std::uint64_t blocked_optimal_blocks(std::uint64_t n, double p);
 // (the capacity given to a filter made from a size alone).
 std::uint64_t blocked_natural_capacity(std::uint64_t blocks);
 
+// --- Blocked layouts at every p -------------------------------------------------------------
+// One 256-bit block and 8 bits per key costs 1.25x the classic filter's bits at p = 0.1, 1.10x
+// at 1e-2, 1.37x at 1e-4 and 2.25x at 1e-6: too few bits per key for high p, too few keys per
+// block (their loads too uneven) for low p. A blocked filter's k (its hashes) therefore names one
+// of these layouts (docs/FORMAT.md), all hashed from the XXH3-64 digest:
+//   k = 8          the split block above (every file written before the other layouts);
+//   k = 1..7       one 512-bit line (a whole cache line) per key, k bits in it;
+//   k = 16         two 512-bit lines per key, 8 bits in each (both lines prefetched together).
+// A line's bits are those of a word-blocked filter's 512-bit word (below): one in each of its
+// b bits-per-line fields of floor(512 / b) bits. With L lines and j lines per key, a line takes
+// Bin(j n, 1/L) key visits and with i of them a key's bits in it are set with probability
+//   f(i) = (1 - (1 - 1/F)^i)^b,  F = floor(512 / b);
+// a stranger's j lines are independent, so it is a false positive with probability
+//   j = 1:  E f            j = 2:  (1 - 1/L) (E f)^2 + E[f^2] / L
+// (the second term: both of its lines are one). Loads of different lines are negatively
+// correlated, which only lowers the truth below these figures.
+// blocked_params chooses the layout: the first of split block, one line, two lines (fastest
+// first) whose fewest bits are at most blocked_classic_ratio times the classic filter's
+// (optimal_params) for the same n and p; if none is, the one of fewest bits. So the split block
+// stays wherever it holds the ratio (p from about 1.5e-3 to 0.045, p = 1e-2 among them: the
+// sizes and speed it always had). Small filters, whose classic size is below
+// blocked_small_filter_bits (4 KiB), keep the split block at every p: there a 256- or 512-bit
+// unit is a large part of the filter, and their files and module images stay what they were.
+// Tables: docs/VARIANTS.md.
+
+inline constexpr std::uint64_t blocked_line_bits = 512;
+inline constexpr std::uint32_t blocked_line_hashes_max = 7;  // one line: k = 1..7
+inline constexpr std::uint32_t blocked_two_line_hashes = 16;
+inline constexpr double blocked_classic_ratio = 1.15;
+inline constexpr std::uint64_t blocked_small_filter_bits = std::uint64_t{1} << 15;
+
+// What a blocked filter's k means.
+struct blocked_shape {
+  std::uint64_t unit_bits = blocked_block_bits;  // 256 (split block) or 512 (line)
+  std::uint32_t units_per_key = 1;               // 1 or 2
+  std::uint32_t bits_per_unit = blocked_hashes;  // k / units_per_key
+  friend bool operator==(const blocked_shape&, const blocked_shape&) = default;
+};
+// Whether k names a blocked layout (1..8 or 16).
+bool is_blocked_hashes(std::uint32_t k) noexcept;
+// The layout of k; throws errc::invalid_argument naming k unless is_blocked_hashes(k).
+blocked_shape blocked_shape_of(std::uint32_t k);
+// "split-block" (k = 8), "one-line" (k < 8), "two-line" (k = 16).
+const char* blocked_layout_name(std::uint32_t k) noexcept;
+// Expected FPP of a blocked filter of `bits` bits (a multiple of its unit) and layout k holding
+// n distinct keys (k = 8: blocked_expected_fpp).
+double blocked_fpp(std::uint64_t bits, std::uint32_t k, std::uint64_t n);
+// The layout (k) and size (bits) of a blocked filter for n keys at p, as above.
+filter_params blocked_params(std::uint64_t n, double p);
+
 // --- Word-blocked filters -----------------------------------------------------------------
 // A word-blocked filter is an array of w-bit words (8 <= w <= 512); a key sets k bits of one
 // word, one in each of k fields of F = floor(w / k) bits (src/storage/word_mask.hpp). Window

@@ -9,12 +9,17 @@
 #include <numbers>
 #include <string>
 
+#include "binomial_mixture.hpp"
 #include "bloomkit/error.hpp"
 #include "distinct_probes.hpp"
 #include "exact_double.hpp"
+#include "sizing_memo.hpp"
 
 namespace bloomkit {
 namespace {
+
+using detail::binomial_mixture;
+using detail::sizing_memo;
 
 const double ln2 = std::log(2.0);
 
@@ -35,52 +40,6 @@ double native_fpp(const detail::distinct_probes& spread, std::uint64_t m, double
   const std::size_t k = spread.probability.size() - 1;
   const double aligned = k >= 3 ? aligned_keys * n / bits / bits : 0.0;
   return std::min(1.0, spread.power_mean(fill_after(spread.mean, m, n)) + aligned);
-}
-
-// ln n! - ((n + 1/2) ln n - n + ln(2 pi) / 2): Stirling's error, for n >= 1.
-double stirling_error(double n) {
-  if (n < 16)
-    return std::lgamma(n + 1) -
-           ((n + 0.5) * std::log(n) - n + 0.5 * std::log(2 * std::numbers::pi));
-  const double n2 = n * n;
-  return (1.0 / 12 - (1.0 / 360 - 1.0 / (1260 * n2)) / n2) / n;
-}
-
-// ln of the binomial probability of i successes in n trials of probability q (0 < q < 1), with
-// the large terms of ln C(n, i) cancelled analytically (Loader, 2000): lgamma(n + 1) for n = 1e12
-// alone carries an error of 4e-3.
-double log_binomial(double n, double q, double i) {
-  if (i == 0) return n * std::log1p(-q);
-  if (i == n) return n * std::log(q);
-  const double mean = n * q;
-  const double deviance =
-      i * std::log1p((i - mean) / mean) + (n - i) * std::log1p((mean - i) / (n - mean));
-  return -0.5 * std::log(2 * std::numbers::pi * i * (n - i) / n) - deviance + stirling_error(n) -
-         stirling_error(i) - stirling_error(n - i);
-}
-
-// Sums fn(load) weighted by the binomial probability of `load` of n keys landing in one of
-// `parts` equally likely parts. Loads more than 40 standard deviations from the mean weigh below
-// 1e-300; a window of more than 4096 loads is sampled in steps (the figures are smooth in the
-// load), and the weights are normalised to sum to 1.
-template <class Fn>
-double binomial_mixture(std::uint64_t n, std::uint64_t parts, Fn&& fn) {
-  if (parts == 1) return fn(static_cast<double>(n));
-  const double keys = static_cast<double>(n);
-  const double q = 1.0 / static_cast<double>(parts);
-  const double mean = keys * q;
-  const double sigma = std::sqrt(keys * q * (1 - q));
-  const double lo = std::max(0.0, std::floor(mean - 40 * sigma - 10));
-  const double hi = std::min(keys, std::ceil(mean + 40 * sigma + 10));
-  const double step = std::max(1.0, std::floor((hi - lo) / 4096));
-  double sum = 0;
-  double weight_sum = 0;
-  for (double load = lo; load <= hi; load += step) {
-    const double weight = std::exp(log_binomial(keys, q, load));
-    sum += weight * fn(load);
-    weight_sum += weight;
-  }
-  return weight_sum > 0 ? sum / weight_sum : fn(mean);
 }
 
 // The fewest bits m, over k = 1..k_max, with fpp(m, k) <= p (the smaller k on a tie). For each
@@ -182,51 +141,9 @@ std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n) {
   return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(k));
 }
 
-namespace {
-
-// Sizing a small filter searches over (m, k), some 10-300 us; a program that makes many filters
-// of one size (a scalable filter's sub-filters, per-tenant filters) asks the same question again.
-// The last answers are remembered (the functions are pure).
-class sizing_memo {
- public:
-  template <class Compute>
-  filter_params get(bool exact, std::uint64_t n, double p, Compute&& compute) {
-    {
-      const std::lock_guard lock(mutex_);
-      for (const entry& e : entries_) {
-        if (e.used && e.exact == exact && e.n == n && e.p == p) return e.params;
-      }
-    }
-    const filter_params params = compute();
-    const std::lock_guard lock(mutex_);
-    entries_[next_] = {true, exact, n, p, params};
-    next_ = (next_ + 1) % entries_.size();
-    return params;
-  }
-
- private:
-  struct entry {
-    bool used = false;
-    bool exact = false;
-    std::uint64_t n = 0;
-    double p = 0;
-    filter_params params;
-  };
-  std::mutex mutex_;
-  std::array<entry, 64> entries_{};
-  std::size_t next_ = 0;
-};
-
-sizing_memo& memo() {
-  static sizing_memo instance;
-  return instance;
-}
-
-}  // namespace
-
 filter_params optimal_params(std::uint64_t n, double p) {
   const std::uint64_t m = optimal_bits(n, p);  // validates n and p
-  return memo().get(false, n, p, [&] {
+  return sizing_memo::shared().get(sizing_memo::textbook, n, p, [&] {
     const filter_params textbook{m, optimal_hashes(m, n)};
     const double promised = std::max(p, expected_fpp(textbook.bits, textbook.hashes, n));
     if (exact_fpp(textbook.bits, textbook.hashes, n) <= textbook_slack * promised) {
@@ -238,7 +155,7 @@ filter_params optimal_params(std::uint64_t n, double p) {
 
 filter_params exact_params(std::uint64_t n, double p) {
   const std::uint64_t m = optimal_bits(n, p);  // validates n and p
-  return memo().get(true, n, p, [&] {
+  return sizing_memo::shared().get(sizing_memo::exact, n, p, [&] {
     const std::uint32_t k_max = std::min(max_hashes, optimal_hashes(m, n) + 2);
     return fewest_bits(n, p, k_max,
                        [n](std::uint64_t bits, std::uint32_t k) { return exact_fpp(bits, k, n); });

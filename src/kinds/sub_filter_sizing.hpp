@@ -30,13 +30,13 @@ struct sub_filter_sizing<bloom_filter> {
 template <>
 struct sub_filter_sizing<blocked_bloom_filter> {
   static filter_params size(std::uint64_t n, double p) {
-    return {blocked_optimal_blocks(n, p) * blocked_block_bits, blocked_hashes};
+    return blocked_params(n, p);  // its layout too: deep links have small p
   }
   static void check(std::uint64_t cells, std::uint32_t hashes) {
     check_blocked_config(cells, hashes);
   }
-  static double fpp(std::uint64_t cells, std::uint32_t, std::uint64_t n) {
-    return blocked_expected_fpp(cells / blocked_block_bits, n);
+  static double fpp(std::uint64_t cells, std::uint32_t hashes, std::uint64_t n) {
+    return blocked_fpp(cells, hashes, n);
   }
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: the hot paths of the split-block storage (the blocked filter), written once over an
+// Internal: the hot paths of the split-block storage (the blocked filter's layout of k = 8;
+// line_kernels.hpp has its layouts of 512-bit lines), written once over an
 // instruction-set policy and compiled twice: for the baseline ISA (isa_kernels.cpp) and with
 // -mavx2 (isa_kernels_avx2.cpp). The filter calls them through a blocked_kernels table
 // chosen at run time (isa_kernels.hpp), one indirect call per key or per batch; the batches run the
@@ -18,22 +19,12 @@
 #include <string_view>
 
 #include "../core/filter_pipeline.hpp"
+#include "blocked_batch.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/detail/word_access.hpp"
-
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
+#include "line_kernels.hpp"
 
 namespace bloomkit::detail {
-
-// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
-struct blocked_batch {
-  const std::string_view* keys = nullptr;
-  const std::uint64_t* digests = nullptr;
-  std::size_t size = 0;
-};
 
 // One table per instruction set.
 struct blocked_kernels {
@@ -55,10 +46,9 @@ struct blocked_kernels {
   slot_insert_counts (*insert_many_in_slots)(std::uint64_t* const* slots, std::size_t count,
                                              std::uint64_t blocks, blocked_batch batch,
                                              bool* added) noexcept;
+  // The same paths for the layouts of 512-bit lines (k != 8), compiled for the same ISA.
+  line_kernels lines;
 };
-
-// The most slots the slot kernels take at once.
-inline constexpr std::size_t max_kernel_slots = 256;
 
 // The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
 // split-block filter specification).
@@ -136,22 +126,10 @@ struct blocked_paths {
     return o.test_first(at);
   }
 
-  // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
-  template <class Run>
-  static auto over(blocked_batch batch, Run run) noexcept {
-    if (batch.keys != nullptr) {
-      const std::string_view* keys = batch.keys;
-      return run([keys](std::size_t i) noexcept {
-        return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
-      });
-    }
-    const std::uint64_t* digests = batch.digests;
-    return run([digests](std::size_t i) noexcept { return digests[i]; });
-  }
   static std::size_t insert_many(std::uint64_t* words, std::uint64_t blocks, blocked_batch batch,
                                  bool atomic, bool* added) noexcept {
     const ops o{words, blocks};
-    return over(batch, [&](auto digest_at) {
+    return over_batch(batch, [&](auto digest_at) {
       return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag, added)
                     : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag, added);
     });
@@ -159,8 +137,8 @@ struct blocked_paths {
   static std::size_t contains_many(const std::uint64_t* words, std::uint64_t blocks,
                                    blocked_batch batch, bool* results) noexcept {
     const ops o{const_cast<std::uint64_t*>(words), blocks};
-    return over(batch,
-                [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
+    return over_batch(
+        batch, [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
   }
 
   static std::size_t contains_many_in_slots(std::uint64_t* const* slots, std::size_t count,
@@ -168,7 +146,7 @@ struct blocked_paths {
                                             bool* results) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
-    return over(batch, [&](auto digest_at) {
+    return over_batch(batch, [&](auto digest_at) {
       return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at, results);
     });
   }
@@ -177,7 +155,7 @@ struct blocked_paths {
                                                  bool* added) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
-    return over(batch, [&](auto digest_at) {
+    return over_batch(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
                                    slot_pipeline_lag, added);
     });
@@ -190,7 +168,8 @@ struct blocked_paths {
             &insert_many,
             &contains_many,
             &contains_many_in_slots,
-            &insert_many_in_slots};
+            &insert_many_in_slots,
+            line_paths::table()};
   }
 };
 

@@ -292,41 +292,66 @@ struct counter_storage_ops : positional_storage_ops<nibble_cell, counter_words> 
   }
 };
 
-// A blocked filter's hot paths: its ISA kernels (state.kernels) over its blocks. The kernels hash
-// keys themselves (XXH3-64, inline in their pipelines): the split-block storage goes with
-// xxh3_split_block_policy.
+// The geometry of a blocked filter of lines (k != 8; sizing.hpp's blocked_shape_of).
+inline line_geometry line_geometry_of(const filter_config& c) noexcept {
+  const std::uint32_t per_key = c.hashes == blocked_two_line_hashes ? 2 : 1;
+  const std::uint32_t bits = c.hashes / per_key;
+  return {c.cells / blocked_line_bits, per_key, bits,
+          static_cast<std::uint32_t>(blocked_line_bits / bits)};
+}
+
+// A blocked filter's hot paths: its ISA kernels (state.kernels) over its blocks, or over its
+// lines for the layouts of k != 8 (one branch per call). The kernels hash keys themselves
+// (XXH3-64, inline in their pipelines): the split-block storage goes with xxh3_split_block_policy.
 struct split_block_paths {
   using digest_type = std::uint64_t;
   const blocked_kernels* kernels;
   std::uint64_t* words;
   std::uint64_t blocks;
+  bool split;           // the split-block layout (k = 8)
+  line_geometry lines;  // else its lines
 
   split_block_paths(std::uint64_t* w, const filter_config& c, std::size_t,
                     const split_block_storage::state& s) noexcept
-      : kernels(s.kernels), words(w), blocks(c.cells / blocked_block_bits) {}
+      : kernels(s.kernels),
+        words(w),
+        blocks(c.cells / blocked_block_bits),
+        split(c.hashes == blocked_hashes),
+        lines(split ? line_geometry{} : line_geometry_of(c)) {}
 
   static digest_type hash(std::string_view key) noexcept {
     return XXH3_64bits(key.data(), key.size());
   }
   template <bool Atomic>
   bool insert(digest_type d) const noexcept {
-    return kernels->insert(words, blocks, d, Atomic);
+    return split ? kernels->insert(words, blocks, d, Atomic)
+                 : kernels->lines.insert(words, lines, d, Atomic);
   }
-  bool contains(digest_type d) const noexcept { return kernels->contains(words, blocks, d); }
+  bool contains(digest_type d) const noexcept {
+    return split ? kernels->contains(words, blocks, d) : kernels->lines.contains(words, lines, d);
+  }
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
-    return kernels->insert_many(words, blocks, {keys.data(), nullptr, keys.size()}, Atomic, added);
+    return insert_batch({keys.data(), nullptr, keys.size()}, Atomic, added);
   }
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added) const noexcept {
-    return kernels->insert_many(words, blocks, {nullptr, digests.data(), digests.size()}, false,
-                                added);
+    return insert_batch({nullptr, digests.data(), digests.size()}, false, added);
   }
   std::size_t contains_keys(std::span<const std::string_view> keys, bool* results) const noexcept {
-    return kernels->contains_many(words, blocks, {keys.data(), nullptr, keys.size()}, results);
+    return contains_batch({keys.data(), nullptr, keys.size()}, results);
   }
   std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
-    return kernels->contains_many(words, blocks, {nullptr, digests.data(), digests.size()},
-                                  results);
+    return contains_batch({nullptr, digests.data(), digests.size()}, results);
+  }
+
+ private:
+  std::size_t insert_batch(blocked_batch batch, bool atomic, bool* added) const noexcept {
+    return split ? kernels->insert_many(words, blocks, batch, atomic, added)
+                 : kernels->lines.insert_many(words, lines, batch, atomic, added);
+  }
+  std::size_t contains_batch(blocked_batch batch, bool* results) const noexcept {
+    return split ? kernels->contains_many(words, blocks, batch, results)
+                 : kernels->lines.contains_many(words, lines, batch, results);
   }
 };
 
@@ -351,28 +376,38 @@ struct split_block_storage_ops : bit_words, capabilities_absent {
   template <class Probe>
   static std::size_t contains_in_slots(const slot_batch& b, const split_block_storage::state& s,
                                        bool* results) noexcept {
-    return s.kernels->contains_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
-                                             {b.keys.data(), nullptr, b.keys.size()}, results);
+    const blocked_batch keys{b.keys.data(), nullptr, b.keys.size()};
+    if (b.config.hashes != blocked_hashes) {
+      return s.kernels->lines.contains_many_in_slots(b.slots.data(), b.slots.size(),
+                                                     line_geometry_of(b.config), keys, results);
+    }
+    return s.kernels->contains_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b), keys,
+                                             results);
   }
   template <class Probe>
   static slot_insert_counts insert_into_slots(const slot_batch& b,
                                               const split_block_storage::state& s,
                                               bool* added) noexcept {
-    return s.kernels->insert_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b),
-                                           {b.keys.data(), nullptr, b.keys.size()}, added);
+    const blocked_batch keys{b.keys.data(), nullptr, b.keys.size()};
+    if (b.config.hashes != blocked_hashes) {
+      return s.kernels->lines.insert_many_in_slots(b.slots.data(), b.slots.size(),
+                                                   line_geometry_of(b.config), keys, added);
+    }
+    return s.kernels->insert_many_in_slots(b.slots.data(), b.slots.size(), blocks_of(b), keys,
+                                           added);
   }
 
   template <class Probe>
-  static double estimated_fpp(const bit_array& cells, const filter_config&) noexcept {
-    return blocked_fpp_of(cells.words());
+  static double estimated_fpp(const bit_array& cells, const filter_config& c) noexcept {
+    return blocked_fpp_of(cells.words(), c.hashes);
   }
   static void check_config(std::uint64_t bits, std::uint32_t hashes) {
     check_blocked_config(bits, hashes);
   }
   template <class Probe>
   static filter_config sized_config(std::uint64_t n, double p) {
-    const std::uint64_t blocks = blocked_optimal_blocks(n, p);
-    return {blocks * blocked_block_bits, blocked_hashes, n, p};
+    const filter_params sized = blocked_params(n, p);
+    return {sized.bits, sized.hashes, n, p};
   }
   static filter_config config_for_bits(std::uint64_t bits) {
     return blocked_config_for_blocks(blocks_for_bits(bits));

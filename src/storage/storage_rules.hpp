@@ -53,8 +53,12 @@ void check_blocked_config(std::uint64_t bits, std::uint32_t hashes);
 // Whole blocks holding at least `bits` bits; the config of a filter of `blocks` blocks.
 std::uint64_t blocks_for_bits(std::uint64_t bits);
 filter_config blocked_config_for_blocks(std::uint64_t blocks);
-// The blocked filter's FPP from its bits: the mean over blocks of the product over its eight
-// words of (set bits / 32).
-double blocked_fpp_of(std::span<const std::uint64_t> words) noexcept;
+// The blocked filter's FPP from its bits, for its layout (k = hashes, sizing.hpp): split blocks
+// the mean over blocks of the product over its eight words of (set bits / 32); lines the same
+// over fields, raised to the lines per key.
+double blocked_fpp_of(std::span<const std::uint64_t> words, std::uint32_t hashes) noexcept;
+// The set bits among bits first .. first + count - 1 of `words`.
+std::uint64_t count_bits(const std::uint64_t* words, std::uint64_t first,
+                         std::uint64_t count) noexcept;
 
 }  // namespace bloomkit::detail

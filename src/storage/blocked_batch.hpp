@@ -1,0 +1,44 @@
+#pragma once
+// Internal: a batch of keys for the blocked filter's kernels (blocked_kernels.hpp,
+// line_kernels.hpp), and the one loop shape that feeds a pipeline its digests.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+namespace bloomkit::detail {
+
+// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
+struct blocked_batch {
+  const std::string_view* keys = nullptr;
+  const std::uint64_t* digests = nullptr;
+  std::size_t size = 0;
+};
+
+// The most slots (a window's filters) the slot kernels take at once.
+inline constexpr std::size_t max_kernel_slots = 256;
+
+// Internal linkage on purpose: each ISA's translation unit compiles its own copy.
+namespace {
+
+// run(digest_at), digest_at(i) the digest of key i. Keys are hashed here, inline, so that hashing
+// overlaps the memory accesses in the pipeline.
+template <class Run>
+auto over_batch(blocked_batch batch, Run run) noexcept {
+  if (batch.keys != nullptr) {
+    const std::string_view* keys = batch.keys;
+    return run([keys](std::size_t i) noexcept {
+      return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
+    });
+  }
+  const std::uint64_t* digests = batch.digests;
+  return run([digests](std::size_t i) noexcept { return digests[i]; });
+}
+
+}  // namespace
+}  // namespace bloomkit::detail
