@@ -27,7 +27,7 @@ filter_config basic_window_filter<Sub>::slice_config(const window_config& c) {
         return "window filter: a slice of " + std::to_string(config.capacity) + " keys at fpp " +
                detail::exact_double(config.target_fpp) + ": ";
       },
-      [&] { return detail::sub_filter_sizing<Sub>::size(config.capacity, config.target_fpp); });
+      [&] { return detail::window_slot_sizing<Sub>::size(config.capacity, config.target_fpp); });
   config.cells = sized.bits;
   config.hashes = sized.hashes;
   return config;
@@ -70,11 +70,11 @@ void basic_window_filter<Sub>::check_slots() const {
               std::to_string(capacity) + " at " + detail::exact_double(target));
     }
     try {
-      detail::sub_filter_sizing<Sub>::check(c.cells, c.hashes);
+      detail::window_slot_sizing<Sub>::check(c.cells, c.hashes);
     } catch (const error& e) {
       invalid(slot + ": " + e.what());
     }
-    const double fpp = detail::sub_filter_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
+    const double fpp = detail::window_slot_sizing<Sub>::fpp(c.cells, c.hashes, c.capacity);
     if (!(fpp <= target * (1 + 1e-9))) {
       invalid(slot + " has an expected FPP of " + detail::exact_double(fpp) +
               " at its capacity, above its target " + detail::exact_double(target));

@@ -40,4 +40,17 @@ struct sub_filter_sizing<blocked_bloom_filter> {
   }
 };
 
+// How a window sizes its slots: as a chain its sub-filters, but blocked slots keep the split block
+// at every p (sizing.hpp): the grouped window's overflow parts are sized from the window's config,
+// which its files record, not their own bits and k, so their layout must never change.
+template <class Sub>
+struct window_slot_sizing : sub_filter_sizing<Sub> {};
+
+template <>
+struct window_slot_sizing<blocked_bloom_filter> : sub_filter_sizing<blocked_bloom_filter> {
+  static filter_params size(std::uint64_t n, double p) {
+    return {blocked_optimal_blocks(n, p) * blocked_block_bits, blocked_hashes};
+  }
+};
+
 }  // namespace bloomkit::detail

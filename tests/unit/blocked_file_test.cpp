@@ -195,7 +195,8 @@ TEST(BlockedFile, InconsistentFieldsAreRejected) {
             }),
             errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.bits = 0; }), errc::corrupt_file);
-  EXPECT_EQ(forge([](file_header& h) { h.hashes = 7; }), errc::corrupt_file);
+  EXPECT_EQ(forge([](file_header& h) { h.hashes = 9; }), errc::corrupt_file);  // no layout
+  EXPECT_EQ(forge([](file_header& h) { h.hashes = 17; }), errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.hashes = 0; }), errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.capacity = 0; }), errc::corrupt_file);
   EXPECT_EQ(forge([](file_header& h) { h.target_fpp = 0; }), errc::corrupt_file);
