@@ -19,6 +19,13 @@
 // block loads are uneven): for_capacity sizes from the blocked filter's own formula
 // (blocked_expected_fpp, sizing.hpp), so its target p holds. See docs/VARIANTS.md.
 //
+// That is the layout of k = 8, the only one before issue 30. Where it would cost more than 1.15x
+// the classic filter's bits (p above about 0.045 or below about 1.5e-3), for_capacity picks a
+// layout of 512-bit lines instead (blocked_params, sizing.hpp): k = 1..7 bits in one line, or
+// k = 16 in two lines (8 in each, both prefetched). k records the layout in files; the kernels
+// of lines (src/storage/line_kernels.hpp) hash from the same XXH3-64 digest. with_blocks and the
+// constructor from bits make the split block.
+//
 // An AVX2 path (mask and test in one 256-bit register) and a portable path set identical bits;
 // the AVX2 path is chosen at run time when the CPU has it (set_simd picks one explicitly).
 //

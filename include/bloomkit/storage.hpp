@@ -7,7 +7,9 @@
 //   bit_storage          one bit per cell, k cells per key: the classic filter.
 //   split_block_storage  256-bit blocks of eight 32-bit words; a key sets one bit in each word
 //                        of one block (one cache line per key): the blocked filter. Its hot
-//                        paths have an AVX2 and a portable build, chosen at run time.
+//                        paths have an AVX2 and a portable build, chosen at run time. Its k
+//                        names the layout: 8 those blocks, 1..7 or 16 512-bit lines
+//                        (sizing.hpp, "Blocked layouts at every p").
 //   counter_storage      4-bit counters saturating at 15, k per key: the counting filter, which
 //                        adds remove().
 //

@@ -82,8 +82,17 @@ TEST_P(CliKinds, SizeShowsWhatCreateMakes) {
       EXPECT_EQ(json.at("bits").text, std::to_string(made[0])) << what;
       EXPECT_EQ(json.size(), shown.size()) << what;
       if (kind == "blocked") {
-        EXPECT_EQ(shown.size(), 6u) << what;
+        EXPECT_EQ(shown.size(), 10u) << what;
         EXPECT_EQ(shown.at("blocks"), std::to_string(made[0] / 256)) << what;
+        // The layout k names (docs/VARIANTS.md, "Layouts at every p") and its price.
+        EXPECT_EQ(shown.at("layout"), made[2] == 8    ? "split-block"
+                                      : made[2] == 16 ? "two-line"
+                                                      : "one-line")
+            << what;
+        const double ratio = std::stod(shown.at("classic_ratio"));
+        EXPECT_NEAR(ratio, static_cast<double>(made[0]) / std::stod(shown.at("classic_bits")), 1e-9)
+            << what;
+        if (capacity == "1000000") EXPECT_LE(ratio, 1.15) << what;
       } else if (kind == "scalable") {
         EXPECT_EQ(shown.size(), 8u) << what;
         EXPECT_EQ(shown.at("growth"), "2") << what;
