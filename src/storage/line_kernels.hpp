@@ -83,7 +83,7 @@ struct split_line_ops {
     bool changed = false;
     for (std::uint32_t t = 0; t < g.per_key; ++t) {
       std::uint64_t mask[line_words];
-      word_mask_fields(at.seed[t], g.field, g.bits, line_words, mask);
+      masks(at.seed[t], mask);
       std::uint64_t* words_of_line = line(at, t);
       for (std::uint64_t j = 0; j < line_words; ++j) {
         if constexpr (Atomic) {
@@ -105,13 +105,26 @@ struct split_line_ops {
     std::uint64_t missing = 0;
     for (std::uint32_t t = 0; t < g.per_key; ++t) {
       std::uint64_t mask[line_words];
-      word_mask_fields(at.seed[t], g.field, g.bits, line_words, mask);
+      masks(at.seed[t], mask);
       const std::uint64_t* words_of_line = line(at, t);
       for (std::uint64_t j = 0; j < line_words; ++j) {
         missing |= mask[j] & ~load_relaxed(words_of_line + j);
       }
     }
     return missing == 0;
+  }
+  // The key's bits in one line: word_mask_fields (word_mask.hpp). With 8 fields each is a 64-bit
+  // word and its bit the top 6 bits of its 16-bit chunk: the same bits without the loop's
+  // multiplies and divisions.
+  void masks(std::uint64_t seed, std::uint64_t* mask) const noexcept {
+    if (g.field == 64) {
+      const std::uint64_t draws[2] = {seed, word_mask_next(seed)};
+      for (std::uint64_t j = 0; j < line_words; ++j) {
+        mask[j] = std::uint64_t{1} << ((draws[j / 4] >> (16 * (j % 4) + 10)) & 63);
+      }
+    } else {
+      word_mask_fields(seed, g.field, g.bits, line_words, mask);
+    }
   }
   std::uint64_t* line(const location& at, std::uint32_t t) const noexcept {
     return words + at.line[t] * line_words;

@@ -167,3 +167,25 @@ def test_pull_then_push_round_trips_a_bf_chain(r, shared_server, bloomkit, tmp_p
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "g") == \
         r.execute_command("DEBUG", "DIGEST-VALUE", "f")
     assert raw(r, "BF.INFO", "g") == raw(r, "BF.INFO", "f")
+
+
+# BK.RESERVE KIND blocked sizes as `create --kind blocked` does, the layouts of high and low p
+# included (docs/VARIANTS.md, "Layouts at every p"): the pulled file shows the layout and the
+# bits `size` computes, answers every key, and pushes back to a key that answers the same.
+@pytest.mark.parametrize("fpp,layout",
+                         [(0.2, "one-line"), (0.01, "split-block"), (1e-6, "two-line")])
+def test_blocked_keys_take_the_layout_of_their_p(r, shared_server, bloomkit, tmp_path, fpp,
+                                                 layout):
+    r.execute_command("BK.RESERVE", "lp", 20000, fpp, "KIND", "blocked")
+    r.bf().madd("lp", *KEYS)
+    path = tmp_path / "lp.bloom"
+    bloomkit("redis", "--url", url(shared_server), "pull", "lp", path)
+    info = bloomkit("info", path).stdout
+    assert f"layout: {layout}\n" in info
+    sized = bloomkit("size", "--kind", "blocked", "--capacity", 20000, "--fpp", fpp).stdout
+    assert sized.split("bits: ")[1].split("\n")[0] == info.split("bits: ")[1].split("\n")[0]
+    present = bloomkit("query", "--count", path, stdin="\n".join(KEYS) + "\n", check=False)
+    assert present.stdout.startswith(f"present={len(KEYS)} absent=0"), present.stdout
+    bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "lp2")
+    assert r.bf().mexists("lp2", *KEYS) == [1] * len(KEYS)
+    r.delete("lp", "lp2")
