@@ -92,7 +92,9 @@ TEST_P(CliKinds, SizeShowsWhatCreateMakes) {
         const double ratio = std::stod(shown.at("classic_ratio"));
         EXPECT_NEAR(ratio, static_cast<double>(made[0]) / std::stod(shown.at("classic_bits")), 1e-9)
             << what;
-        if (capacity == "1000000") EXPECT_LE(ratio, 1.15) << what;
+        if (capacity == "1000000") {
+          EXPECT_LE(ratio, 1.15) << what;
+        }
       } else if (kind == "scalable") {
         EXPECT_EQ(shown.size(), 8u) << what;
         EXPECT_EQ(shown.at("growth"), "2") << what;
