@@ -10,16 +10,19 @@
 //   - Each key's 64-bit hash (xxh3_64) is kept, partitioned by its top bits into 2^bucket_bits
 //     buckets. While more than `memory_bytes` of hashes are held, every bucket is appended to
 //     a scratch file in `temp_dir` (8 bytes per key on disk, no more).
-//   - finish() sorts each bucket and drops repeats, which gives the number of distinct keys and
-//     so the shard count (static_filter::shard_bits_for). A spilled bucket holding more than one
-//     shard is first split by its next bits, so that no unit of work is bigger than a shard or
-//     two. Shards are then built on T threads, each solved with one seed after another until
-//     one works, and assembled with static_filter::from_shards (the tables are moved, not
-//     copied).
-//   - Memory: the finished filter, plus the hashes held (at most memory_bytes, default 1 GiB),
-//     plus per build thread one working set: 16 bytes per key of the largest unit of work (its
-//     hashes and a sort buffer) plus static_shard::build_memory(keys of the largest shard).
-//     working_set_bound() states it for n keys.
+//   - finish() builds the shards (static_filter::shard_bits_for of the keys added) on T
+//     threads: a thread gathers one shard's hashes (reading them back when spilled) and solves
+//     it, seed after seed (static_filter::first_seed, static_shard::next_seed) until one works.
+//     Shards drop repeats; when the distinct keys call for fewer shards than the keys added did
+//     (many repeats), the shards are built a second time with that count, so that a set gives the
+//     same bytes whatever its repeats, the same as static_filter::build. Before that, a spilled
+//     bucket holding several shards is split by its next bits. The shards are assembled with
+//     static_filter::from_shards (moved, not copied).
+//   - Memory: the finished filter, plus the hashes held (at most memory_bytes, default 1 GiB,
+//     kept until the build ends), plus per build thread one working set:
+//     static_shard::build_memory(keys of its shard), which counts the shard's gathered hashes,
+//     plus a read buffer of 8 bytes per key of one bucket (or split bucket). working_set_bound()
+//     gives it for n keys: 2^22 keys per shard at most, about 170 MB.
 //   - Disk: 8 bytes per key added (repeats included) beyond memory_bytes, in one file that has
 //     no name (O_TMPFILE; elsewhere a hidden name removed at once), so nothing is left behind
 //     whatever ends the process: an error, an exception, SIGTERM or SIGKILL. Space is given back
@@ -44,7 +47,7 @@ struct static_build_options {
   std::uint64_t memory_bytes = std::uint64_t{1} << 30;
   // Where hashes spill; empty: std::filesystem::temp_directory_path() ($TMPDIR, else /tmp).
   std::filesystem::path temp_dir;
-  // Buckets are 2^bucket_bits ranges of the hash's top bits (1 to 16).
+  // Buckets are 2^bucket_bits ranges of the hash's top bits (0 to 16).
   unsigned bucket_bits = 10;
 
   // Test seams (docs/CLI.md, "Test settings of build --kind static"): spill writes past this
@@ -60,6 +63,7 @@ struct static_build_stats {
   std::uint64_t distinct = 0;  // distinct hashes
   std::uint64_t shards = 0;
   std::uint64_t retries = 0;          // seeds that failed before one solved their shard
+  std::uint64_t builds = 1;           // 2 when repeats changed the shard count (see finish())
   std::uint64_t spilled_bytes = 0;    // bytes written to the scratch file
   std::uint64_t peak_disk_bytes = 0;  // the most the scratch file held at once
 };

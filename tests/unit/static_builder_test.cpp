@@ -64,40 +64,53 @@ class StaticBuilder : public ::testing::Test {
   test::temp_dir dir_;
 };
 
-TEST_F(StaticBuilder, SpilledOrNotBuildsTheBytesOfTheLibraryBuild) {
-  // Past 2^22 keys: two shards. A third of the hashes twice.
-  std::vector<std::uint64_t> distinct = random_hashes((std::size_t{1} << 22) + 5000, 7);
+// Adds `distinct`, a third of it twice, shuffled, from 3 threads, spilling past `memory` bytes,
+// and checks the filter against static_filter::build_from_hashes of the set.
+void check_against_library_build(const std::vector<std::uint64_t>& distinct, std::uint64_t memory,
+                                 const fs::path& dir) {
   std::vector<std::uint64_t> with_repeats = distinct;
-  with_repeats.insert(with_repeats.end(), distinct.begin(), distinct.begin() + 1400000);
+  with_repeats.insert(with_repeats.end(), distinct.begin(),
+                      distinct.begin() + static_cast<std::ptrdiff_t>(distinct.size() / 3));
   std::shuffle(with_repeats.begin(), with_repeats.end(), std::mt19937_64(3));
   const static_filter expected = static_filter::build_from_hashes(distinct, 0.01, 2);
-  ASSERT_EQ(expected.shard_bits(), 1u);
-
-  for (const std::uint64_t memory : {std::uint64_t{1} << 30, std::uint64_t{1} << 20}) {
-    SCOPED_TRACE(memory);
-    static_builder b(0.01, {.threads = 2, .memory_bytes = memory, .temp_dir = dir_.path()});
+  {
+    static_builder b(0.01, {.threads = 2, .memory_bytes = memory, .temp_dir = dir});
     add_from_threads(b, with_repeats, 3);
     const static_filter f = b.finish();
     expect_same_filter(f, expected);
     EXPECT_EQ(b.stats().keys, with_repeats.size());
     EXPECT_EQ(b.stats().distinct, distinct.size());
-    EXPECT_EQ(b.stats().spilled_bytes > 0, memory < (std::uint64_t{1} << 30));
+    EXPECT_EQ(b.stats().spilled_bytes > 0, memory < 8 * with_repeats.size());
     EXPECT_LE(b.stats().peak_disk_bytes, 8 * with_repeats.size());
-    EXPECT_EQ(entries(dir_.path()), 0u);
+    EXPECT_EQ(entries(dir), 0u);
   }
 }
 
+TEST_F(StaticBuilder, InMemoryOrSpilledBuildsTheBytesOfTheLibraryBuild) {
+  const std::vector<std::uint64_t> distinct = random_hashes(300000, 7);
+  check_against_library_build(distinct, std::uint64_t{1} << 30, dir_.path());
+  check_against_library_build(distinct, std::uint64_t{1} << 16, dir_.path());
+}
+
+TEST_F(StaticBuilder, SpilledShardsBuildTheBytesOfTheLibraryBuild) {
+  // Past 2^22 keys: two shards, each gathered from the buckets of its half.
+  const std::vector<std::uint64_t> distinct = random_hashes((std::size_t{1} << 22) + 5000, 8);
+  ASSERT_EQ(static_filter::shard_bits_for(distinct.size()), 1u);
+  check_against_library_build(distinct, std::uint64_t{1} << 24, dir_.path());
+}
+
 TEST_F(StaticBuilder, BucketsHoldingSeveralShardsAreSplit) {
-  // 9.4M hashes, repeats included, are 3 shards' worth: with 2 buckets the spilled ones are split
-  // by their next bit before they are counted; the 3000 distinct ones are then one shard.
+  // 4.5M hashes, repeats included, are 2 shards' worth: the one spilled bucket is split by its
+  // top bit, and the shards built; the 3000 distinct hashes are one shard: built again.
   const std::vector<std::uint64_t> distinct = random_hashes(3000, 11);
   static_builder b(0.001, {.threads = 2,
                            .memory_bytes = std::uint64_t{1} << 22,
                            .temp_dir = dir_.path(),
-                           .bucket_bits = 1});
-  for (int round = 0; round < 3140; ++round) b.add_hashes(distinct);
-  ASSERT_GT(static_filter::shard_bits_for(b.added()), 1u);
+                           .bucket_bits = 0});
+  for (int round = 0; round < 1500; ++round) b.add_hashes(distinct);
+  ASSERT_EQ(static_filter::shard_bits_for(b.added()), 1u);
   const static_filter f = b.finish();
+  EXPECT_EQ(b.stats().builds, 2u);
   expect_same_filter(f, static_filter::build_from_hashes(distinct, 0.001));
   for (const std::uint64_t h : distinct) ASSERT_TRUE(f.contains_hash(h));
   EXPECT_GT(b.stats().spilled_bytes, 8 * b.stats().keys);  // written, then split and written again

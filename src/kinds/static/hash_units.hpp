@@ -23,8 +23,6 @@ struct hash_unit {
   std::uint64_t distinct = 0;           // after counting
 
   bool spilled() const noexcept { return !segments.empty(); }
-  // The lowest hash of the unit's range, and the hashes of its range.
-  std::uint64_t first_hash() const noexcept { return bits == 0 ? 0 : prefix << (64 - bits); }
 };
 
 // Reads a spilled unit's hashes into `out` (resized to its count); releases the segments'

@@ -25,7 +25,7 @@ std::size_t sort_distinct(std::span<std::uint64_t> hashes, unsigned known_bits,
   }
   // About 4 hashes per range: digits of log2(n) - 2 bits, from just below the shared ones.
   const unsigned digit_bits =
-      std::min(std::clamp(static_cast<unsigned>(std::bit_width(n)) - 2, 8u, 20u), 64 - known_bits);
+      std::min(std::clamp(static_cast<unsigned>(std::bit_width(n)) - 2, 8u, 16u), 64 - known_bits);
   const unsigned shift = 64 - known_bits - digit_bits;
   const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
   std::vector<std::uint32_t> starts((std::size_t{1} << digit_bits) + 1, 0);
@@ -41,7 +41,7 @@ std::size_t sort_distinct(std::span<std::uint64_t> hashes, unsigned known_bits,
   for (std::size_t d = 0; d + 1 < starts.size(); ++d) {
     auto* const begin = scratch.data() + starts[d];
     auto* const end = scratch.data() + starts[d + 1];
-    if (end - begin > 32) {
+    if (end - begin > 64) {
       std::sort(begin, end);  // many repeats of one key
     } else {
       // Insertion sort: the ranges hold a handful of hashes.

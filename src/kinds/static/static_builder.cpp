@@ -75,10 +75,9 @@ struct static_builder::state {
         options(o),
         fingerprint_bits(static_filter::fingerprint_bits_for(p)),
         spill(temp_dir_of(o), o.spill_byte_limit) {
-    if (options.bucket_bits < 1 || options.bucket_bits > 16) {
+    if (options.bucket_bits > 16) {
       throw error(errc::invalid_argument, "static build: bucket_bits " +
-                                              std::to_string(options.bucket_bits) +
-                                              " is not within 1 to 16");
+                                              std::to_string(options.bucket_bits) + " is past 16");
     }
     if (options.threads == 0) options.threads = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t count = std::size_t{1} << options.bucket_bits;
@@ -92,9 +91,10 @@ struct static_builder::state {
 
   // Under `mutex`.
   void add_locked(std::span<const std::uint64_t> hashes) {
-    const unsigned shift = 64 - options.bucket_bits;
+    // h >> (64 - bucket_bits), 0 for 0 bits.
+    const unsigned shift = 63 - options.bucket_bits;
     for (const std::uint64_t h : hashes) {
-      std::vector<std::uint64_t>& m = buckets[h >> shift].memory;
+      std::vector<std::uint64_t>& m = buckets[(h >> 1) >> shift].memory;
       // A bucket's share of the bound, and some: they fill evenly, and doubling would not.
       if (m.capacity() == 0) m.reserve(memory_limit / buckets.size() * 9 / 8 + 16);
       m.push_back(h);
@@ -117,6 +117,7 @@ struct static_builder::state {
 
   static_filter finish();
   std::vector<hash_unit> units_for(unsigned shard_bits);
+  std::vector<static_shard> build_shards(std::vector<hash_unit>& units, unsigned shard_bits);
 };
 
 static_builder::static_builder(double fpp, static_build_options options)
@@ -163,12 +164,11 @@ static_filter static_builder::finish() {
 
 std::uint64_t static_builder::working_set_bound(std::uint64_t n, unsigned bucket_bits) {
   const unsigned shard_bits = static_filter::shard_bits_for(n);
-  // A unit holds one bucket, or one shard of shard_bits_for(n) once split; a group of units
-  // at most one shard of the final count (which is at most that).
-  const unsigned unit_bits = std::max(bucket_bits, shard_bits);
+  // A thread gathers one shard's hashes (a spilled unit at a time through a read buffer of at
+  // most a shard) and builds it: build_memory counts the gathered hashes already.
   const std::uint64_t shard_keys = detail::max_keys_per_part(n, shard_bits);
-  const std::uint64_t unit_keys = detail::max_keys_per_part(n, unit_bits);
-  return 8 * shard_keys + 8 * unit_keys + static_shard::build_memory(shard_keys);
+  const std::uint64_t unit_keys = detail::max_keys_per_part(n, std::max(bucket_bits, shard_bits));
+  return 8 * unit_keys + static_shard::build_memory(shard_keys);
 }
 
 // Every bucket as units no bigger than a shard of `shard_bits`: spilled buckets that hold
@@ -195,26 +195,10 @@ std::vector<hash_unit> static_builder::state::units_for(unsigned shard_bits) {
   return units;
 }
 
-static_filter static_builder::state::finish() {
-  stats.keys = added;
-  std::vector<hash_unit> units = units_for(static_filter::shard_bits_for(added));
-
-  // Count the distinct hashes: sort each unit (in memory ones stay sorted for the build).
-  detail::parallel_for(units.size(), options.threads, [&](std::uint64_t i) {
-    thread_local std::vector<std::uint64_t> buffer;
-    thread_local std::vector<std::uint64_t> scratch;
-    hash_unit& u = units[i];
-    if (u.spilled()) {
-      detail::read_unit(spill, u, buffer, false);
-      u.distinct = detail::sort_distinct(buffer, u.bits, scratch);
-    } else {
-      u.distinct = detail::sort_distinct(u.memory, u.bits, scratch);
-      u.memory.resize(u.distinct);
-    }
-  });
-  for (const hash_unit& u : units) stats.distinct += u.distinct;
-
-  const unsigned shard_bits = static_filter::shard_bits_for(stats.distinct);
+// The shards of `units` at shard_bits (none is skipped), built on the threads; their keys() are
+// the distinct hashes. The units are left as they were: a second build can read them again.
+std::vector<static_shard> static_builder::state::build_shards(std::vector<hash_unit>& units,
+                                                              unsigned shard_bits) {
   std::vector<std::optional<static_shard>> shards(std::size_t{1} << shard_bits);
   const std::vector<work_group> groups = group_units(units, shard_bits);
   std::atomic<std::uint64_t> retries{0};
@@ -227,38 +211,68 @@ static_filter static_builder::state::finish() {
     for (std::size_t i = group.first_unit; i < group.last_unit; ++i) {
       hash_unit& u = units[i];
       if (u.spilled()) {
-        detail::read_unit(spill, u, part, true);
-        part.resize(detail::sort_distinct(part, u.bits, scratch));
+        detail::read_unit(spill, u, part, false);
         buffer.insert(buffer.end(), part.begin(), part.end());
       } else {
         buffer.insert(buffer.end(), u.memory.begin(), u.memory.end());
-        std::vector<std::uint64_t>().swap(u.memory);
       }
     }
-    // The buffer is sorted: each shard is the run of hashes below the next shard's first.
-    auto begin = buffer.begin();
-    for (std::uint64_t shard = group.first_shard; shard < group.last_shard; ++shard) {
-      const auto end =
-          shard + 1 == group.last_shard
-              ? buffer.end()
-              : std::lower_bound(begin, buffer.end(), (shard + 1) << (64 - shard_bits));
+    const auto solve = [&](std::uint64_t shard, std::span<std::uint64_t> hashes) {
       std::uint64_t failed = 0;
-      const std::span<std::uint64_t> hashes(buffer.data() + (begin - buffer.begin()),
-                                            static_cast<std::size_t>(end - begin));
       shards[shard] =
           detail::solve_shard(hashes, fingerprint_bits, shard, options.failing_seeds, failed);
       retries += failed;
+    };
+    if (group.last_shard - group.first_shard == 1) {
+      solve(group.first_shard, buffer);  // it drops repeats itself
+      return;
+    }
+    // One unit of several shards: sorted, each shard is a run of it.
+    const std::size_t distinct =
+        detail::sort_distinct(buffer, units[group.first_unit].bits, scratch);
+    auto begin = buffer.begin();
+    const auto end_of_all = buffer.begin() + static_cast<std::ptrdiff_t>(distinct);
+    for (std::uint64_t shard = group.first_shard; shard < group.last_shard; ++shard) {
+      const auto end = shard + 1 == group.last_shard
+                           ? end_of_all
+                           : std::lower_bound(begin, end_of_all, (shard + 1) << (64 - shard_bits));
+      solve(shard, std::span(buffer.data() + (begin - buffer.begin()),
+                             static_cast<std::size_t>(end - begin)));
       begin = end;
     }
   });
-  stats.shards = shards.size();
   stats.retries = retries.load();
-  stats.spilled_bytes = spill.bytes_written();
-  stats.peak_disk_bytes = spill.peak_bytes();
   std::vector<static_shard> solved;
   solved.reserve(shards.size());
-  for (std::optional<static_shard>& s : shards) solved.push_back(std::move(*s));
-  return static_filter::from_shards(fpp, fingerprint_bits, shard_bits, std::move(solved));
+  for (std::optional<static_shard>& shard : shards) solved.push_back(std::move(*shard));
+  return solved;
+}
+
+static_filter static_builder::state::finish() {
+  stats.keys = added;
+  // The shard count is that of the distinct keys, known once the shards are built (they drop
+  // repeats): built first for every key added, again in the rare case repeats change the count.
+  unsigned shard_bits = static_filter::shard_bits_for(added);
+  std::vector<hash_unit> units = units_for(shard_bits);
+  std::vector<static_shard> shards;
+  while (true) {
+    shards = build_shards(units, shard_bits);
+    stats.distinct = 0;
+    for (const static_shard& shard : shards) stats.distinct += shard.keys();
+    const unsigned distinct_bits = static_filter::shard_bits_for(stats.distinct);
+    if (distinct_bits == shard_bits) break;
+    shards.clear();
+    shard_bits = distinct_bits;
+    ++stats.builds;
+  }
+  for (hash_unit& u : units) {
+    for (const detail::spill_segment& segment : u.segments) spill.release(segment);
+  }
+  units.clear();
+  stats.shards = shards.size();
+  stats.spilled_bytes = spill.bytes_written();
+  stats.peak_disk_bytes = spill.peak_bytes();
+  return static_filter::from_shards(fpp, fingerprint_bits, shard_bits, std::move(shards));
 }
 
 }  // namespace bloomkit
