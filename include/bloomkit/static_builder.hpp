@@ -22,7 +22,7 @@
 //     kept until the build ends), plus per build thread one working set:
 //     static_shard::build_memory(keys of its shard), which counts the shard's gathered hashes,
 //     plus a read buffer of 8 bytes per key of one bucket (or split bucket). working_set_bound()
-//     gives it for n keys: 2^22 keys per shard at most, about 170 MB.
+//     gives it for n keys: shards hold about 2^22 keys at most, so at most about 190 MB.
 //   - Disk: 8 bytes per key added (repeats included) beyond memory_bytes, in one file that has
 //     no name (O_TMPFILE; elsewhere a hidden name removed at once), so nothing is left behind
 //     whatever ends the process: an error, an exception, SIGTERM or SIGKILL. Space is given back

@@ -11,17 +11,11 @@ constexpr std::size_t split_chunk = std::size_t{1} << 16;
 
 }  // namespace
 
-void read_unit(hash_spill& spill, hash_unit& unit, std::vector<std::uint64_t>& out,
-               bool last_read) {
-  out.resize(unit.count);
+void read_unit(const hash_spill& spill, const hash_unit& unit, std::span<std::uint64_t> out) {
   std::uint64_t at = 0;
   for (const spill_segment& segment : unit.segments) {
-    spill.read(segment, std::span(out).subspan(at, segment.count));
+    spill.read(segment, out.subspan(at, segment.count));
     at += segment.count;
-  }
-  if (last_read) {
-    for (const spill_segment& segment : unit.segments) spill.release(segment);
-    unit.segments.clear();
   }
 }
 

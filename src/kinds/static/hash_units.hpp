@@ -7,6 +7,7 @@
 // shard count is either a run of whole units or a part of one unit.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hash_spill.hpp"

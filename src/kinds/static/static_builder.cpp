@@ -203,19 +203,22 @@ std::vector<static_shard> static_builder::state::build_shards(std::vector<hash_u
   const std::vector<work_group> groups = group_units(units, shard_bits);
   std::atomic<std::uint64_t> retries{0};
   detail::parallel_for(groups.size(), options.threads, [&](std::uint64_t g) {
-    thread_local std::vector<std::uint64_t> buffer;
-    thread_local std::vector<std::uint64_t> scratch;
-    thread_local std::vector<std::uint64_t> part;
+    std::vector<std::uint64_t> buffer;
+    std::vector<std::uint64_t> scratch;
     const work_group& group = groups[g];
-    buffer.clear();
+    std::uint64_t total = 0;
+    for (std::size_t i = group.first_unit; i < group.last_unit; ++i) total += units[i].count;
+    buffer.resize(total);
+    std::uint64_t at = 0;
     for (std::size_t i = group.first_unit; i < group.last_unit; ++i) {
-      hash_unit& u = units[i];
+      const hash_unit& u = units[i];
+      const std::span<std::uint64_t> to = std::span(buffer).subspan(at, u.count);
       if (u.spilled()) {
-        detail::read_unit(spill, u, part, false);
-        buffer.insert(buffer.end(), part.begin(), part.end());
+        detail::read_unit(spill, u, to);
       } else {
-        buffer.insert(buffer.end(), u.memory.begin(), u.memory.end());
+        std::copy(u.memory.begin(), u.memory.end(), to.begin());
       }
+      at += u.count;
     }
     const auto solve = [&](std::uint64_t shard, std::span<std::uint64_t> hashes) {
       std::uint64_t failed = 0;
