@@ -47,8 +47,9 @@ struct static_build_options {
   std::uint64_t memory_bytes = std::uint64_t{1} << 30;
   // Where hashes spill; empty: std::filesystem::temp_directory_path() ($TMPDIR, else /tmp).
   std::filesystem::path temp_dir;
-  // Buckets are 2^bucket_bits ranges of the hash's top bits (0 to 16).
-  unsigned bucket_bits = 10;
+  // Buckets are 2^bucket_bits ranges of the hash's top bits (0 to 16). 4096: a bucket is at
+  // most a shard (2^22 keys) up to 1.7e10 keys, so spilled buckets are not split below that.
+  unsigned bucket_bits = 12;
 
   // Test seams (docs/CLI.md, "Test settings of build --kind static"): spill writes past this
   // many bytes fail as a full disk would (0: no limit), and the first `failing_seeds` seeds of
@@ -89,7 +90,7 @@ class static_builder {
 
   // The working set of one build thread for n keys (excluding the finished filter and the
   // hashes held in memory), in bytes: the bound the header comment states.
-  static std::uint64_t working_set_bound(std::uint64_t n, unsigned bucket_bits = 10);
+  static std::uint64_t working_set_bound(std::uint64_t n, unsigned bucket_bits = 12);
 
  private:
   struct state;
