@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "file_writes_fixture.hpp"
+#include "support/golden_vectors.hpp"
 #include "support/scoped_env.hpp"
 #include "support/spawn.hpp"
 
@@ -115,6 +116,26 @@ TEST_F(StaticBuildCli, ShardsThatFailASeedAreRetried) {
   // Another seed: other cells, the same size.
   EXPECT_NE(read_file(work("retried.bf")), read_file(work("first.bf")));
   EXPECT_EQ(fs::file_size(work("retried.bf")), fs::file_size(work("first.bf")));
+}
+
+// The golden vector's keys (10 of them twice; binary bytes and the empty key), one per line,
+// give its file byte for byte: read from a file, and from a pipe spilled key by key.
+TEST_F(StaticBuildCli, GoldenKeysGiveTheGoldenFile) {
+  const bloomkit::test::golden_vector v =
+      bloomkit::test::read_golden(fs::path(BLOOMKIT_GOLDEN_DATA) / "static_string.txt");
+  std::string lines;
+  for (const auto& op : v.operations) {
+    ASSERT_EQ(op.key.find('\n'), std::string::npos);
+    lines += op.key + "\n";
+  }
+  ASSERT_EQ(v.kind, "static");
+  const std::string golden = read_file(fs::path(BLOOMKIT_GOLDEN_DATA) / v.file);
+  write("keys.txt", lines);
+  ok({"build", work("f.bf"), "--kind", "static", "--fpp", "0.01", at("keys.txt")});
+  EXPECT_EQ(read_file(work("f.bf")), golden);
+  const scoped_env env({{test_settings, "memory=8,bucket-bits=2"}});
+  ok({"build", work("p.bf"), "--kind", "static", "--fpp", "0.01", "-"}, lines, stdin_kind::pipe);
+  EXPECT_EQ(read_file(work("p.bf")), golden);
 }
 
 class StaticBuildSignal : public StaticBuildCli, public ::testing::WithParamInterface<int> {};
