@@ -28,7 +28,8 @@
 //     whatever ends the process: an error, an exception, SIGTERM or SIGKILL. Space is given back
 //     as each part has been read for the last time.
 //   - Errors (bloomkit::error): a full disk or another I/O error names the directory and the
-//     system's reason; a shard no seed solves (never seen in practice) names the shard.
+//     system's reason; a shard no seed solves (never seen in practice) names the shard. After
+//     an error the builder can only be destroyed (which removes everything it made).
 
 #include <cstdint>
 #include <filesystem>
