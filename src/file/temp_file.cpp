@@ -57,6 +57,30 @@ std::string with_fresh_name(Make make, const std::string& source, const std::str
 
 }  // namespace
 
+unique_fd open_scratch_file(const std::filesystem::path& dir, const std::string& source) {
+  unique_fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_fd) fail_errno(source, "cannot open the directory");
+  if (!named_only.load()) {
+    unique_fd fd(::openat(dir_fd.get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (fd) return fd;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+      fail_errno(source, "cannot create a temporary file");
+    }
+  }
+  const signal_block block;  // created and removed as one step for a signal
+  unique_fd fd;
+  const std::string name = with_fresh_name(
+      [&](const std::string& n) {
+        fd.reset(::openat(dir_fd.get(), n.c_str(),
+                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        return static_cast<bool>(fd);
+      },
+      source, "cannot create a temporary file");
+  if (::unlinkat(dir_fd.get(), name.c_str(), 0) != 0)
+    fail_errno(source, "cannot remove a temporary file");
+  return fd;
+}
+
 void use_named_temp_files(bool named) noexcept {
   named_only.store(named);
 }

@@ -42,6 +42,11 @@ class temp_file {
   std::unique_ptr<signal_cleanup> cleanup_;
 };
 
+// A scratch file in `dir` that never outlives the process, whatever ends it (the static
+// builder's spilled hashes): O_TMPFILE, or where the file system lacks it a fresh hidden name
+// removed at once (with fatal signals blocked in between). Errors name `source`.
+unique_fd open_scratch_file(const std::filesystem::path& dir, const std::string& source);
+
 // For tests: named temp files even where O_TMPFILE works.
 void use_named_temp_files(bool named) noexcept;
 

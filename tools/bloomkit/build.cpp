@@ -1,4 +1,6 @@
 // bloomkit build FILE [--capacity N] --fpp P [--kind K] [--threads T] [INPUT...]
+// bloomkit build FILE --kind static --fpp P [--threads T] [--temp-dir DIR] [KEYFILE...|-]
+//   (build_static.cpp: a static filter is built from its whole key set, with no capacity)
 //
 // Creates a filter and fills it from input files (stdin when there are none, or for "-") with
 // T threads (default: every core) inserting through the lock-free insert_many_concurrent. Kinds
@@ -20,12 +22,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
+#include "build_static.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "filter_kinds.hpp"
@@ -47,8 +51,24 @@ struct build_options {
   kind_options kind;
   now_option now;
   unsigned threads = 0;
+  std::string temp_dir;
+  CLI::Option* temp_dir_option = nullptr;
   std::vector<std::string> inputs;
 };
+
+constexpr std::string_view static_kind = "static";
+
+// build --kind static: what the other kinds' options would mean is refused, not ignored.
+void run_build_static(const build_options& o) {
+  if (o.capacity_option->count() > 0) {
+    throw usage_error(
+        "--capacity does not apply to --kind static: a static filter is sized for the distinct "
+        "keys it is built from");
+  }
+  if (o.now.given()) throw usage_error("--now applies only to --kind window");
+  check_kind_options(o.kind);
+  run_static_build({o.file, o.fpp, o.threads, o.temp_dir, o.inputs});
+}
 
 // Inserts the keys of every input with `threads` workers (one for kinds without concurrent
 // inserts).
@@ -65,6 +85,8 @@ key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned 
 }
 
 void run_build(const build_options& o) {
+  if (o.kind.kind == static_kind) return run_build_static(o);
+  if (o.temp_dir_option->count() > 0) throw usage_error("--temp-dir applies only to --kind static");
   const auto start = std::chrono::steady_clock::now();
   std::optional<std::uint64_t> capacity;
   if (o.capacity_option->count() > 0) {
@@ -150,6 +172,10 @@ command add_build_command(CLI::App& app) {
   add_kind_options(*sub, o->kind);
   add_now_option(*sub, o->now);
   add_threads_option(*sub, o->threads);
+  o->temp_dir_option = sub->add_option("--temp-dir", o->temp_dir,
+                                       "Static: where key hashes spill past the memory bound, 8 "
+                                       "bytes per key (default: FILE's directory)")
+                           ->type_name("DIR");
   add_argument(*sub, "INPUT", o->inputs,
                "Files of keys, one per line (default: stdin; '-' means stdin)");
   return {sub, "build", [o] { run_build(*o); }};
