@@ -13,7 +13,7 @@
 // Keys of a static filter named N:
 //   N:meta        hash: format_version (1), kind (static), hash_scheme, target_fpp, shard_bits,
 //                 generation, created, inserted, shard_guard, and the generation's fields:
-//                 fingerprint_bits, shard_log2, tables (seed:segment_length:segment_count per
+//                 fingerprint_bits, shard_log2, tables (seed:segment_length:segment_count:keys per
 //                 static shard), fields_per_string, keys, delta_capacity, delta_fpp,
 //                 delta_bits_per_shard, delta_shard_count, delta_hashes; while a rebuild runs,
 //                 next_generation and next_delta_* (the new generation's delta)
@@ -136,6 +136,7 @@ class redis_static_filter {
                                      filter_options options = {});
   // rebuild(c, name(), source, o) on this handle's filter.
   void rebuild(const key_source& source, const static_rebuild_options& o = {});
+  void rebuild(std::span<const std::string_view> keys, const static_rebuild_options& o = {});
 
   // Opens an existing static filter: errc::not_found (none), errc::incompatible (another kind),
   // errc::unsupported / errc::corrupt_file as for native filters. Writes nothing.

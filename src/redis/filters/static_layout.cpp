@@ -11,7 +11,8 @@ namespace bloomkit::redis::detail {
 static_layout::static_layout(std::string name, std::uint64_t generation,
                              std::shared_ptr<const static_generation> g)
     : name_(std::move(name)), generation_(generation), g_(std::move(g)) {
-  codec_.type = "u" + std::to_string(g_->fingerprint_bits);
+  codec_.type = std::to_string(g_->fingerprint_bits);
+  codec_.type.insert(codec_.type.begin(), 'u');
   codec_.cell_numbers = true;
   codec_.xor_reads = true;
 }

@@ -23,31 +23,30 @@ std::string tables_text(const std::vector<static_table>& tables) {
   for (const static_table& t : tables) {
     if (!out.empty()) out += ' ';
     out += std::to_string(t.seed) + ':' + std::to_string(t.segment_length) + ':' +
-           std::to_string(t.segment_count);
+           std::to_string(t.segment_count) + ':' + std::to_string(t.keys);
   }
   return out;
 }
 
-// "seed:length:count ..." back to tables; false when malformed.
+// "seed:length:count:keys ..." back to tables; false when malformed.
 bool parse_tables(const std::string& text, std::vector<static_table>& out) {
   std::istringstream in(text);
   std::string item;
   while (in >> item) {
-    const std::size_t a = item.find(':');
-    const std::size_t b = item.find(':', a == std::string::npos ? a : a + 1);
-    if (a == std::string::npos || b == std::string::npos) return false;
-    std::uint64_t seed = 0;
-    std::uint64_t length = 0;
-    std::uint64_t count = 0;
-    if (!parse_u64(item.substr(0, a), seed) || !parse_u64(item.substr(a + 1, b - a - 1), length) ||
-        !parse_u64(item.substr(b + 1), count)) {
-      return false;
+    std::uint64_t v[4] = {};
+    std::size_t from = 0;
+    for (int i = 0; i < 4; ++i) {
+      const std::size_t to = i < 3 ? item.find(':', from) : item.size();
+      if (to == std::string::npos || !parse_u64(item.substr(from, to - from), v[i])) return false;
+      from = to + 1;
     }
+    const std::uint64_t length = v[1];
+    const std::uint64_t count = v[2];
     if (length == 0 || length > max_segment_length || (length & (length - 1)) != 0 ||
         count == 0 || count > 0xffffffffu) {
       return false;
     }
-    out.push_back({seed, static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(count)});
+    out.push_back({v[0], static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(count), v[3]});
   }
   return true;
 }
@@ -202,7 +201,7 @@ static_meta decode_static_meta(const std::string& name,
   g.fingerprint_bits = b > max_fingerprint_bits ? 0 : static_cast<std::uint32_t>(b);
   g.shard_log2 = s > max_shard_log2 ? max_shard_log2 + 1 : static_cast<std::uint32_t>(s);
   if (!parse_tables(fields.text("tables"), g.tables)) {
-    throw fields.corrupt("field 'tables' is not a list of seed:segment_length:segment_count");
+    throw fields.corrupt("field 'tables' is not a list of seed:segment_length:segment_count:keys");
   }
   g.fields_per_string = fields.number("fields_per_string");
   g.keys = fields.number("keys");

@@ -28,6 +28,7 @@ struct static_table {
   std::uint64_t seed = 0;
   std::uint32_t segment_length = 0;
   std::uint32_t segment_count = 0;
+  std::uint64_t keys = 0;  // distinct keys of the shard
   std::uint64_t cells() const noexcept {
     return (static_cast<std::uint64_t>(segment_count) + 2) * segment_length;
   }

@@ -90,6 +90,11 @@ void redis_static_filter::rebuild(const key_source& source, const static_rebuild
   *this = rebuild(*state_.c, state_.name, source, o, state_.options);
 }
 
+void redis_static_filter::rebuild(std::span<const std::string_view> keys,
+                                  const static_rebuild_options& o) {
+  *this = rebuild(*state_.c, state_.name, keys, o, state_.options);
+}
+
 redis_static_filter redis_static_filter::rebuild(client& c, std::string name,
                                                  const key_source& source,
                                                  const static_rebuild_options& o,
