@@ -71,20 +71,20 @@ struct static_info {
   double target_fpp = 0;
   std::uint32_t fingerprint_bits = 0;
   std::uint64_t static_shards = 0;
-  std::uint64_t keys = 0;          // distinct keys of the set of the last rebuild
-  std::uint64_t strings = 0;       // Redis strings of the generation (delta and tables)
-  std::uint64_t static_bits = 0;   // cells of the tables, in bits
-  double bits_per_key = 0;         // static_bits / keys
-  double static_fpp = 0;           // of the tables: 2^-b
+  std::uint64_t keys = 0;         // distinct keys of the set of the last rebuild
+  std::uint64_t strings = 0;      // Redis strings of the generation (delta and tables)
+  std::uint64_t static_bits = 0;  // cells of the tables, in bits
+  double bits_per_key = 0;        // static_bits / keys
+  double static_fpp = 0;          // of the tables: 2^-b
   std::uint64_t delta_capacity = 0;
-  shard_layout delta;              // shard_count 0: no delta
+  shard_layout delta;  // shard_count 0: no delta
   std::uint64_t delta_bits_set = 0;
   double delta_fill = 0;
   double delta_estimated_count = 0;
-  double delta_fpp = 0;            // now, from the delta's fill
-  std::uint64_t inserted = 0;      // new keys counted into the delta (approximate)
-  std::uint64_t bytes = 0;         // of every string
-  double estimated_fpp = 0;        // 1 - (1 - static_fpp)(1 - delta_fpp)
+  double delta_fpp = 0;        // now, from the delta's fill
+  std::uint64_t inserted = 0;  // new keys counted into the delta (approximate)
+  std::uint64_t bytes = 0;     // of every string
+  double estimated_fpp = 0;    // 1 - (1 - static_fpp)(1 - delta_fpp)
   std::vector<std::string> warnings;
 };
 
@@ -148,6 +148,8 @@ class redis_static_filter {
   // a delta of `delta_capacity` keys (0: none). An existing name is errc::already_exists.
   static redis_static_filter push(client& c, const std::filesystem::path& file, std::string name,
                                   std::uint64_t delta_capacity = 0, filter_options options = {});
+  // Whether `file` is a static filter file (its header; errors as the file loader's).
+  static bool is_static_file(const std::filesystem::path& file);
   // Writes the static part to a static filter file (push then pull gives back the identical
   // file). A delta that holds keys is errc::unsupported: a static file cannot hold them.
   void pull(const std::filesystem::path& file);

@@ -70,7 +70,8 @@ std::size_t redis_static_filter::read(std::span<const std::string_view> keys,
       detail::batch_answers a = detail::decode(tables, table_plan, table_where, cs, replies);
       if (!a.broken.empty()) throw detail::broken_string_error(state_, *g, a.broken.front());
       if (delta) {
-        const detail::batch_answers d = detail::decode(*delta, delta_plan, delta_where, cs, replies);
+        const detail::batch_answers d =
+            detail::decode(*delta, delta_plan, delta_where, cs, replies);
         if (!d.broken.empty()) throw detail::broken_string_error(state_, *g, d.broken.front());
         for (std::size_t i = 0; i < a.answers.size(); ++i) a.answers[i] |= d.answers[i];
       }
@@ -157,10 +158,9 @@ std::size_t redis_static_filter::write(std::span<const std::string_view> keys,
     const auto has_delta = [&](std::uint64_t gen) {
       return gen == state_.generation ? current_->has_delta() : next_delta_.shard_count != 0;
     };
-    const bool complete =
-        (written.count(state_.generation) || !has_delta(state_.generation)) &&
-        (state_.next_generation == 0 || written.count(state_.next_generation) ||
-         !has_delta(state_.next_generation));
+    const bool complete = (written.count(state_.generation) || !has_delta(state_.generation)) &&
+                          (state_.next_generation == 0 || written.count(state_.next_generation) ||
+                           !has_delta(state_.next_generation));
     if (complete) break;
     if (attempt > max_static_generation_changes) {
       throw error(errc::conflict,

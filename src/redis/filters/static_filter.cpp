@@ -133,13 +133,13 @@ void redis_static_filter::expire(std::chrono::seconds ttl) {
   }
   reload();
   client& c = *state_.c;
-  std::vector<std::string> keys = detail::shard_keys(state_.name, state_.generation,
-                                                     current_->strings());
+  std::vector<std::string> keys =
+      detail::shard_keys(state_.name, state_.generation, current_->strings());
   if (state_.next_generation != 0) {
     // A running rebuild's delta; its tables are written after the check and get the TTL from
     // the meta at the flip.
-    const auto next = detail::shard_keys(state_.name, state_.next_generation,
-                                         next_delta_.shard_count);
+    const auto next =
+        detail::shard_keys(state_.name, state_.next_generation, next_delta_.shard_count);
     keys.insert(keys.end(), next.begin(), next.end());
   }
   keys.push_back(detail::meta_key(state_.name));

@@ -45,10 +45,10 @@ static_info redis_static_filter::info() {
   out.inserted = m->inserted;
   if (const auto broken = detail::broken_strings(c, name, m->generation, g); !broken.empty()) {
     const error e = detail::broken_string_error(state_, g, broken.front());
-    throw error(e.code(), std::string(e.what()) +
-                              (broken.size() > 1 ? " (" + std::to_string(broken.size() - 1) +
-                                                       " more strings are missing or short)"
-                                                 : std::string()));
+    throw error(e.code(), std::string(e.what()) + (broken.size() > 1
+                                                       ? " (" + std::to_string(broken.size() - 1) +
+                                                             " more strings are missing or short)"
+                                                       : std::string()));
   }
   const auto keys = detail::shard_keys(name, m->generation, g.strings());
   std::vector<command> cs;
@@ -66,8 +66,9 @@ static_info redis_static_filter::info() {
     const auto set =
         static_cast<std::uint64_t>(detail::as_integer(replies[j], "BITCOUNT " + keys[j])) - 1;
     out.delta_bits_set += set;
-    delta_fpp_sum += fpp_at_fill(g.delta.shard_bits, g.delta.hashes,
-                                 static_cast<double>(set) / static_cast<double>(g.delta.shard_bits));
+    delta_fpp_sum +=
+        fpp_at_fill(g.delta.shard_bits, g.delta.hashes,
+                    static_cast<double>(set) / static_cast<double>(g.delta.shard_bits));
   }
   for (std::size_t j = 0; j < keys.size(); ++j) {
     out.bytes += static_cast<std::uint64_t>(

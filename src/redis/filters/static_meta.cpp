@@ -42,11 +42,12 @@ bool parse_tables(const std::string& text, std::vector<static_table>& out) {
     }
     const std::uint64_t length = v[1];
     const std::uint64_t count = v[2];
-    if (length == 0 || length > max_segment_length || (length & (length - 1)) != 0 ||
-        count == 0 || count > 0xffffffffu) {
+    if (length == 0 || length > max_segment_length || (length & (length - 1)) != 0 || count == 0 ||
+        count > 0xffffffffu) {
       return false;
     }
-    out.push_back({v[0], static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(count), v[3]});
+    out.push_back(
+        {v[0], static_cast<std::uint32_t>(length), static_cast<std::uint32_t>(count), v[3]});
   }
   return true;
 }
@@ -123,14 +124,20 @@ std::string static_generation::derive() {
 }
 
 std::vector<std::string> generation_fields(const static_generation& g) {
-  std::vector<std::string> out = {
-      "fingerprint_bits",  std::to_string(g.fingerprint_bits),
-      "shard_log2",        std::to_string(g.shard_log2),
-      "tables",            tables_text(g.tables),
-      "fields_per_string", std::to_string(g.fields_per_string),
-      "keys",              std::to_string(g.keys),
-      "delta_capacity",    std::to_string(g.delta_capacity),
-      "delta_fpp",         bloomkit::detail::exact_double(g.delta_fpp)};
+  std::vector<std::string> out = {"fingerprint_bits",
+                                  std::to_string(g.fingerprint_bits),
+                                  "shard_log2",
+                                  std::to_string(g.shard_log2),
+                                  "tables",
+                                  tables_text(g.tables),
+                                  "fields_per_string",
+                                  std::to_string(g.fields_per_string),
+                                  "keys",
+                                  std::to_string(g.keys),
+                                  "delta_capacity",
+                                  std::to_string(g.delta_capacity),
+                                  "delta_fpp",
+                                  bloomkit::detail::exact_double(g.delta_fpp)};
   const auto delta = delta_fields(g.delta, "");
   out.insert(out.end(), delta.begin(), delta.end());
   return out;
@@ -141,16 +148,15 @@ std::vector<std::string> next_delta_fields(const shard_layout& delta) {
 }
 
 std::vector<std::string> static_meta::fields() const {
-  std::vector<std::string> out = {
-      "format_version", std::to_string(format_version),
-      "kind",           static_kind,
-      "hash_scheme",    std::to_string(static_scheme_number),
-      "target_fpp",     bloomkit::detail::exact_double(target_fpp),
-      "shard_bits",     std::to_string(shard_bits),
-      "generation",     std::to_string(generation),
-      "created",        std::to_string(created),
-      "inserted",       std::to_string(inserted),
-      "shard_guard",    std::to_string(generation)};
+  std::vector<std::string> out = {"format_version", std::to_string(format_version),
+                                  "kind",           static_kind,
+                                  "hash_scheme",    std::to_string(static_scheme_number),
+                                  "target_fpp",     bloomkit::detail::exact_double(target_fpp),
+                                  "shard_bits",     std::to_string(shard_bits),
+                                  "generation",     std::to_string(generation),
+                                  "created",        std::to_string(created),
+                                  "inserted",       std::to_string(inserted),
+                                  "shard_guard",    std::to_string(generation)};
   const auto g = generation_fields(current);
   out.insert(out.end(), g.begin(), g.end());
   return out;
@@ -166,19 +172,18 @@ static_meta decode_static_meta(const std::string& name,
   const meta_fields fields(name, f);
   if (!is_static_meta(f)) {
     const auto kind = f.find("kind");
-    throw error(errc::incompatible,
-                fields.source() + ": a " + (kind == f.end() ? std::string("native") : kind->second) +
-                    " filter, not a static one");
+    throw error(errc::incompatible, fields.source() + ": a " +
+                                        (kind == f.end() ? std::string("native") : kind->second) +
+                                        " filter, not a static one");
   }
   const std::uint64_t version = fields.number("format_version");
   if (version != 1) {
-    throw error(errc::unsupported, fields.source() + ": format version " +
-                                       std::to_string(version) +
+    throw error(errc::unsupported, fields.source() + ": format version " + std::to_string(version) +
                                        " is not supported (this build reads version 1)");
   }
   if (fields.number("hash_scheme") != static_scheme_number) {
-    throw error(errc::unsupported, fields.source() + ": hash scheme " +
-                                       fields.text("hash_scheme") + " is not supported");
+    throw error(errc::unsupported, fields.source() + ": hash scheme " + fields.text("hash_scheme") +
+                                       " is not supported");
   }
   static_meta m;
   const auto fpp = fields.real("target_fpp");

@@ -106,8 +106,9 @@ redis_static_filter redis_static_filter::rebuild(client& c, std::string name,
     throw error(errc::invalid_argument,
                 old || o.fpp != 0
                     ? "filter '" + name + "': fpp must be in (0, 1), got " + std::to_string(fpp)
-                    : "filter '" + name + "' does not exist: a static rebuild that creates it "
-                                          "needs a target fpp (--fpp P)");
+                    : "filter '" + name +
+                          "' does not exist: a static rebuild that creates it "
+                          "needs a target fpp (--fpp P)");
   }
   const std::uint64_t delta_capacity =
       o.delta_capacity.value_or(old ? old->current.delta_capacity : 0);
@@ -141,10 +142,9 @@ void store_static(client& c, const std::string& name, const std::optional<static
   const std::uint64_t delta_capacity = o.delta_capacity;
   const unsigned shard_bits = o.shard_bits;
   if (shard_bits < min_shard_bits_log2 || shard_bits > max_shard_bits_log2) {
-    throw error(errc::invalid_argument, "shard bits must be in [" +
-                                            std::to_string(min_shard_bits_log2) + ", " +
-                                            std::to_string(max_shard_bits_log2) + "], got " +
-                                            std::to_string(shard_bits));
+    throw error(errc::invalid_argument,
+                "shard bits must be in [" + std::to_string(min_shard_bits_log2) + ", " +
+                    std::to_string(max_shard_bits_log2) + "], got " + std::to_string(shard_bits));
   }
   const double delta_fpp = delta_capacity > 0 ? delta_fpp_for(fpp, o.static_fpp) : 0;
   const shard_layout delta = delta_for(delta_capacity, delta_fpp, shard_bits);
@@ -161,13 +161,13 @@ void store_static(client& c, const std::string& name, const std::optional<static
       if (as_integer(r, "EXISTS") != 0) {
         throw error(errc::already_exists,
                     "filter '" + name + "': key '" + shard_key(name, 1, 0) + "' exists but " +
-                        meta_key + " does not (left by an interrupted create, or another create "
-                                   "is running); `bloomkit redis drop " +
+                        meta_key +
+                        " does not (left by an interrupted create, or another create "
+                        "is running); `bloomkit redis drop " +
                         name + "` removes every key of the name");
       }
     }
-    preallocate(c, shard_keys(name, target, delta.shard_count), delta, true,
-                        created);
+    preallocate(c, shard_keys(name, target, delta.shard_count), delta, true, created);
     if (old) {
       // From here on every writer also writes into the new delta (it reads next_generation with
       // each batch): a key inserted during the rebuild is in the new generation even if the
@@ -214,15 +214,21 @@ void store_static(client& c, const std::string& name, const std::optional<static
       throw broken_string_error(waiting, g, broken.front());
     }
     if (old) {
-      std::vector<std::string> flip = {std::to_string(target), "generation", std::to_string(target),
-                                       "inserted", "0", "shard_guard", std::to_string(target),
-                                       "target_fpp", bloomkit::detail::exact_double(fpp)};
+      std::vector<std::string> flip = {std::to_string(target),
+                                       "generation",
+                                       std::to_string(target),
+                                       "inserted",
+                                       "0",
+                                       "shard_guard",
+                                       std::to_string(target),
+                                       "target_fpp",
+                                       bloomkit::detail::exact_double(fpp)};
       const auto fields = generation_fields(g);
       flip.insert(flip.end(), fields.begin(), fields.end());
       const reply r = c.execute(eval_command(static_flip_script, meta_key, flip));
       if (as_integer(r, "flipping " + meta_key) != 1) {
-        throw error(errc::server_error, "filter '" + name + "': the rebuild's mark on " +
-                                            meta_key + " vanished before the flip");
+        throw error(errc::server_error, "filter '" + name + "': the rebuild's mark on " + meta_key +
+                                            " vanished before the flip");
       }
     } else {
       static_meta m;
@@ -230,8 +236,7 @@ void store_static(client& c, const std::string& name, const std::optional<static
       m.shard_bits = shard_bits;
       m.created = static_cast<std::int64_t>(std::time(nullptr));
       m.current = g;
-      const reply r = c.execute(eval_command(create_meta_script, meta_key,
-                                                     m.fields()));
+      const reply r = c.execute(eval_command(create_meta_script, meta_key, m.fields()));
       if (as_integer(r, "writing " + meta_key) != 1) {
         throw error(errc::already_exists, "filter '" + name + "' was created by another client");
       }

@@ -1,7 +1,7 @@
 #include "static_scheme.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <thread>
 #include <utility>

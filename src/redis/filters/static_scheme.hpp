@@ -20,7 +20,7 @@ namespace bloomkit::redis::detail {
 inline constexpr std::uint32_t static_scheme_number = 4;  // hash_scheme::xxh3_64_binary_fuse
 
 struct static_probe {
-  std::uint64_t fingerprint = 0;     // as the table stores it (low bit first)
+  std::uint64_t fingerprint = 0;         // as the table stores it (low bit first)
   std::array<std::uint64_t, 3> cells{};  // ascending cell numbers in the table
 };
 // Key hash h (XXH3-64) in a table of b-bit cells.

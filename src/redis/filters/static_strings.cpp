@@ -42,8 +42,8 @@ shard_layout string_layout(const static_generation& g, std::uint64_t string) {
 }
 
 std::uint64_t fields_per_string_for(unsigned shard_bits, std::uint32_t bits) {
-  const std::uint64_t limit = std::min(std::uint64_t{1} << shard_bits,
-                                       (std::uint64_t{1} << max_shard_bits_log2) - 8);
+  const std::uint64_t limit =
+      std::min(std::uint64_t{1} << shard_bits, (std::uint64_t{1} << max_shard_bits_log2) - 8);
   return std::max<std::uint64_t>(8, limit / bits / 8 * 8);
 }
 
@@ -123,7 +123,8 @@ void write_tables(client& c, const std::string& name, std::uint64_t generation,
 std::vector<std::vector<unsigned char>> read_tables(client& c, const filter_state& f,
                                                     const static_generation& g) {
   std::vector<std::vector<unsigned char>> tables;
-  for (const static_table& t : g.tables) tables.emplace_back((t.cells() * g.fingerprint_bits + 7) / 8);
+  for (const static_table& t : g.tables)
+    tables.emplace_back((t.cells() * g.fingerprint_bits + 7) / 8);
   for (std::uint64_t s = g.delta.shard_count; s < g.strings(); ++s) {
     const string_place at = place_of(g, s);
     const std::string key = shard_key(f.name, f.generation, s);

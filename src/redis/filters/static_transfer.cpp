@@ -47,7 +47,8 @@ void redis_static_filter::pull(const std::filesystem::path& file) {
       // A delta that holds keys: a static file cannot hold them, and dropping them would lose
       // keys silently.
       std::vector<command> cs;
-      for (const auto& k : detail::shard_keys(state_.name, state_.generation, g->delta.shard_count)) {
+      for (const auto& k :
+           detail::shard_keys(state_.name, state_.generation, g->delta.shard_count)) {
         cs.push_back(command{{"BITCOUNT", k}, 1});
       }
       std::int64_t set = 0;
