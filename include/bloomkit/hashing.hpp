@@ -32,6 +32,11 @@ enum class hash_scheme : std::uint32_t {
   // Window filters of grouped words (window_filter.hpp): XXH3-128; group = multiply-high of the
   // high half, k bits of one word from the low half (detail::word_mask).
   xxh3_128_window_groups = 3,
+  // Static filters (static_filter.hpp): XXH3-64 h of the key; shard = the top s bits of h; in a
+  // shard of seed z, x = murmur3's fmix64(h + z), and the three cells of a 3-wise binary fuse
+  // table: segment multiply-high(x, segments), offsets x, x >> 18, x >> 36
+  // (detail/binary_fuse.hpp); fingerprint the low b bits of h.
+  xxh3_64_binary_fuse = 4,
   // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
   guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64

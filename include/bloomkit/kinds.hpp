@@ -43,6 +43,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/static_filter.hpp"
 #include "bloomkit/window_filter.hpp"
 
 namespace bloomkit {
@@ -234,6 +235,38 @@ struct kind_traits<basic_window_filter<Sub>> : window_kind<basic_window_filter<S
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
+// Static filters (static_filter.hpp): built once from a whole key set, by `bloomkit build` or
+// static_filter::build, never created empty; the file codec is src/kinds/static_kind.cpp.
+template <>
+struct kind_traits<static_filter> {
+  using filter_type = static_filter;
+  static constexpr filter_kind kind = filter_kind::static_set;
+  static constexpr std::string_view name = "static";
+  static constexpr hash_scheme scheme = hash_scheme::xxh3_64_binary_fuse;
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = false;
+  // Throws errc::invalid_argument: an empty static filter is no filter (it takes no inserts).
+  static filter_type create(const kind_request& r);
+  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
+  // The fingerprint width, the bits per key it reached, its shards, its distinct keys, and the
+  // keys per fingerprint slot its construction reached (the fill by construction).
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    r.add("fingerprint_bits", f.fingerprint_bits())
+        .add("bits_per_key", f.bits_per_key())
+        .add("shards", static_cast<std::uint64_t>(f.shards().size()))
+        .add("keys", f.size())
+        .add("load", f.load());
+  }
+  static void check_source(const filter_type& f) { f.check_source(); }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
 // A filter type with a kind_traits: one that files can hold.
 template <class Filter>
 concept file_kind = requires {
@@ -252,7 +285,7 @@ struct filter_list {
 // The native filters, one per kind, in the order of the kinds: the names, the header checks and
 // `create` come from this list.
 using native_kinds = filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                                 scalable_bloom_filter, window_filter>;
+                                 scalable_bloom_filter, window_filter, static_filter>;
 // Every native filter type a file can hold: one per kind, then the compositions that share a
 // kind with another scheme (a scalable chain of blocked filters, the windows of sub-filters).
 using native_filters = native_kinds::append<scalable_blocked_bloom_filter, blocked_window_filter,
@@ -316,6 +349,10 @@ inline constexpr bool counts_repeats = kind_traits<Filter>::kind == filter_kind:
 // count window counts it).
 template <file_kind Filter>
 inline constexpr bool refreshes_keys = kind_traits<Filter>::kind == filter_kind::window;
+// Whether it takes inserts at all: a static filter is built once (its insert paths throw
+// static_filter_takes_no_inserts; front ends refuse before they read keys).
+template <file_kind Filter>
+inline constexpr bool takes_inserts = kind_traits<Filter>::kind != filter_kind::static_set;
 // Whether every insert changes the filter, its key new or not: a front end saves such a filter
 // after any insert.
 template <file_kind Filter>

@@ -29,6 +29,7 @@
 
 #include "bloomkit/detail/binary_fuse.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/mapped_file.hpp"
 
 namespace bloomkit {
 
@@ -93,8 +94,6 @@ class static_shard {
   std::uint64_t cells() const noexcept { return geometry_.cells(); }
   // The table's bytes: the packed cells, then zero padding (detail::fuse_table_bytes).
   std::span<const unsigned char> bytes() const noexcept { return {bytes_, size_}; }
-  // Whether its bytes are its own (false: a view of a mapped file's).
-  bool owns_bytes() const noexcept { return owned_; }
 
  private:
   static_shard() = default;
@@ -106,7 +105,6 @@ class static_shard {
   std::uint32_t bits_ = 1;
   std::uint64_t seed_ = 0;
   std::uint64_t keys_ = 0;
-  bool owned_ = true;
 };
 
 // What every insert path of a static filter answers (errc::invalid_argument), front ends included.
@@ -148,9 +146,15 @@ class static_filter {
   // The bits of the filter of n distinct keys at fpp (its cells; the sizing calculator's answer).
   static std::uint64_t bits_for(std::uint64_t n, double fpp);
 
-  bool contains(std::string_view key) const noexcept { return contains_hash(xxh3_64(key)); }
-  bool contains_hash(std::uint64_t h) const noexcept {
-    return shards_[shard_of(h, shard_bits_)].contains(h);
+  static constexpr hash_scheme scheme() noexcept { return hash_scheme::xxh3_64_binary_fuse; }
+
+  // Lookups of a filter that maps a file throw errc::io_error naming it when it changed under the
+  // mapping (mapped_file.hpp): a cut file's cells read all-ones, which is no answer.
+  bool contains(std::string_view key) const { return contains_hash(xxh3_64(key)); }
+  bool contains_hash(std::uint64_t h) const {
+    const bool present = shards_[shard_of(h, shard_bits_)].contains(h);
+    if (source_ != nullptr) source_->check();
+    return present;
   }
   // results[i] = contains(keys[i]); returns how many are present. Software-pipelined: the three
   // cells of a key are prefetched some keys ahead (core/filter_pipeline.hpp).
@@ -171,9 +175,10 @@ class static_filter {
   std::uint32_t fingerprint_bits() const noexcept { return fingerprint_bits_; }
   std::uint32_t shard_bits() const noexcept { return shard_bits_; }
   const std::vector<static_shard>& shards() const noexcept { return shards_; }
-  // Cells over all shards, and their bits (cells * b).
-  std::uint64_t cells() const noexcept { return cells_; }
-  std::uint64_t bits() const noexcept { return cells_ * fingerprint_bits_; }
+  // Fingerprint slots (cells of the binary fuse tables) over all shards, and their bits
+  // (slots * b).
+  std::uint64_t fingerprint_slots() const noexcept { return slots_; }
+  std::uint64_t bits() const noexcept { return slots_ * fingerprint_bits_; }
   // bits() / size(); 0 for an empty set.
   double bits_per_key() const noexcept;
   // Keys per cell: the fill the construction reached (the paper's 1 / size factor).
@@ -184,6 +189,28 @@ class static_filter {
   // Bytes of the shards' tables.
   std::size_t byte_size() const noexcept;
 
+  // The common surface of bloomkit's filters (filter.hpp's filter_like), in the static kind's
+  // terms: cells() is bits(), hashes() the 3 cells per key, capacity(), inserted() and
+  // estimated_count() the distinct keys, fill_ratio() load(), estimated_fpp() fpp().
+  std::uint64_t cells() const noexcept { return bits(); }
+  static constexpr std::uint32_t hashes() noexcept { return 3; }
+  std::uint64_t capacity() const noexcept { return keys_; }
+  std::uint64_t inserted() const noexcept { return keys_; }
+  double estimated_count() const noexcept { return static_cast<double>(keys_); }
+  double fill_ratio() const noexcept { return load(); }
+  double estimated_fpp() const noexcept { return fpp(); }
+  // Whether it views a mapped file (it never takes inserts either way).
+  bool read_only() const noexcept { return source_ != nullptr; }
+  // Throws errc::io_error naming the mapped file when it changed under the mapping; nothing for
+  // a filter in memory.
+  void check_source() const {
+    if (source_ != nullptr) source_->check();
+  }
+  // The filter of `shards` viewing `file`'s bytes (the file codec's map).
+  static static_filter over_file(double fpp, std::uint32_t fingerprint_bits,
+                                 std::uint32_t shard_bits, std::vector<static_shard> shards,
+                                 const mapped_file* file);
+
  private:
   static_filter() = default;
 
@@ -192,7 +219,8 @@ class static_filter {
   std::uint32_t fingerprint_bits_ = 1;
   std::uint32_t shard_bits_ = 0;
   std::uint64_t keys_ = 0;
-  std::uint64_t cells_ = 0;
+  std::uint64_t slots_ = 0;
+  const mapped_file* source_ = nullptr;  // the mapped file its shards view (they keep it alive)
 };
 
 }  // namespace bloomkit

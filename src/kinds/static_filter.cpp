@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../core/filter_pipeline.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 
@@ -48,14 +49,6 @@ struct static_lookup_ops {
             detail::load_cell(at.bytes, at.cells[2], at.bits)) == at.fingerprint;
   }
 };
-
-void check_results(std::size_t keys, std::size_t results) {
-  if (results < keys) {
-    throw error(errc::invalid_argument, "static filter: contains_many has " +
-                                            std::to_string(results) + " results for " +
-                                            std::to_string(keys) + " keys");
-  }
-}
 
 // Runs build(i) for i in [0, count) on `threads` threads; the first error is thrown again.
 template <class Build>
@@ -201,7 +194,7 @@ static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_b
                       "-bit fingerprints in a filter of " + std::to_string(fingerprint_bits));
     }
     f.keys_ += shard.keys();
-    f.cells_ += shard.cells();
+    f.slots_ += shard.cells();
   }
   f.shards_ = std::move(shards);
   f.target_fpp_ = fpp;
@@ -212,18 +205,30 @@ static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_b
 
 std::size_t static_filter::contains_many(std::span<const std::string_view> keys,
                                          std::span<bool> results) const {
-  check_results(keys.size(), results.size());
+  detail::require_result_slots(keys.size(), results.size());
   const static_lookup_ops ops{shards_.data(), shard_bits_};
-  return detail::lookup_pipeline(
+  const std::size_t present = detail::lookup_pipeline(
       ops, keys.size(), [&](std::size_t i) { return xxh3_64(keys[i]); }, results.data());
+  check_source();
+  return present;
 }
 
 std::size_t static_filter::contains_many(std::span<const std::uint64_t> hashes,
                                          std::span<bool> results) const {
-  check_results(hashes.size(), results.size());
+  detail::require_result_slots(hashes.size(), results.size());
   const static_lookup_ops ops{shards_.data(), shard_bits_};
-  return detail::lookup_pipeline(
+  const std::size_t present = detail::lookup_pipeline(
       ops, hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.data());
+  check_source();
+  return present;
+}
+
+static_filter static_filter::over_file(double fpp, std::uint32_t fingerprint_bits,
+                                       std::uint32_t shard_bits, std::vector<static_shard> shards,
+                                       const mapped_file* file) {
+  static_filter f = from_shards(fpp, fingerprint_bits, shard_bits, std::move(shards));
+  f.source_ = file;
+  return f;
 }
 
 double static_filter::bits_per_key() const noexcept {
@@ -231,7 +236,7 @@ double static_filter::bits_per_key() const noexcept {
 }
 
 double static_filter::load() const noexcept {
-  return cells_ == 0 ? 0.0 : static_cast<double>(keys_) / static_cast<double>(cells_);
+  return slots_ == 0 ? 0.0 : static_cast<double>(keys_) / static_cast<double>(slots_);
 }
 
 double static_filter::fpp() const noexcept {

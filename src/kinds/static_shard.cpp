@@ -157,7 +157,6 @@ std::optional<static_shard> static_shard::try_build(std::span<std::uint64_t> has
   shard.bits_ = fingerprint_bits;
   shard.seed_ = seed;
   shard.keys_ = distinct.size();
-  shard.owned_ = true;
   return shard;
 }
 
@@ -191,7 +190,6 @@ static_shard static_shard::view(std::shared_ptr<const void> owner,
   shard.bits_ = fingerprint_bits;
   shard.seed_ = seed;
   shard.keys_ = keys;
-  shard.owned_ = false;
   return shard;
 }
 

@@ -64,6 +64,8 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
       [&]<class Filter>(Filter& filter) -> std::size_t {
         if constexpr (grows_as_redisbloom<Filter>) {
           return add_keys(filter, keys, added);
+        } else if constexpr (!takes_inserts<Filter>) {
+          return filter.insert_many(keys);  // throws: it takes none
         } else if constexpr (refreshes_keys<Filter>) {
           // A window refreshes a key it holds (the key moves to the current slice).
           filter.insert_many(keys, added);

@@ -259,7 +259,9 @@ module_filter v1_reader::finish() {
             filter_access::make_window<Filter>(window_, build_all.template operator()<sub>(),
                                                slot_slices_, window_inserts_),
             nonscaling_};
-      } else if constexpr (kind_traits<Filter>::kind != filter_kind::window) {
+      } else if constexpr (kind_traits<Filter>::kind != filter_kind::window &&
+                           kind_traits<Filter>::kind != filter_kind::static_set) {
+        // (v1 images predate windows of grouped words and static filters)
         out = module_filter{build.template operator()<Filter>(0), nonscaling_};
       }
     };
