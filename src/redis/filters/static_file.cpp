@@ -1,6 +1,8 @@
-// A static filter file as the image of a Redis static generation and back (push, pull).
+// A static filter file as the image of a Redis static generation and back (push, pull): the
+// registry's file codec (bloomkit::load / save), the image conversion of static_scheme.
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/kinds.hpp"
 #include "bloomkit/redis/static_filter.hpp"
 #include "static_scheme.hpp"
 
@@ -8,7 +10,7 @@ namespace bloomkit::redis {
 
 bool redis_static_filter::is_static_file(const std::filesystem::path& file) {
   const auto opened = bloomkit::detail::open_filter_file(file);
-  return static_cast<std::uint32_t>(bloomkit::detail::header_of(*opened).kind) == 7;
+  return bloomkit::detail::header_of(*opened).kind == kind_traits<static_filter>::kind;
 }
 
 }  // namespace bloomkit::redis
@@ -16,11 +18,11 @@ bool redis_static_filter::is_static_file(const std::filesystem::path& file) {
 namespace bloomkit::redis::detail {
 
 static_image load_static_file(const std::filesystem::path& file) {
-  throw error(errc::unsupported, file.string() + ": static files are not readable yet");
+  return image_of(bloomkit::load<bloomkit::static_filter>(file));
 }
 
-void save_static_file(const static_image&, const std::filesystem::path& file) {
-  throw error(errc::unsupported, file.string() + ": static files are not writable yet");
+void save_static_file(const static_image& image, const std::filesystem::path& file) {
+  bloomkit::save(filter_of(image), file);
 }
 
 }  // namespace bloomkit::redis::detail

@@ -17,7 +17,8 @@
 namespace bloomkit::redis::detail {
 
 // The hash scheme a static filter's meta records (that of its files).
-inline constexpr std::uint32_t static_scheme_number = 4;  // hash_scheme::xxh3_64_binary_fuse
+inline constexpr std::uint32_t static_scheme_number =
+    static_cast<std::uint32_t>(hash_scheme::xxh3_64_binary_fuse);
 
 struct static_probe {
   std::uint64_t fingerprint = 0;         // as the table stores it (low bit first)
