@@ -9,7 +9,6 @@
 #include "bloomkit/redis/static_filter.hpp"
 #include "filter_access.hpp"
 #include "filter_keys.hpp"
-#include "native_layout.hpp"
 #include "shard_guard.hpp"
 #include "static_layout.hpp"
 #include "static_strings.hpp"
@@ -21,9 +20,9 @@ namespace {
 // After this many changes of the generation during one call, something is wrong.
 constexpr int max_static_generation_changes = 8;
 
-detail::native_layout delta_layout_of(const std::string& name, const shard_layout& delta,
-                                      std::uint64_t generation) {
-  return detail::native_layout(name, delta, generation, true);
+detail::delta_layout delta_layout_of(const std::string& name, const shard_layout& delta,
+                                     std::uint64_t generation) {
+  return detail::delta_layout(name, delta, generation);
 }
 
 error static_gone(const std::string& name) {
@@ -46,7 +45,7 @@ std::size_t redis_static_filter::read(std::span<const std::string_view> keys,
         detail::batch_plan::make(tables, keys, detail::cell_op::read, per_command);
     std::vector<command> cs;
     const detail::batch_commands table_where = detail::append_commands(tables, table_plan, cs);
-    std::optional<detail::native_layout> delta;
+    std::optional<detail::delta_layout> delta;
     detail::batch_plan delta_plan;
     detail::batch_commands delta_where;
     if (g->has_delta()) {
@@ -106,7 +105,7 @@ std::size_t redis_static_filter::write(std::span<const std::string_view> keys,
   for (int attempt = 0;; ++attempt) {
     const auto g = current_;
     std::vector<std::uint64_t> generations;
-    std::vector<detail::native_layout> targets;
+    std::vector<detail::delta_layout> targets;
     std::vector<shard_layout> layouts;
     for (std::uint64_t gen : {state_.generation, state_.next_generation}) {
       if (gen == 0 || written.count(gen)) continue;

@@ -8,6 +8,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/eviction.hpp"
 #include "bloomkit/redis/static_filter.hpp"
+#include "bloomkit/redis/window_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "filter_access.hpp"
 #include "filter_keys.hpp"
@@ -79,7 +80,10 @@ static_info redis_static_filter::info() {
         static_cast<double>(out.delta_bits_set) / static_cast<double>(g.delta.total_bits());
     out.delta_estimated_count =
         estimate_count(g.delta.total_bits(), g.delta.hashes, out.delta_bits_set);
-    out.delta_fpp = delta_fpp_sum / static_cast<double>(g.delta.shard_count);
+    // The delta's words: the FPP of a word-blocked filter holding that many keys.
+    out.delta_fpp = word_filter_fpp(
+        redis_window_word_bits, g.delta.hashes, g.delta.total_bits() / redis_window_word_bits,
+        static_cast<std::uint64_t>(std::llround(out.delta_estimated_count)));
   }
   out.estimated_fpp = 1 - (1 - out.static_fpp) * (1 - out.delta_fpp);
   if (std::string w = eviction_warning(c, "filter '" + name + "'", out.ttl_ms >= 0); !w.empty()) {

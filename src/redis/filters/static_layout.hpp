@@ -3,7 +3,8 @@
 // a key's three b-bit cells, read with BITFIELD_RO GET u<b> #<cell> from the strings of its
 // table (one to three strings; each command reads the string's guard bit first), answering
 // present when the three values XOR to the key's fingerprint (cell_codec::xor_reads). The
-// delta beside it is a native_layout over strings 0 .. D-1 of the same generation.
+// delta beside it (delta_layout) is a word-blocked filter over strings 0 .. D-1 of the same
+// generation.
 
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "batch_engine.hpp"
 #include "static_meta.hpp"
+#include "window_layout.hpp"
 
 namespace bloomkit::redis::detail {
 
@@ -32,6 +34,30 @@ class static_layout final : public batch_layout {
   std::uint64_t generation_;
   std::shared_ptr<const static_generation> g_;
   cell_codec codec_;
+};
+
+// The delta of a static generation: a word-blocked filter of 64-bit words (the words format of
+// window filters, window_layout.hpp, as one slice: generation g's strings N:g:0 .. D-1), so a
+// lookup reads one `GET i64` per key where a native delta would read k bits; every command
+// reads the shard's guard bit first.
+class delta_layout final : public batch_layout {
+ public:
+  delta_layout(std::string name, const shard_layout& delta, std::uint64_t generation)
+      : words_(std::move(name), delta, {generation}, window_slice_format::words),
+        guard_bit_(delta.guard_bit()) {}
+
+  const cell_codec& codec() const noexcept override { return words_.codec(); }
+  string_check check() const noexcept override {
+    return {string_check::kind::guard_bit, guard_bit_, 0};
+  }
+  void place(std::string_view key, cell_op op, placement_sink& out) const override {
+    words_.place(key, op, out);
+  }
+  std::string string_key(std::uint64_t string) const override { return words_.string_key(string); }
+
+ private:
+  window_layout words_;
+  std::uint64_t guard_bit_;
 };
 
 // The guard bit of a string of `bits` bits: its last bit (shard_layout::guard_bit).

@@ -6,6 +6,7 @@
 #include "../../core/ceil_div.hpp"
 #include "../../core/exact_double.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/sizing.hpp"
 #include "filter_meta.hpp"
 #include "static_scheme.hpp"
 #include "window_meta.hpp"
@@ -64,6 +65,11 @@ shard_layout delta_layout(const meta_fields& f, const std::string& prefix) {
     throw f.corrupt("delta: " + problem);
   }
   if (!l.has_guard_room()) throw f.corrupt("delta shards of 2^32 bits have no guard bit");
+  // 64-bit words, k bits of one word per key (delta_layout).
+  if (l.shard_bits % 64 != 0 || l.hashes > max_word_hashes) {
+    throw f.corrupt("delta of " + std::to_string(l.shard_bits) + "-bit shards and " +
+                    std::to_string(l.hashes) + " hashes is not one of 64-bit words");
+  }
   return l;
 }
 

@@ -10,6 +10,8 @@
 #include "../client/reply_errors.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/static_filter.hpp"
+#include "bloomkit/redis/window_filter.hpp"
+#include "bloomkit/sizing.hpp"
 #include "filter_access.hpp"
 #include "filter_keys.hpp"
 #include "filter_lifecycle.hpp"
@@ -63,11 +65,14 @@ double delta_fpp_for(double fpp, double static_fpp) {
   return std::max(fpp - static_fpp, fpp * (1 - static_share_with_delta));
 }
 
-// The generation's delta of `capacity` keys at p, in shards of at most 2^31 bits (every shard
-// has room for its guard bit).
+// The generation's delta of `capacity` keys at p: a word-blocked filter of 64-bit words
+// (word_filter_sizing), in shards of whole words of at most 2^31 bits (every shard has room for
+// its guard bit).
 shard_layout delta_for(std::uint64_t capacity, double p, unsigned shard_bits) {
   if (capacity == 0) return {};
-  return shard_layout::for_capacity(capacity, p, std::min(shard_bits, max_shard_bits_log2 - 1));
+  const word_filter_params w = word_filter_sizing(redis_window_word_bits, capacity, p);
+  return shard_layout::for_bits(w.words * redis_window_word_bits, w.hashes,
+                                std::min(shard_bits, max_shard_bits_log2 - 1));
 }
 
 }  // namespace
