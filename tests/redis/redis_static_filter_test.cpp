@@ -30,21 +30,22 @@ using test::error_of;
 using test::make_keys;
 using test::views;
 
+// Results of contains_many over `keys`, as chars.
+std::vector<char> answers(redis_static_filter& f, const std::vector<std::string>& keys) {
+  const auto v = views(keys);
+  std::unique_ptr<bool[]> out(new bool[v.size()]);
+  f.contains_many(v, {out.get(), v.size()});
+  return {out.get(), out.get() + v.size()};
+}
+
+std::vector<char> local_answers(const static_filter& f, const std::vector<std::string>& keys) {
+  std::vector<char> out;
+  for (const auto& k : keys) out.push_back(f.contains(k));
+  return out;
+}
+
 class RedisStaticFilter : public test::single_server_client_test {
  protected:
-  // results of contains_many over `keys`, as chars.
-  static std::vector<char> answers(redis_static_filter& f, const std::vector<std::string>& keys) {
-    const auto v = views(keys);
-    std::unique_ptr<bool[]> out(new bool[v.size()]);
-    f.contains_many(v, {out.get(), v.size()});
-    return {out.get(), out.get() + v.size()};
-  }
-  static std::vector<char> local_answers(const static_filter& f,
-                                         const std::vector<std::string>& keys) {
-    std::vector<char> out;
-    for (const auto& k : keys) out.push_back(f.contains(k));
-    return out;
-  }
   std::size_t keys_matching(const std::string& pattern) const {
     return server_->raw({"KEYS", pattern}).elements().size();
   }
@@ -224,6 +225,39 @@ TEST_F(RedisStaticFilter, DropAndExpireReachEveryString) {
   const std::uint64_t strings = f.info().strings;
   EXPECT_EQ(redis::redis_filter::drop(*client_, "e"), strings + 1);
   EXPECT_EQ(keys_matching("e:*"), 0u);
+}
+
+class RedisStaticFilterCluster : public test::cluster_test {};
+
+TEST_F(RedisStaticFilterCluster, StringsSpreadOverTheMastersAndAnswerAsOnOneServer) {
+  auto c = redis::client::connect(cluster_->url());
+  const auto base = make_keys(20000, 12);
+  const auto others = make_keys(20000, 13);
+  static_rebuild_options o;
+  o.fpp = 0.01;
+  o.delta_capacity = 2000;
+  o.shard_bits = 12;  // about 40 strings of tables, spread by their names' slots
+  auto f = redis_static_filter::rebuild(c, "c", views(base), o);
+  for (const auto m : cluster_->masters()) {
+    EXPECT_GE(cluster_->node(m).raw({"DBSIZE"}).integer(), 5) << m;
+  }
+  const auto added = make_keys(1000, 14);
+  f.insert_many(views(added));
+  for (const auto& keys : {base, added}) {
+    const auto a = answers(f, keys);
+    EXPECT_EQ(std::count(a.begin(), a.end(), 1), static_cast<long>(keys.size()));
+  }
+  const auto local = static_filter::build(views(base), 0.01 * 15 / 16);
+  const auto strangers = answers(f, others);
+  // The tables answer as the in-process filter; the delta adds its own few false positives.
+  const auto tables = local_answers(local, others);
+  for (std::size_t i = 0; i < others.size(); ++i) EXPECT_GE(strangers[i], tables[i]) << i;
+  EXPECT_LT(std::count(strangers.begin(), strangers.end(), 1), 20000 * 0.02);
+  std::vector<std::string> all = base;
+  all.insert(all.end(), added.begin(), added.end());
+  f.rebuild(views(all));
+  const auto a = answers(f, all);
+  EXPECT_EQ(std::count(a.begin(), a.end(), 1), static_cast<long>(all.size()));
 }
 
 }  // namespace

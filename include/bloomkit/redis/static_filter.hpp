@@ -17,7 +17,8 @@
 //                 static shard), fields_per_string, keys, delta_capacity, delta_fpp,
 //                 delta_bits_per_shard, delta_shard_count, delta_hashes; while a rebuild runs,
 //                 next_generation and next_delta_* (the new generation's delta)
-//   N:<g>:<j>     j < D: the delta's shards (a native sharded filter: shard_layout.hpp);
+//   N:<g>:<j>     j < D: the delta's shards (a word-blocked filter of 64-bit words, as a
+//                 window's words: window_filter.hpp);
 //                 j >= D: the static tables' cells, each string at most 2^shard_bits bits of
 //                 whole b-bit cells, then a guard bit
 //

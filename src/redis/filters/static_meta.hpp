@@ -5,9 +5,10 @@
 // (filter_meta.hpp): another format version or hash scheme is errc::unsupported, a field missing
 // or inconsistent errc::corrupt_file, a native or window filter's meta errc::incompatible.
 //
-// Strings of generation g: N:g:0 .. N:g:D-1 are the delta's shards (a native sharded filter,
-// shard_layout.hpp), N:g:D .. are the static tables' cells, table after table, at most
-// fields_per_string cells of b bits per string, each string followed by its guard bit.
+// Strings of generation g: N:g:0 .. N:g:D-1 are the delta's shards (a word-blocked filter of
+// 64-bit words, static_layout.hpp's delta_layout), N:g:D .. are the static tables' cells, table
+// after table, at most fields_per_string cells of b bits per string, each string followed by its
+// guard bit.
 
 #include <cstdint>
 #include <map>
@@ -42,7 +43,8 @@ struct static_generation {
   std::vector<static_table> tables;
   std::uint64_t fields_per_string = 0;  // cells per string (a table's last string may hold fewer)
   std::uint64_t keys = 0;               // distinct keys of the set it was built from
-  // The delta (keys added since the rebuild): a native sharded filter; shard_count 0: none.
+  // The delta (keys added since the rebuild): 64-bit words of k bits per key in shards of whole
+  // words (delta_layout); shard_count 0: none.
   shard_layout delta;
   std::uint64_t delta_capacity = 0;
   double delta_fpp = 0;
