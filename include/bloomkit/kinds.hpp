@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -397,6 +398,21 @@ void report_sizing(const Filter& f, Report& r) {
         .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")
         .add("slices", f.slices());
   }
+}
+
+// What `bloomkit size --kind static` shows: the static filter of n distinct keys at p, computed
+// (a static filter is never created empty). Throws errc::invalid_argument for p out of range.
+template <class Report>
+void report_static_sizing(std::uint64_t n, double p, Report& r) {
+  const std::uint64_t bits = static_filter::bits_for(n, p);
+  r.add("bits", bits)
+      .add("bytes", static_filter::bytes_for(n, p))
+      .add("hashes", static_filter::hashes())
+      .add("fingerprint_bits", static_filter::fingerprint_bits_for(p))
+      .add("bits_per_key", n == 0 ? 0.0 : static_cast<double>(bits) / static_cast<double>(n))
+      .add("shards", std::uint64_t{1} << static_filter::shard_bits_for(n))
+      .add("estimated_fpp",
+           std::ldexp(1.0, -static_cast<int>(static_filter::fingerprint_bits_for(p))));
 }
 
 // ---------------------------------------------------------------------------------------------

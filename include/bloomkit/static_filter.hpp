@@ -95,6 +95,8 @@ class static_shard {
   // The table's bytes: the packed cells, then zero padding (detail::fuse_table_bytes).
   std::span<const unsigned char> bytes() const noexcept { return {bytes_, size_}; }
 
+  friend bool operator==(const static_shard& a, const static_shard& b) noexcept;
+
  private:
   static_shard() = default;
 
@@ -143,8 +145,10 @@ class static_filter {
   static static_filter from_shards(double fpp, std::uint32_t fingerprint_bits,
                                    std::uint32_t shard_bits, std::vector<static_shard> shards);
 
-  // The bits of the filter of n distinct keys at fpp (its cells; the sizing calculator's answer).
+  // The bits of the filter of n distinct keys at fpp (its slots' bits; the sizing calculator's
+  // answer), and the bytes of its shards' tables (byte_size()), its keys spread evenly.
   static std::uint64_t bits_for(std::uint64_t n, double fpp);
+  static std::uint64_t bytes_for(std::uint64_t n, double fpp);
 
   static constexpr hash_scheme scheme() noexcept { return hash_scheme::xxh3_64_binary_fuse; }
 
@@ -206,6 +210,9 @@ class static_filter {
   void check_source() const {
     if (source_ != nullptr) source_->check();
   }
+  // Same parameters, and every shard the same seed, geometry, keys and bytes.
+  friend bool operator==(const static_filter& a, const static_filter& b) noexcept;
+
   // The filter of `shards` viewing `file`'s bytes (the file codec's map).
   static static_filter over_file(double fpp, std::uint32_t fingerprint_bits,
                                  std::uint32_t shard_bits, std::vector<static_shard> shards,

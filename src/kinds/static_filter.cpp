@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -103,14 +104,18 @@ void static_filter::clear() {
 }
 
 std::uint32_t static_filter::fingerprint_bits_for(double fpp) {
+  const auto text = [](double p) {
+    char out[32];
+    std::snprintf(out, sizeof out, "%.6g", p);
+    return std::string(out);
+  };
   if (!(fpp > 0.0 && fpp < 1.0)) {
-    throw error(errc::invalid_argument,
-                "static filter: fpp must be in (0, 1), not " + std::to_string(fpp));
+    throw error(errc::invalid_argument, "static filter: fpp must be in (0, 1), not " + text(fpp));
   }
   if (fpp < std::ldexp(1.0, -static_cast<int>(static_shard::max_fingerprint_bits))) {
     throw error(errc::invalid_argument, "static filter: fpp must be at least 2^-32 (" +
-                                            std::to_string(std::ldexp(1.0, -32)) +
-                                            ", 32-bit fingerprints), not " + std::to_string(fpp));
+                                            text(std::ldexp(1.0, -32)) +
+                                            ", 32-bit fingerprints), not " + text(fpp));
   }
   std::uint32_t bits = 1;
   while (std::ldexp(1.0, -static_cast<int>(bits)) > fpp) ++bits;
@@ -130,15 +135,28 @@ std::uint64_t static_filter::first_seed(std::uint32_t index) noexcept {
   return static_shard::next_seed(0x5ca1ab1e00000000ULL + index);
 }
 
-std::uint64_t static_filter::bits_for(std::uint64_t n, double fpp) {
-  const std::uint32_t b = fingerprint_bits_for(fpp);
-  const std::uint32_t s = shard_bits_for(n);
+namespace {
+// Over the shards of n keys spread evenly (n mod 2^s of them one key more): Σ size(keys, b).
+template <class Size>
+std::uint64_t sum_over_shards(std::uint64_t n, double fpp, Size size) {
+  const std::uint32_t b = static_filter::fingerprint_bits_for(fpp);
+  const std::uint32_t s = static_filter::shard_bits_for(n);
   const std::uint64_t shards = std::uint64_t{1} << s;
-  // Keys spread evenly: the first n mod 2^s shards one more.
   const std::uint64_t each = n >> s, more = n & (shards - 1);
-  std::uint64_t cells = (shards - more) * detail::fuse_geometry_for(each).cells();
-  if (more != 0) cells += more * detail::fuse_geometry_for(each + 1).cells();
-  return cells * b;
+  std::uint64_t total = (shards - more) * size(each, b);
+  if (more != 0) total += more * size(each + 1, b);
+  return total;
+}
+}  // namespace
+
+std::uint64_t static_filter::bits_for(std::uint64_t n, double fpp) {
+  return sum_over_shards(n, fpp, [](std::uint64_t keys, std::uint32_t b) {
+    return detail::fuse_geometry_for(keys).cells() * b;
+  });
+}
+
+std::uint64_t static_filter::bytes_for(std::uint64_t n, double fpp) {
+  return sum_over_shards(n, fpp, static_shard::bytes_for);
 }
 
 static_filter static_filter::build(std::span<const std::string_view> keys, double fpp,
@@ -229,6 +247,11 @@ static_filter static_filter::over_file(double fpp, std::uint32_t fingerprint_bit
   static_filter f = from_shards(fpp, fingerprint_bits, shard_bits, std::move(shards));
   f.source_ = file;
   return f;
+}
+
+bool operator==(const static_filter& a, const static_filter& b) noexcept {
+  return a.target_fpp_ == b.target_fpp_ && a.fingerprint_bits_ == b.fingerprint_bits_ &&
+         a.shard_bits_ == b.shard_bits_ && a.shards_ == b.shards_;
 }
 
 double static_filter::bits_per_key() const noexcept {

@@ -8,6 +8,7 @@
 // so x is all a key needs to be.
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -191,6 +192,13 @@ static_shard static_shard::view(std::shared_ptr<const void> owner,
   shard.seed_ = seed;
   shard.keys_ = keys;
   return shard;
+}
+
+bool operator==(const static_shard& a, const static_shard& b) noexcept {
+  return a.seed_ == b.seed_ && a.keys_ == b.keys_ && a.bits_ == b.bits_ &&
+         a.geometry_.segment_length == b.geometry_.segment_length &&
+         a.geometry_.segment_count == b.geometry_.segment_count && a.size_ == b.size_ &&
+         std::memcmp(a.bytes_, b.bytes_, a.size_) == 0;
 }
 
 std::array<std::uint64_t, 3> static_shard::fingerprint_bit_offsets(std::uint64_t h) const noexcept {

@@ -27,6 +27,18 @@ std::vector<std::uint8_t> real_file(Filter f, std::uint64_t n, const std::filesy
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A static filter of n keys, saved as dir/name; the file's bytes.
+std::vector<std::uint8_t> static_file(std::uint64_t n, double fpp, const std::filesystem::path& dir,
+                                      const std::string& name) {
+  std::vector<std::string> keys;
+  for (std::uint64_t i = 0; i < n; ++i) keys.push_back("seed-" + std::to_string(i));
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  const auto path = dir / name;
+  bloomkit::save(bloomkit::static_filter::build(views, fpp), path);
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,6 +55,7 @@ int main(int argc, char** argv) {
       real_file(counting_bloom_filter::for_capacity(200, 0.05), 200, dir, "counting"),
       real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, dir, "scalable"),
       real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, dir, "blocked"),
+      static_file(300, 0.01, dir, "static"),
   };
   std::filesystem::remove_all(dir);
   return bloomkit::test::run_replay(argc, argv, seeds, {"fuzz replay", 20261122, 3000, 160});

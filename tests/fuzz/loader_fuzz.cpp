@@ -52,6 +52,15 @@ void exercise(const std::string& path) {
     if (!f.remove("fuzz")) std::abort();
     (void)f.to_bloom_filter();
   });
+  // A static filter takes no insert: its lookups, batched and single, must agree.
+  exercise_kind<bloomkit::static_filter>(path, [](auto& f) {
+    const std::string_view keys[] = {"fuzz", "seed-0", "seed-1", ""};
+    bool present[4];
+    f.contains_many(keys, present);
+    for (int i = 0; i < 4; ++i) {
+      if (present[i] != f.contains(keys[i])) std::abort();
+    }
+  });
   exercise_kind<bloomkit::scalable_bloom_filter>(path, [](auto& f) {
     try {
       insert_and_find(f);

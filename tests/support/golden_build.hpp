@@ -22,6 +22,7 @@
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/static_filter.hpp"
 #include "bloomkit/window_filter.hpp"
 #include "support/golden_vectors.hpp"
 
@@ -37,7 +38,9 @@ inline bool grouped_window(const golden_vector& v) {
 // blocked filters, a window of classic slots: the blocked and classic vectors pin those parts'
 // positions, and their own bytes are pinned by the committed file).
 inline bool placed(const golden_vector& v) {
-  return !v.scheme.starts_with("guava") &&
+  // Static filters: their cells depend on the whole set; golden_test checks their lookups
+  // against the document's instead (golden::static_contains).
+  return !v.scheme.starts_with("guava") && v.kind != "static" &&
          !(v.kind == "scalable" && v.scheme == "xxh3-64-split-block") &&
          !(v.kind == "window" && v.scheme == "xxh3-128");
 }
@@ -170,6 +173,11 @@ inline void build_golden(const golden_vector& v, const std::filesystem::path& ou
     window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
     apply_operations(f, v, how);
     save(f, out);
+  } else if (v.kind == "static") {
+    // Built once from the inserted keys (duplicates included), whatever the insert path.
+    std::vector<std::string_view> keys;
+    for (const auto& op : v.operations) keys.push_back(op.key);
+    save(static_filter::build(keys, v.target_fpp), out);
   } else {
     throw std::runtime_error(v.name + ": no golden vectors for " + v.kind + " / " + v.scheme);
   }

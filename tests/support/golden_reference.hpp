@@ -121,4 +121,39 @@ inline std::vector<std::uint64_t> window_group_positions(digest_pair d, std::uin
   return bits;
 }
 
+// Scheme 4 (xxh3-64-binary-fuse), kind 7: whether the static filter file `file` (its bytes) holds
+// a key. h = XXH3-64; shard j = the top s bits of h (0 when s = 0); in shard j's entry (seed z,
+// segment length L, segment count C, table offset o), x = fmix64(h + z) (murmur3's finalizer);
+// cells c_i = (floor(x * C / 2^64) + i) * L + ((x >> 18 i) mod L); cell c is the b-bit
+// little-endian value at bit c * b of the table; present when c_0 ^ c_1 ^ c_2 = h mod 2^b.
+inline bool static_contains(const std::vector<unsigned char>& file, std::string_view key) {
+  const auto u64 = [&](std::size_t at) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | file.at(at + i);
+    return v;
+  };
+  const std::uint64_t b = u64(88), s = u64(96), payload = u64(64);
+  const std::uint64_t h = XXH3_64bits(key.data(), key.size());
+  const std::uint64_t shard = s == 0 ? 0 : h >> (64 - s);
+  const std::size_t entry = payload + 40 * shard;
+  const std::uint64_t seed = u64(entry), length = u64(entry + 16) & 0xffffffffU;
+  const std::uint64_t segments = u64(entry + 16) >> 32, table = payload + u64(entry + 32);
+  std::uint64_t x = h + seed;
+  x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
+  x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  std::uint64_t xor_of_cells = 0;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    const std::uint64_t cell =
+        (multiply_high(x, segments) + i) * length + ((x >> (18 * i)) % length);
+    std::uint64_t value = 0;
+    for (std::uint64_t bit = 0; bit < b; ++bit) {
+      const std::uint64_t at = cell * b + bit;
+      value |= static_cast<std::uint64_t>((file.at(table + at / 8) >> (at % 8)) & 1) << bit;
+    }
+    xor_of_cells ^= value;
+  }
+  return xor_of_cells == (h & ((std::uint64_t{1} << b) - 1));
+}
+
 }  // namespace bloomkit::golden

@@ -3,7 +3,8 @@
 //
 // The sizing calculator: the bits, bytes and hashes of the filter of kind KIND (default classic)
 // for N keys at FPP P, exactly what `create` and `build` would make. Blocked filters add their
-// block count, scalable ones their growth parameters (the figures are the first sub-filter's).
+// block count, scalable ones their growth parameters (the figures are the first sub-filter's),
+// static ones their fingerprint bits, bits per key, shards and FPP 2^-b.
 // With --layout, the bits and hashes that peer's own sizing chooses for its Redis key (the
 // helper's (n, p) constructor, go-zero's NewFilter(store, key, n, p)), and the bytes of the
 // Redis string once its last bit is set.
@@ -64,7 +65,11 @@ void run_size(const size_options& o) {
   }
   const filter_params params = validate_sizing(capacity, o.fpp);
   r.add("capacity", capacity).add("fpp", o.fpp);
-  if (o.kind.kind == "classic") {
+  if (o.kind.kind == kind_traits<static_filter>::name) {
+    // Computed from n and p: a static filter is built from its keys, never created empty.
+    check_kind_options(o.kind);
+    as_usage_error([&] { report_static_sizing(capacity, o.fpp, r); });
+  } else if (o.kind.kind == "classic") {
     // Computed, not made: any size the library accepts, whatever the machine's memory.
     check_kind_options(o.kind);
     r.add("bits", params.bits)

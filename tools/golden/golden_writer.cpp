@@ -185,7 +185,7 @@ void write(golden_vector v, const std::vector<std::string>& removed,
   v.file = dir / (v.name + ".bloom");
   const auto inserted = keys(v.key_type, v.kind == "scalable" ? 60 : 100, false);
   for (const auto& k : inserted) v.operations.push_back({false, k});
-  if (v.kind == "counting") {
+  if (v.kind == "counting" || v.kind == "static") {
     for (std::size_t i = 0; i < 10; ++i) v.operations.push_back({false, inserted[i]});
   }
   for (const auto& k : removed) v.operations.push_back({true, k});
@@ -309,6 +309,17 @@ int main(int argc, char** argv) try {
   golden_vector overflow = window_vector<window_filter>("window_groups_overflow_string", 8);
   overflow.flags = 2;
   write(overflow, {}, dir);
+
+  // A static filter of the 100 keys (10 of them twice) at p = 0.01: 7-bit fingerprints, one shard.
+  golden_vector st;
+  st.name = "static_string";
+  st.kind = "static";
+  st.scheme = std::string(to_string(static_filter::scheme()));
+  st.capacity = 100;
+  st.target_fpp = 0.01;
+  st.hashes = 3;
+  st.bits = static_filter::bits_for(100, st.target_fpp);
+  write(st, {}, dir);
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;

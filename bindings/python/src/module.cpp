@@ -11,6 +11,7 @@ namespace py = pybind11;
 
 namespace bloomkit::python {
 void bind_filters(py::module_& m);
+void bind_static(py::module_& m);
 void bind_files(py::module_& m);
 void bind_compat(py::module_& m);
 #ifdef BLOOMKIT_PYTHON_REDIS
@@ -26,6 +27,7 @@ PYBIND11_MODULE(_bloomkit, m) {
   m.attr("__version__") = bloomkit::version_string;
   bloomkit::python::bind_errors(m);
   bloomkit::python::bind_filters(m);
+  bloomkit::python::bind_static(m);
   bloomkit::python::bind_files(m);
   bloomkit::python::bind_compat(m);
 #ifdef BLOOMKIT_PYTHON_REDIS

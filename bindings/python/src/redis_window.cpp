@@ -48,7 +48,7 @@ py::dict window_info(W& h) {
   return d;
 }
 
-constexpr const char* class_doc =
+constexpr const char* window_class_doc =
     R"(A time-window filter in Redis: "was this key inserted within the last `window` seconds?",
 shared by every client that opens it by name (C++ bloomkit::redis::redis_window_filter; layout
 and guarantees in docs/REDIS.md, "Window filters").
@@ -69,7 +69,7 @@ is one connection: give each thread or process its own.)";
 }  // namespace
 
 void bind_redis_window(py::module_& m) {
-  py::class_<W> cls(m, "RedisWindowFilter", class_doc);
+  py::class_<W> cls(m, "RedisWindowFilter", window_class_doc);
   cls.def_static(
          "create",
          [](std::optional<std::string> url, std::string name, std::uint64_t capacity, double fpp,
