@@ -17,6 +17,7 @@
 #include "bloomkit/redis/static_filter.hpp"
 #include "bloomkit/static_filter.hpp"
 #include "support/errors.hpp"
+#include "support/golden_vectors.hpp"
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/temp_dir.hpp"
@@ -208,6 +209,35 @@ TEST_F(RedisStaticFilter, PushAndPullRoundTripAStaticFileByteForByte) {
   d.insert("new key");
   error_of([&] { d.pull(dir.path() / "refused.bloom"); }, errc::unsupported);
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "refused.bloom"));
+}
+
+// The golden static file (tests/data/golden/static_string: FORMAT.md's bytes) pushed to Redis,
+// with and without a delta, in one string and cut into strings of 2^10 bits: every probe of the
+// vector answers as recorded.
+TEST_F(RedisStaticFilter, TheGoldenStaticFileAnswersEveryProbeAsRecorded) {
+  const auto v =
+      test::read_golden(std::filesystem::path(BLOOMKIT_GOLDEN_DATA) / "static_string.txt");
+  ASSERT_EQ(v.kind, "static");
+  ASSERT_GT(v.probes.size(), 100u);
+  const auto file = std::filesystem::path(BLOOMKIT_GOLDEN_DATA) / v.file;
+  std::vector<std::string> keys;
+  std::vector<char> expected;
+  for (const auto& [key, present] : v.probes) {
+    keys.push_back(key);
+    expected.push_back(present);
+  }
+  auto whole = redis_static_filter::push(*client_, file, "golden");
+  EXPECT_EQ(answers(whole, keys), expected);
+  auto with_delta = redis_static_filter::push(*client_, file, "golden_delta", 50);
+  EXPECT_EQ(answers(with_delta, keys), expected);  // an empty delta adds nothing
+  // The same tables in strings of 2^10 bits (a rebuild of the vector's keys: the same bytes).
+  std::vector<std::string> inserted;
+  for (const auto& op : v.operations) inserted.push_back(op.key);
+  static_rebuild_options o;
+  o.fpp = v.target_fpp;
+  o.shard_bits = 10;
+  auto cut = redis_static_filter::rebuild(*client_, "golden_cut", views(inserted), o);
+  EXPECT_EQ(answers(cut, keys), expected);
 }
 
 TEST_F(RedisStaticFilter, DropAndExpireReachEveryString) {
