@@ -3,6 +3,8 @@
 BK.* twins exactly as the file does; every insert command refuses it naming the kind; SAVE and a
 restart, DEBUG RELOAD and DUMP / RESTORE keep it; MEMORY USAGE counts its tables."""
 
+import os
+
 import pytest
 
 from conftest import url
@@ -82,3 +84,24 @@ def test_save_restart_reload_dump_restore_and_memory(static_key, bloomkit):
     back = path.parent / "back.bloom"
     bloomkit("redis", "--url", url(server), "pull", "copy", back)
     assert back.read_bytes() == path.read_bytes()
+
+
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
+
+
+def test_the_golden_static_file_answers_every_probe_as_recorded(server_factory, bloomkit):
+    """tests/data/golden/static_string (FORMAT.md's bytes) as a module key: every probe of the
+    vector answers as recorded."""
+    probes = []
+    with open(os.path.join(GOLDEN, "static_string.txt")) as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ")
+            if parts[0] == "probe":
+                probes.append((bytes.fromhex(parts[1]), int(parts[2])))
+    assert len(probes) > 100
+    server = server_factory()
+    path = os.path.join(GOLDEN, "static_string.bloom")
+    bloomkit("redis", "--url", url(server), "push", "--module", path, "golden")
+    r = server.client()
+    keys = [k for k, _ in probes]
+    assert r.execute_command("BF.MEXISTS", "golden", *keys) == [p for _, p in probes]
