@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -238,6 +239,19 @@ TEST_F(RedisStaticFilter, TheGoldenStaticFileAnswersEveryProbeAsRecorded) {
   o.shard_bits = 10;
   auto cut = redis_static_filter::rebuild(*client_, "golden_cut", views(inserted), o);
   EXPECT_EQ(answers(cut, keys), expected);
+}
+
+// A table string of more than 1 MiB takes its length in Redis's memory (within the allocator's
+// size class), not the 1 MiB of slack that SETRANGE past a string's end leaves.
+TEST_F(RedisStaticFilter, AStringTakesItsLengthInMemoryWithoutSlack) {
+  static_rebuild_options o;
+  o.fpp = std::ldexp(1.0, -32);  // 32-bit cells: 320,000 keys fill a table of about 1.5 MB
+  auto f = redis_static_filter::rebuild(*client_, "big", views(make_keys(320000, 15)), o);
+  ASSERT_EQ(f.fingerprint_bits(), 32u);
+  const long long length = server_->raw({"STRLEN", "big:1:0"}).integer();
+  ASSERT_GT(length, 1 << 20);
+  const long long memory = server_->raw({"MEMORY", "USAGE", "big:1:0"}).integer();
+  EXPECT_LT(memory, length + length / 4 + 1024) << length;
 }
 
 TEST_F(RedisStaticFilter, DropAndExpireReachEveryString) {

@@ -103,6 +103,12 @@ void write_tables(client& c, const std::string& name, std::uint64_t generation,
     // A table's last byte may hold the first bits of the next string's cells: not this one's.
     if (at.bits % 8 != 0) bytes.back() &= static_cast<unsigned char>((1u << (at.bits % 8)) - 1);
     reverse_bits_in_bytes(bytes);
+    // First the string at its full length, zeros and its guard bit: SETRANGE past a string's
+    // end would grow it greedily (Redis keeps up to 1 MiB of slack per string). A guard bit in
+    // the last byte of the cells is sent with them, or SETRANGE would clear it.
+    const std::uint64_t guard = string_guard_bit(at.bits);
+    cs.push_back(command{{"BITFIELD", key, "SET", "u1", std::to_string(guard), "1"}, 1});
+    if (guard / 8 < n) bytes[guard / 8] |= static_cast<unsigned char>(0x80u >> (guard % 8));
     for (std::uint64_t from = 0; from < n; from += table_chunk) {
       const std::uint64_t len = std::min(table_chunk, n - from);
       const auto* p = bytes.data() + from;
@@ -112,9 +118,6 @@ void write_tables(client& c, const std::string& name, std::uint64_t generation,
                            1});
       pending += len;
     }
-    // Last: sizes the string to its full length and sets its guard bit.
-    cs.push_back(
-        command{{"BITFIELD", key, "SET", "u1", std::to_string(string_guard_bit(at.bits)), "1"}, 1});
     if (pending >= table_round_trip) send();
   }
   if (!cs.empty()) send();
