@@ -13,7 +13,7 @@
 // - A key is its hash h = xxh3_64(key) (hashing.hpp); equal hashes are one key.
 // - A filter is 2^s shards (s = shard_bits, 0..32); h is in shard shard_of(h, s): its top s bits.
 //   shard_bits_for(n) is the smallest s with n / 2^s <= max_shard_keys, so a shard's build holds
-//   at most static_shard::build_memory(n / 2^s) bytes (about 32 bytes per key, 140 MB for a
+//   at most static_shard::build_memory(n / 2^s) bytes (about 32 bytes per key, 150 MB for a
 //   shard of 2^22 keys).
 // - A shard is one binary fuse table (detail/binary_fuse.hpp says its hashing) with its own
 //   seed: a shard that cannot be built with one seed is retried with another, alone.
@@ -68,13 +68,16 @@ class static_shard {
                            detail::fuse_geometry geometry, std::uint32_t fingerprint_bits,
                            std::uint64_t seed, std::uint64_t keys);
 
+  // Whether h is in the shard (a shard of a mapped file: its filter's lookups check the file).
   [[gnu::always_inline]] bool contains(std::uint64_t h) const noexcept {
     const auto at = detail::fuse_cells(detail::fuse_mix(h + seed_), geometry_);
     return (detail::load_cell(bytes_, at[0], bits_) ^ detail::load_cell(bytes_, at[1], bits_) ^
             detail::load_cell(bytes_, at[2], bits_)) == detail::fuse_fingerprint(h, bits_);
   }
   // The cells of h, as bit offsets into the packed cells (cell i is bits i*b .. i*b + b - 1):
-  // what a Redis layout reads with BITFIELD GET u<b>.
+  // what a Redis layout reads with BITFIELD GET u<b>. (Redis numbers a string's bits from the
+  // high bit of its first byte, these bytes from the low bit: a layout writes cell(i) with
+  // BITFIELD SET u<b> at i*b rather than copying bytes().)
   std::array<std::uint64_t, 3> fingerprint_bit_offsets(std::uint64_t h) const noexcept;
   // The cell indices of h.
   std::array<std::uint64_t, 3> cells_of(std::uint64_t h) const noexcept {
@@ -117,7 +120,7 @@ inline constexpr std::string_view static_filter_takes_no_inserts =
 class static_filter {
  public:
   // A shard's expected keys at most: its build's working set stays under
-  // static_shard::build_memory(max_shard_keys) (about 140 MB).
+  // static_shard::build_memory(max_shard_keys) (about 150 MB).
   static constexpr std::uint64_t max_shard_keys = std::uint64_t{1} << 22;
   static constexpr std::uint32_t max_shard_bits = 32;
 

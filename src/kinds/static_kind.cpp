@@ -119,10 +119,12 @@ static_filter open_static(const filter_file& file, verify check, bool copy) {
   const unsigned char* payload = mapping.data;
   std::shared_ptr<const void> owner = mapping.owner;
   if (copy) {  // load: the filter owns a copy, the mapping goes
-    std::shared_ptr<unsigned char[]> bytes(new unsigned char[h.payload_length]);
-    std::memcpy(bytes.get(), mapping.data, h.payload_length);
+    // A bit_array: huge pages for a large filter (bit_array.cpp); the payload is whole words.
+    auto bytes = std::make_shared<bit_array>(h.payload_length * 8);
+    auto* words = reinterpret_cast<unsigned char*>(bytes->mutable_words().data());
+    std::memcpy(words, mapping.data, h.payload_length);
     mapping.owner->check();
-    payload = bytes.get();
+    payload = words;
     owner = std::move(bytes);
   }
   const auto corrupt = [&](const std::string& problem) {
@@ -221,10 +223,11 @@ detail::file_check kind_traits<static_filter>::check_fields(const file_header& h
                                std::to_string(shards) + " shards' slots of " +
                                std::to_string(bits) + " bits");
   }
-  if (h.payload_length < detail::shard_table_size(shards) + 8 * shards) {
+  if (h.payload_length < detail::shard_table_size(shards) + 8 * shards ||
+      h.payload_length % 8 != 0) {
     return inconsistent_header("payload length " + std::to_string(h.payload_length) +
-                               " is shorter than the table of " + std::to_string(shards) +
-                               " shards");
+                               " is not a whole number of words at least as long as the table of " +
+                               std::to_string(shards) + " shards");
   }
   return {};
 }

@@ -161,7 +161,7 @@ TEST(StaticFile, ForgedHeadersNameTheProblem) {
         h.kind_params[1] = 32;
         h.bits = 3ULL << 35;
       },
-      "shorter than the table of 4294967296 shards");
+      "at least as long as the table of 4294967296 shards");
   forged([](file_header& h) { h.kind_params[1] = 3; }, "shard table");
   forged([](file_header& h) { h.kind_params[1] = 1; }, "shard table");
   forged([](file_header& h) { h.kind_params[3] = 1; }, "must be 0");

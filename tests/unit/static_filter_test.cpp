@@ -55,6 +55,36 @@ TEST(StaticShard, EveryKeyIsPresentAtEveryWidth) {
   }
 }
 
+TEST(StaticShard, NoFalseNegativeOverManySeedsAndSizes) {
+  for (const std::size_t n : {5, 64, 700, 5000, 100000}) {
+    for (std::uint64_t seed = 0; seed < (n < 100000 ? 6 : 2); ++seed) {
+      auto hashes = random_hashes(n, 1000 * n + seed);
+      hashes.insert(hashes.end(), hashes.begin(), hashes.begin() + n / 3);  // duplicates
+      const auto keep = hashes;
+      const auto shard = static_shard::build(hashes, 5 + static_cast<std::uint32_t>(seed), seed);
+      ASSERT_EQ(shard.keys(), n);
+      for (const std::uint64_t h : keep) ASSERT_TRUE(shard.contains(h)) << n << " " << seed;
+      // The fingerprints the three cells XOR to, cell by cell, as a Redis layout reads them.
+      const auto at = shard.cells_of(keep[0]);
+      const auto offsets = shard.fingerprint_bit_offsets(keep[0]);
+      std::uint32_t x = 0;
+      for (int j = 0; j < 3; ++j) {
+        EXPECT_EQ(offsets[j], at[j] * shard.fingerprint_bits());
+        x ^= shard.cell(at[j]);
+      }
+      EXPECT_EQ(x, shard.fingerprint(keep[0]));
+    }
+  }
+}
+
+TEST(StaticShard, BuildMemoryIsAboutThirtyTwoBytesPerKey) {
+  for (const std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 22}) {
+    EXPECT_GT(static_shard::build_memory(n), 25 * n);
+    EXPECT_LT(static_shard::build_memory(n), 40 * n);
+  }
+  EXPECT_LT(static_shard::build_memory(static_filter::max_shard_keys), 160'000'000U);
+}
+
 TEST(StaticShard, BuildLeavesTheSameSetInItsBuffer) {
   auto hashes = random_hashes(500, 3);
   hashes.insert(hashes.end(), hashes.begin(), hashes.begin() + 100);  // duplicates
@@ -183,6 +213,24 @@ void expect_fpp(const static_filter& f, std::size_t trials, std::uint64_t seed) 
   EXPECT_NEAR(static_cast<double>(hits), static_cast<double>(trials) * p, 6 * sigma + 1)
       << "b = " << f.fingerprint_bits();
   EXPECT_LE(p, f.target_fpp());
+}
+
+TEST(StaticFilter, BuildPastOneShardSplitsByTheTopBits) {
+  auto hashes = random_hashes(static_filter::max_shard_keys + 5000, 21);
+  const auto keep = hashes;
+  hashes.insert(hashes.end(), keep.begin(), keep.begin() + 1000);
+  const auto f = static_filter::build_from_hashes(std::move(hashes), 1e-4, 2);
+  EXPECT_EQ(f.shard_bits(), 1U);
+  ASSERT_EQ(f.shards().size(), 2U);
+  EXPECT_EQ(f.size(), keep.size());
+  std::uint64_t low = 0;
+  for (const auto h : keep) low += static_filter::shard_of(h, 1) == 0 ? 1 : 0;
+  EXPECT_EQ(f.shards()[0].keys(), low);
+  std::vector<char> results(keep.size());
+  auto* flags = reinterpret_cast<bool*>(results.data());
+  EXPECT_EQ(
+      f.contains_many(std::span<const std::uint64_t>(keep), std::span<bool>(flags, keep.size())),
+      keep.size());
 }
 
 TEST(StaticFilter, MeasuredFppIsTwoToTheMinusB) {

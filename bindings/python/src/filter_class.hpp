@@ -264,7 +264,7 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
           "True for a filter that maps a file (open_mapped): every write raises ReadOnlyError.")
       .def_property_readonly(
           "kind", [](const W&) { return std::string(to_string(kind_traits<F>::kind)); },
-          "The kind in files: classic, blocked, counting, scalable or window.")
+          "The kind in files: classic, blocked, counting, scalable, window or static.")
       .def_property_readonly(
           "hash_scheme", [](const W&) { return std::string(to_string(F::scheme())); },
           "The hash scheme in files (xxh3-128, guava-murmur128-mitz-64, ...).")
