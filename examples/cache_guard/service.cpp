@@ -92,10 +92,10 @@ client& worker::redis() {
   return *redis_;
 }
 
-redis_filter& worker::filter(std::uint64_t epoch) {
+guard_filter& worker::filter(std::uint64_t epoch) {
   if (!filter_ || filter_epoch_ != epoch) {
     filter_.reset();
-    filter_.emplace(redis_filter::open(redis(), options_.filter_name));
+    filter_.emplace(guard_filter::open(redis(), options_.filter_name));
     filter_epoch_ = epoch;
   }
   return *filter_;
@@ -155,12 +155,12 @@ service::scan service::stream_ids(item_store& db, std::int64_t above, const char
   return result;
 }
 
-void service::write_stamp(bloomkit::redis::client& c, redis_filter& f, const item_store& db,
+void service::write_stamp(bloomkit::redis::client& c, guard_filter& f, const item_store& db,
                           std::int64_t max_id) {
-  const auto info = f.info();
+  const std::int64_t created = f.created();  // reads the meta: the generation too
   c.execute({{"HSET", stamp_key(options_), "source", db.location().describe(), "max_id",
-              std::to_string(max_id), "created", std::to_string(info.created), "generation",
-              std::to_string(info.generation)}});
+              std::to_string(max_id), "created", std::to_string(created), "generation",
+              std::to_string(f.generation())}});
 }
 
 void service::load_filter() {
@@ -176,7 +176,7 @@ void service::load_filter() {
     std::fprintf(stderr, "filter %s cannot be used (%s): recreating it\n", name, e.what());
     recreate_filter(redis, db, "loading filter");
   };
-  std::optional<redis_filter> existing;
+  std::optional<guard_filter> existing;
   try {
     existing.emplace(open_filter(redis));
   } catch (const bloomkit::error& e) {
@@ -194,13 +194,18 @@ void service::load_filter() {
   }
 }
 
-redis_filter service::open_filter(client& redis) {
-  redis_filter f = redis_filter::open(redis, options_.filter_name);
+guard_filter service::open_filter(client& redis) {
+  guard_filter f = guard_filter::open(redis, options_.filter_name);
   std::string problem;
-  if (f.counting() != counting()) {
-    problem = std::string("a ") + (f.counting() ? "counting" : "bloom") + " filter, asked " +
-              options_.filter_kind;
-  } else if (options_.capacity != 0 &&
+  if (f.counting() != counting() || f.is_static() != static_kind()) {
+    problem = std::string("a ") +
+              (f.is_static()  ? "static"
+               : f.counting() ? "counting"
+                              : "bloom") +
+              " filter, asked " + options_.filter_kind;
+  } else if (f.is_static() && f.target_fpp() != options_.fpp) {
+    problem = "p " + std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.fpp);
+  } else if (!f.is_static() && options_.capacity != 0 &&
              (f.capacity() != options_.capacity || f.target_fpp() != options_.fpp)) {
     problem = "capacity " + std::to_string(f.capacity()) + " and p " +
               std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.capacity) +
@@ -213,11 +218,11 @@ redis_filter service::open_filter(client& redis) {
   return f;
 }
 
-void service::load_existing(client& redis, item_store& db, redis_filter& f) {
+void service::load_existing(client& redis, item_store& db, guard_filter& f) {
   const std::string source = db.location().describe();
   const std::uint64_t rows = db.count();
   const char* name = options_.filter_name.c_str();
-  if (rows > f.capacity()) {
+  if (!f.is_static() && rows > f.capacity()) {
     std::fprintf(stderr,
                  "warning: filter %s has capacity %llu but the database has %llu rows: its false "
                  "positive rate is above p (drop it, or pass a larger --capacity)\n",
@@ -227,13 +232,13 @@ void service::load_existing(client& redis, item_store& db, redis_filter& f) {
   // The stamp says which database, and which ids of it, this filter was loaded from.
   const auto stamp =
       redis.execute({{"HMGET", stamp_key(options_), "source", "max_id", "created", "generation"}});
-  const auto info = f.info();
+  const std::int64_t created = f.created();
   const auto field = [&](std::size_t i) {
     const auto& e = stamp.elements()[i];
     return e.is_nil() ? std::string() : e.str();
   };
-  const bool same = field(0) == source && field(2) == std::to_string(info.created) &&
-                    field(3) == std::to_string(info.generation);
+  const bool same = field(0) == source && field(2) == std::to_string(created) &&
+                    field(3) == std::to_string(f.generation());
   const std::string loaded_up_to = field(1);
   std::int64_t max_id = 0;
   if (same &&
@@ -257,23 +262,40 @@ void service::load_existing(client& redis, item_store& db, redis_filter& f) {
                source.c_str());
   scan s;
   // The database is the source of truth: an empty table is an empty filter, not a failed export.
-  f.rebuild([&](const key_sink& sink) { s = stream_ids(db, 0, "rebuilding filter", sink); },
-            {.allow_empty = true});
+  f.rebuild([&](const key_sink& sink) { s = stream_ids(db, 0, "rebuilding filter", sink); });
   write_stamp(redis, f, db, s.max_id);
+}
+
+guard_filter service::create_filter(client& redis, item_store& db, std::uint64_t capacity) {
+  const std::string& name = options_.filter_name;
+  if (static_kind()) {
+    // An empty first generation (filled by recreate_filter's rebuild) whose delta holds the ids
+    // created until the next rebuild: the headroom --capacity gives over the rows.
+    const std::uint64_t rows = db.count();
+    bloomkit::redis::static_rebuild_options o;
+    o.fpp = options_.fpp;
+    o.delta_capacity = std::max<std::uint64_t>(capacity > rows ? capacity - rows : 0, 1000);
+    o.allow_empty = true;
+    auto f = bloomkit::redis::redis_static_filter::rebuild(redis, name,
+                                                           std::span<const std::string_view>{}, o);
+    std::fprintf(stderr, "created filter %s: static, p %g, delta capacity %llu\n", name.c_str(),
+                 options_.fpp, static_cast<unsigned long long>(f.delta_capacity()));
+    return guard_filter(std::move(f));
+  }
+  redis_filter f = counting() ? bloomkit::redis::redis_counting_filter::create(
+                                    redis, name, capacity, options_.fpp)
+                              : redis_filter::create(redis, name, capacity, options_.fpp);
+  std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n",
+               name.c_str(), static_cast<unsigned long long>(capacity), options_.fpp,
+               static_cast<unsigned long long>(f.layout().total_bits()), f.layout().hashes);
+  return guard_filter(std::move(f));
 }
 
 service::scan service::recreate_filter(client& redis, item_store& db, const char* verb) {
   const std::uint64_t capacity =
       options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
   discard_filter(redis, options_);
-  redis_filter f = counting()
-                       ? bloomkit::redis::redis_counting_filter::create(redis, options_.filter_name,
-                                                                        capacity, options_.fpp)
-                       : redis_filter::create(redis, options_.filter_name, capacity, options_.fpp);
-  std::fprintf(stderr, "created filter %s: capacity %llu, p %g, %llu bits, %u hashes\n",
-               options_.filter_name.c_str(), static_cast<unsigned long long>(capacity),
-               options_.fpp, static_cast<unsigned long long>(f.layout().total_bits()),
-               f.layout().hashes);
+  guard_filter f = create_filter(redis, db, capacity);
   // Every row committed from here on is added by its POST /item through a handle of this filter
   // (it reads the epoch after its commit, and a new epoch makes workers reopen their handles);
   // every row committed before is in the scan below. Requests for a reload until now are served
@@ -284,10 +306,22 @@ service::scan service::recreate_filter(client& redis, item_store& db, const char
     reload_wanted_.store(false);
   }
   const std::uint64_t failures = insert_failures_.load();
-  const scan s = stream_ids(db, 0, verb, [&](std::span<const std::string_view> keys) {
-    if (stopping_.load()) throw std::runtime_error("stopping");
-    f.insert_many(keys);
-  });
+  scan s;
+  if (f.is_static()) {
+    // Its first generation is empty: the rebuild reads the ids after it marked the filter, so a
+    // row committed during the scan is in the scan or in the new delta.
+    f.rebuild([&](const key_sink& sink) {
+      s = stream_ids(db, 0, verb, [&](std::span<const std::string_view> keys) {
+        if (stopping_.load()) throw std::runtime_error("stopping");
+        sink(keys);
+      });
+    });
+  } else {
+    s = stream_ids(db, 0, verb, [&](std::span<const std::string_view> keys) {
+      if (stopping_.load()) throw std::runtime_error("stopping");
+      f.insert_many(keys);
+    });
+  }
   write_stamp(redis, f, db, s.max_id);
   failures_covered_.store(failures);
   return s;

@@ -19,6 +19,7 @@
 #include "bloomkit/redis/client.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/url.hpp"
+#include "guard_filter.hpp"
 #include "http_server.hpp"
 #include "item_store.hpp"
 
@@ -32,8 +33,9 @@ struct service_options {
   bloomkit::redis::url redis_url = bloomkit::redis::parse_url(bloomkit::redis::default_url);
   bloomkit::redis::client_options redis_options;  // TLS files (--tls-ca, ...)
   std::string filter_name = "cache_guard:items";
-  // --filter: "counting" (DELETE removes the id from the filter) or "bloom" (a deleted id stays
-  // in the filter until a rebuild: --rebuild-every).
+  // --filter: "counting" (DELETE removes the id from the filter), "bloom" (a deleted id stays
+  // in the filter until a rebuild: --rebuild-every) or "static" (a static generation of the ids
+  // with a delta for the ids created between rebuilds; a rebuild folds them in).
   std::string filter_kind = "bloom";
   // Ids that pass the filter but miss the database are cached as absent this long (0: never).
   std::chrono::seconds negative_ttl{30};
@@ -59,13 +61,13 @@ class worker {
   bloomkit::redis::client& redis();
   // The handle of the filter as of `epoch` (service::epoch_): reopened when the service has
   // recreated the filter since, because a handle keeps the layout it read when it opened.
-  bloomkit::redis::redis_filter& filter(std::uint64_t epoch);
+  guard_filter& filter(std::uint64_t epoch);
   void forget_filter() { filter_.reset(); }  // after an error: reopen on next use
 
  private:
   const service_options& options_;
   std::optional<bloomkit::redis::client> redis_;
-  std::optional<bloomkit::redis::redis_filter> filter_;  // refers to *redis_: workers never move
+  std::optional<guard_filter> filter_;  // refers to *redis_: workers never move
   std::uint64_t filter_epoch_ = 0;
   std::optional<item_store> db_;
 };
@@ -117,18 +119,20 @@ class service {
 
   void load_filter();
   // Loads the existing filter's missing ids (see the stamp), or rebuilds it from this database.
-  void load_existing(bloomkit::redis::client& redis, item_store& db,
-                     bloomkit::redis::redis_filter& f);
+  void load_existing(bloomkit::redis::client& redis, item_store& db, guard_filter& f);
   // A complete filter from scratch: removes what is left of the old one (discard_filter),
   // creates it, loads every id of the database and stamps it.
   scan recreate_filter(bloomkit::redis::client& redis, item_store& db, const char* verb);
+  // Creates the filter --filter asks for (a static one with an empty first generation).
+  guard_filter create_filter(bloomkit::redis::client& redis, item_store& db,
+                             std::uint64_t capacity);
   // Feeds the ids above `above` to `sink` in batches, with progress lines "<verb>: n/N ids".
   scan stream_ids(item_store& db, std::int64_t above, const char* verb,
                   const bloomkit::redis::key_sink& sink);
   // Remembers in Redis (<filter>:cache_guard) which database, filter instance and ids up to
   // max_id the filter holds, so a restart can skip the load.
-  void write_stamp(bloomkit::redis::client& c, bloomkit::redis::redis_filter& f,
-                   const item_store& db, std::int64_t max_id);
+  void write_stamp(bloomkit::redis::client& c, guard_filter& f, const item_store& db,
+                   std::int64_t max_id);
   void install_routes();
   void install_delete_route();
   // GET /item/{id} with a worker (service_items.cpp).
@@ -141,9 +145,10 @@ class service {
   bool claim_busy();
   void schedule_rebuilds();  // the --rebuild-every thread
   bool counting() const { return options_.filter_kind == "counting"; }
+  bool static_kind() const { return options_.filter_kind == "static"; }
   // Opens the filter the options ask for; errc::incompatible when it is of another kind or
   // sizing.
-  bloomkit::redis::redis_filter open_filter(bloomkit::redis::client& redis);
+  guard_filter open_filter(bloomkit::redis::client& redis);
   // A cache entry is "item:{id}", its negative entry (absent, or deleted) "item:{id}:absent":
   // one hash slot, so the cache fill's script may test both in a cluster.
   static std::string cache_key(const std::string& id) { return "item:{" + id + "}"; }

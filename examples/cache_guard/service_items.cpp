@@ -197,11 +197,12 @@ std::string service::rebuild_filter(worker& w) {
   const std::uint64_t failures_before = insert_failures_.load();
   const auto started = clock::now();
   scan s;
-  redis_filter* f = nullptr;
+  guard_filter* f = nullptr;
   try {
     f = &w.filter(epoch_.load());
-    f->rebuild([&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); },
-               {.allow_empty = true});  // an empty table is an empty filter
+    // An empty table is an empty filter. A static filter's new generation holds every id of the
+    // scan (read after the rebuild marked it: ids created meanwhile reach its new delta too).
+    f->rebuild([&](const key_sink& sink) { s = stream_ids(w.db(), 0, "rebuilding filter", sink); });
   } catch (const bloomkit::error& e) {
     w.forget_filter();
     redis_failed(e);

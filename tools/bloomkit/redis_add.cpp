@@ -24,6 +24,7 @@
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/single_string_filter.hpp"
+#include "bloomkit/redis/static_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "input.hpp"
@@ -121,6 +122,18 @@ void after_add(redis::redis_window_filter& filter) {
                           i.config.target_fpp);
   }
 }
+void after_add(redis::redis_static_filter& filter) {
+  if (filter.uncounted_inserts() > 0) {
+    print_warning(fmt::format(
+        "filter '{}': the server refused to count {} new keys in its meta ({}): they are "
+        "added, but `redis info` reports inserted too low (docs/REDIS.md, \"Permissions\")",
+        filter.name(), filter.uncounted_inserts(), filter.count_refusal()));
+  }
+  // A delta past its capacity: info() says so (and what the FPP is now).
+  for (const std::string& w : filter.info().warnings) {
+    if (w.find("its delta holds") != std::string::npos) print_warning(w);
+  }
+}
 void after_add(redis::redis_filter& filter) {
   if (filter.uncounted_inserts() > 0) {
     print_warning(fmt::format(
@@ -137,7 +150,7 @@ void after_add(redis::redis_filter& filter) {
 }
 
 // Filter: redis::redis_filter, redis::single_string_filter (a peer's key),
-// redis::redis_window_filter or redis_module::module_key.
+// redis::redis_window_filter, redis::redis_static_filter or redis_module::module_key.
 template <typename Filter>
 void add_keys(Filter& filter, key_encoder& encoder, const redis_add_options& o) {
   const key_tally added =

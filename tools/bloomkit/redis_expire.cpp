@@ -14,6 +14,7 @@
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/static_filter.hpp"
 #include "cli_error.hpp"
 #include "redis/module_keys/key_commands.hpp"
 #include "redis/module_keys/key_transfer.hpp"
@@ -32,6 +33,13 @@ void run_redis_expire(const redis_context& context, const redis_expire_options& 
   context.require_native("expire");
   const std::uint64_t seconds = parse_count(o.seconds, "SECONDS", 1, std::uint64_t{1} << 40);
   redis::client client = context.connect();
+  if (redis::redis_static_filter::is_static(client, o.name)) {
+    auto filter = redis::redis_static_filter::open(client, o.name);
+    filter.expire(std::chrono::seconds(static_cast<std::chrono::seconds::rep>(seconds)));
+    fmt::print("expire {}: {} keys expire in {} s\n", printable(o.name), filter.info().strings + 1,
+               seconds);
+    return;
+  }
   std::optional<redis::redis_filter> native;
   try {
     native.emplace(redis::redis_filter::open(client, o.name));

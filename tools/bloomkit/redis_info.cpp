@@ -7,6 +7,8 @@
 // Checks every shard: a missing or short one is an error (exit 1) naming it. Warns on stderr
 // about what may break the filter later: shards whose time to live differs from the meta's, a
 // server maxmemory-policy that may evict its keys, a peer's key that does not exist.
+// A static filter: kind static, its fingerprint bits, bits per key, the delta's fill
+// (redis::report_info of static_info).
 // A key of the bloomkit module's type: its name, layout `module` and BK.INFO's fields.
 
 #include <memory>
@@ -18,6 +20,7 @@
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/single_string_filter.hpp"
+#include "bloomkit/redis/static_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
 #include "json.hpp"
@@ -77,6 +80,15 @@ void run_redis_info(const redis_context& context, const redis_info_options& o) {
   if (o.now.given()) {
     throw usage_error("--now applies only to window filters; redis filter '" + o.name +
                       "' is not one");
+  }
+  if (redis::redis_static_filter::is_static(client, o.name)) {
+    auto filter = redis::redis_static_filter::open(client, o.name);
+    const redis::static_info i = filter.info();
+    report r;
+    redis::report_info(i, client.describe(), r);
+    fmt::print("{}", o.json ? r.json() : r.text());
+    for (const std::string& w : i.warnings) print_warning(w);
+    return;
   }
   std::optional<redis::redis_filter> native;
   try {

@@ -4,6 +4,8 @@
 // filter as a native classic file (`bloomkit query` and `info` work on it), a sharded one in
 // the redis-sharded-xxh3 scheme (for `redis push`; docs/REDIS.md).
 // Prints: pulled NAME to FILE: <bits> bits, <hashes> hashes, <shards> shards
+// A static filter: its tables as a static filter file (a delta that holds keys is an error).
+// Prints: pulled NAME to FILE: static, <b>-bit fingerprints, generation <G>
 // A key NAME of the Redis module's type (BF.RESERVE, BK.RESERVE) is read with BF.SCANDUMP and
 // written as a file of its kind (key_transfer.hpp), a key of RedisBloom's type (MBbloom--) as a
 // file of kind redisbloom. Prints:
@@ -17,6 +19,7 @@
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/static_filter.hpp"
 #include "names.hpp"
 #include "output_file.hpp"
 #include "redis/module_keys/key_transfer.hpp"
@@ -40,6 +43,15 @@ void run_redis_pull(const redis_context& context, const redis_pull_options& o) {
         redis_module::pull_module_key(client, o.name, o.file, *type);
     out.commit(fmt::format("pulled {} to {}: {}\n", printable(o.name), printable(o.file),
                            describe_module_key(s)));
+    return;
+  }
+  if (redis::redis_static_filter::is_static(client, o.name)) {
+    auto filter = redis::redis_static_filter::open(client, o.name);
+    output_file out(o.file);
+    filter.pull(o.file);
+    out.commit(fmt::format("pulled {} to {}: static, {}-bit fingerprints, generation {}\n",
+                           printable(o.name), printable(o.file), filter.fingerprint_bits(),
+                           filter.generation()));
     return;
   }
   auto filter = redis::redis_filter::open(client, o.name);

@@ -4,18 +4,24 @@
 // becomes a 1-shard filter, a file written by `redis pull` of a sharded filter keeps its shards.
 // NAME must not exist. `redis pull` gives back the identical file.
 // Prints: pushed FILE to NAME: <bits> bits, <hashes> hashes, <shards> shards
+// A static filter file (bloomkit build --kind static) becomes a static filter, with a delta of
+// --delta-capacity keys (default 0: none). Prints:
+//   pushed FILE to NAME: static, <b>-bit fingerprints, delta capacity <N>
 // With --module: creates key NAME of the Redis module's type instead (BF.LOADCHUNK; the server
 // must have loaded bloomkit_redis_module.so), from a file of a kind the module holds
 // (key_transfer.hpp). Prints:
 //   pushed FILE to NAME: module key, <kind>, <bits> bits, <filters> filters, <bytes> bytes
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/static_filter.hpp"
+#include "cli_error.hpp"
 #include "names.hpp"
 #include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
@@ -28,6 +34,7 @@ struct redis_push_options {
   std::string file;
   std::string name;
   bool module = false;
+  std::optional<std::uint64_t> delta_capacity;
 };
 
 void run_redis_push(const redis_context& context, const redis_push_options& o) {
@@ -39,6 +46,17 @@ void run_redis_push(const redis_context& context, const redis_push_options& o) {
     fmt::print("pushed {} to {}: {}\n", printable(o.file), printable(o.name),
                describe_module_key(s));
     return;
+  }
+  if (redis::redis_static_filter::is_static_file(o.file)) {
+    const auto filter =
+        redis::redis_static_filter::push(client, o.file, o.name, o.delta_capacity.value_or(0));
+    fmt::print("pushed {} to {}: static, {}-bit fingerprints, delta capacity {}\n",
+               printable(o.file), printable(o.name), filter.fingerprint_bits(),
+               filter.delta_capacity());
+    return;
+  }
+  if (o.delta_capacity) {
+    throw usage_error("redis push: --delta-capacity applies only to static filter files");
   }
   const auto filter = redis::redis_filter::push(client, o.file, o.name);
   const redis::shard_layout& l = filter.layout();
@@ -56,6 +74,12 @@ command add_redis_push_command(CLI::App& group, redis_context_ptr context) {
   sub->add_flag("--module", o->module,
                 "Create a key of the Redis module's type (BF.* / BK.* commands; the server must "
                 "load bloomkit_redis_module.so) instead of bloomkit's sharded layout");
+  add_whole_number_option(
+      *sub, "--delta-capacity", 0, std::uint64_t{1} << 40,
+      [o](std::uint64_t n) { o->delta_capacity = n; },
+      "With a static filter file: keys its delta holds (inserts until a rebuild; default 0: "
+      "none)")
+      ->type_name("N");
   return {sub, "push", [context, o] { run_redis_push(*context, *o); }};
 }
 

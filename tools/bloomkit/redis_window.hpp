@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/redis/static_filter.hpp"
 #include "bloomkit/redis/window_filter.hpp"
 #include "cli_error.hpp"
 #include "redis/module_keys/key_commands.hpp"
@@ -78,6 +79,11 @@ void with_any_redis_filter(const redis_context& context, std::string_view comman
     // key (errc::not_found): open those as what they are.
     if (e.code() == errc::unsupported && redis::redis_window_filter::is_window(client, name)) {
       return run_window(client);
+    }
+    if (e.code() == errc::unsupported && redis::redis_static_filter::is_static(client, name)) {
+      auto filter = redis::redis_static_filter::open(client, name);
+      key_encoder keys = context.encoder(name);
+      return fn(filter, keys);
     }
     if (e.code() == errc::not_found && redis_module::is_module_key(client, name)) {
       redis_module::module_key key(client, name);

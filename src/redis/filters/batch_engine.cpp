@@ -88,7 +88,9 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
   };
   if (write) add_checks();
   where.bitfields_begin = cs.size();
-  const std::string guard_bit = guarded ? std::to_string(where.check.guard_bit) : std::string();
+  // The guard bit's offset, written once per string (groups of one string are adjacent).
+  std::string guard_bit;
+  std::uint64_t guard_string = 0;
   const bool words = !write && codec.masked_word_reads;
   const bool bits = !words && codec.type == "u1";
   const bool numbers = words || codec.cell_numbers;
@@ -99,7 +101,13 @@ batch_commands append_commands(const batch_layout& layout, const batch_plan& pla
     c.args.reserve(5 + cells * (write ? 4 : 3));
     c.args.emplace_back(write ? "BITFIELD" : "BITFIELD_RO");
     c.args.push_back(layout.string_key(g.string));
-    if (guarded) c.args.insert(c.args.end(), {"GET", "u1", guard_bit});
+    if (guarded) {
+      if (guard_bit.empty() || g.string != guard_string) {
+        guard_bit = std::to_string(layout.guard_bit_of(g.string));
+        guard_string = g.string;
+      }
+      c.args.insert(c.args.end(), {"GET", "u1", guard_bit});
+    }
     if (write && increment) c.args.insert(c.args.end(), {"OVERFLOW", "SAT"});
     for (std::size_t p = g.begin; p < g.end; ++p) {
       const placement& at = plan.placements[p];
@@ -155,6 +163,8 @@ batch_answers decode(const batch_layout& layout, const batch_plan& plan,
       layout.codec().write == cell_codec::write_kind::saturating_increment ? 1 : 0;
   const std::size_t skip = guarded ? 1 : 0;
   const bool words = !write && layout.codec().masked_word_reads;
+  const bool xors = !write && layout.codec().xor_reads;
+  std::vector<std::uint64_t> sums(xors ? plan.keys : 0, 0);  // per key: XOR of its cells
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const reply& r = replies[where.bitfields_begin + g];
     const std::string& key = cs[where.bitfields_begin + g].args[1];
@@ -177,6 +187,12 @@ batch_answers decode(const batch_layout& layout, const batch_plan& plan,
     std::size_t at = skip;
     for (std::size_t p = grp.begin; p < grp.end; ++p) {
       const placement& pl = plan.placements[p];
+      if (xors) {
+        for (std::uint32_t i = 0; i < pl.cells; ++i) {
+          sums[pl.key] ^= static_cast<std::uint64_t>(values[at++].integer());
+        }
+        continue;
+      }
       bool hit = !write;
       for (std::uint32_t i = 0; i < pl.cells; ++i) {
         const long long v = values[at++].integer();
@@ -190,6 +206,11 @@ batch_answers decode(const batch_layout& layout, const batch_plan& plan,
       }
       out.answers[pl.key] |= hit;
     }
+  }
+  // Every placement of a key carries its fingerprint; a key in a broken string has no answer
+  // (the caller reports the string).
+  if (xors) {
+    for (const placement& pl : plan.placements) out.answers[pl.key] = sums[pl.key] == pl.mask;
   }
   return out;
 }

@@ -48,6 +48,10 @@ struct cell_codec {
   // integer; writes stay `type` cells. Redis returns the word's first bit as the integer's most
   // significant one: the layout's masks are in integer bits.
   bool masked_word_reads = false;
+  // Fingerprint layouts (a static filter's b-bit fields): a read answers true when the XOR of
+  // all the key's cells, over all its placements, equals its placements' mask (the key's
+  // fingerprint as Redis returns it).
+  bool xor_reads = false;
 };
 
 // How a batch proves that a string it touches is whole (docs/REDIS.md, "Missing shards"): a
@@ -101,6 +105,9 @@ class batch_layout {
   virtual void place(std::string_view key, cell_op op, placement_sink& out) const = 0;
   // The Redis key of string number `string`.
   virtual std::string string_key(std::uint64_t string) const = 0;
+  // The guard bit of string number `string` (string_check::kind::guard_bit): the same for every
+  // string unless a layout's strings differ in length (a static filter's tables).
+  virtual std::uint64_t guard_bit_of(std::uint64_t) const { return check().guard_bit; }
   // How an error names a command of this layout ("BITFIELD users:1:0"), for a caller that
   // names its filter in its own way.
   virtual std::string describe_command(std::string text) const { return text; }

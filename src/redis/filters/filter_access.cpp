@@ -26,16 +26,8 @@ native_layout layout_of(const filter_state& f, std::uint64_t generation) {
   return native_layout(f.name, f.layout, generation, is_guarded(f, generation), f.cell_bits);
 }
 
-struct meta_view {
-  bool exists = false;
-  bool changed = false;  // generation, next_generation or shard_guard differ from the handle's
-};
+}  // namespace
 
-// Runs `cs`, then sends the count of new keys still pending (HINCRBY N:meta inserted) and
-// re-reads the meta's generation (HMGET): in the same pipeline on a single server, where they
-// execute after `cs`; right after `cs` on a cluster. Updates f's view of the meta and returns
-// the replies of `cs`. A count sent to a filter dropped meanwhile made a stray N:meta of that
-// one field: it is removed.
 std::vector<reply> run_checked(filter_state& f, std::vector<command>& cs, meta_view& view) {
   client& c = *f.c;
   const std::string key = meta_key(f.name);
@@ -93,6 +85,8 @@ std::vector<reply> run_checked(filter_state& f, std::vector<command>& cs, meta_v
   f.guard_generation = guarded;
   return replies;
 }
+
+namespace {
 
 error gone(const filter_state& f) {
   return error(errc::not_found,

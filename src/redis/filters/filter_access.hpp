@@ -15,6 +15,19 @@
 
 namespace bloomkit::redis::detail {
 
+// What the meta read that rides with a call's commands found.
+struct meta_view {
+  bool exists = false;
+  bool changed = false;  // generation, next_generation or shard_guard differ from the handle's
+};
+
+// Runs `cs`, then sends the count of new keys still pending (HINCRBY N:meta inserted) and
+// re-reads the meta's generation (HMGET): in the same pipeline on a single server, where they
+// execute after `cs`; right after `cs` on a cluster. Updates f's view of the meta and returns
+// the replies of `cs`. A count sent to a filter dropped meanwhile made a stray N:meta of that
+// one field: it is removed. Native and static filters.
+std::vector<reply> run_checked(filter_state& f, std::vector<command>& cs, meta_view& view);
+
 // Inserts keys into every generation a writer must reach (the current one, and the one a
 // rebuild is filling); out[key] = new in the current generation. Returns the number of new
 // keys; their count travels with the handle's next call.

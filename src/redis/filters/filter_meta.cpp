@@ -140,9 +140,10 @@ filter_meta decode_meta(const std::string& name, const std::map<std::string, std
   if (const auto kind = f.find("kind"); kind != f.end() && kind->second == counting_kind) {
     cell_bits = counter_bits;
   } else if (kind != f.end()) {
+    const std::string section = kind->second == "static" ? "Static filters" : "Window filters";
     throw error(errc::unsupported, fields.source() + ": a " + kind->second +
-                                       " filter, not a native one (docs/REDIS.md, \"Window "
-                                       "filters\")");
+                                       " filter, not a native one (docs/REDIS.md, \"" + section +
+                                       "\")");
   }
   fields.check_version_and_scheme();
   filter_meta m;

@@ -24,6 +24,22 @@ inline constexpr const char* flip_script =
     "'shard_guard', ARGV[3]) "
     "redis.call('HDEL', KEYS[1], 'next_generation') return 1";
 
+// A static filter's rebuild marks its meta: next_generation and the new delta's fields
+// (ARGV: field, value, ...) in one step, so no writer sees the one without the others. 0: a
+// rebuild is running; -1: the filter is gone.
+inline constexpr const char* static_mark_script =
+    "if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end "
+    "if redis.call('HEXISTS', KEYS[1], 'next_generation') == 1 then return 0 end "
+    "redis.call('HSET', KEYS[1], unpack(ARGV)) return 1";
+
+// A static filter's flip: ARGV[1] the rebuilt generation, then field, value, ... (generation,
+// its tables, its delta); the marks go.
+inline constexpr const char* static_flip_script =
+    "if redis.call('HGET', KEYS[1], 'next_generation') ~= ARGV[1] then return 0 end "
+    "redis.call('HSET', KEYS[1], unpack(ARGV, 2)) "
+    "redis.call('HDEL', KEYS[1], 'next_generation', 'next_delta_bits_per_shard', "
+    "'next_delta_shard_count', 'next_delta_hashes') return 1";
+
 // Deletes KEYS[1] unless its bit ARGV[1] is set (ARGV[1] = -1: unconditionally). A script so
 // that the test and the delete are one step: a shard that a concurrent create preallocated
 // between our write and this cleanup has its guard bit and stays.
