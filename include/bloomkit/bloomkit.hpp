@@ -13,4 +13,5 @@
 #include "bloomkit/mapped_file.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/sizing.hpp"
+#include "bloomkit/static_filter.hpp"
 #include "bloomkit/version.hpp"

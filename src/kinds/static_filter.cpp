@@ -1,0 +1,247 @@
+// static_filter: the sizing of the fingerprints and shards, the build of the shards on threads,
+// and the batched lookups (core/filter_pipeline.hpp).
+
+#include "bloomkit/static_filter.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "../core/filter_pipeline.hpp"
+#include "bloomkit/detail/word_access.hpp"
+#include "bloomkit/error.hpp"
+
+namespace bloomkit {
+
+namespace {
+
+// The batched lookups' Ops (core/filter_pipeline.hpp): one stage, three lines per key.
+struct static_lookup_ops {
+  const static_shard* shards;
+  std::uint32_t shard_bits;
+
+  struct location {
+    const unsigned char* bytes;
+    std::array<std::uint64_t, 3> cells;
+    std::uint32_t bits;
+    std::uint32_t fingerprint;
+  };
+  static constexpr bool two_stage = false;
+
+  [[gnu::always_inline]] void locate(std::uint64_t h, location& at) const noexcept {
+    const static_shard& shard = shards[static_filter::shard_of(h, shard_bits)];
+    at.bytes = shard.bytes().data();
+    at.cells = shard.cells_of(h);
+    at.bits = shard.fingerprint_bits();
+    at.fingerprint = shard.fingerprint(h);
+  }
+  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
+    for (const std::uint64_t c : at.cells) detail::prefetch_read(at.bytes + (c * at.bits >> 3));
+  }
+  [[gnu::always_inline]] bool test_first(const location& at) const noexcept {
+    return (detail::load_cell(at.bytes, at.cells[0], at.bits) ^
+            detail::load_cell(at.bytes, at.cells[1], at.bits) ^
+            detail::load_cell(at.bytes, at.cells[2], at.bits)) == at.fingerprint;
+  }
+};
+
+void check_results(std::size_t keys, std::size_t results) {
+  if (results < keys) {
+    throw error(errc::invalid_argument, "static filter: contains_many has " +
+                                            std::to_string(results) + " results for " +
+                                            std::to_string(keys) + " keys");
+  }
+}
+
+// Runs build(i) for i in [0, count) on `threads` threads; the first error is thrown again.
+template <class Build>
+void on_threads(std::size_t count, unsigned threads, Build build) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  const auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+      try {
+        build(i);
+      } catch (...) {
+        const std::lock_guard lock(failure_lock);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  const unsigned extra = static_cast<unsigned>(
+      std::min<std::size_t>(threads == 0 ? 0 : threads - 1, count == 0 ? 0 : count - 1));
+  std::vector<std::thread> pool;
+  pool.reserve(extra);
+  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+[[noreturn]] void refuse_change() {
+  throw error(errc::invalid_argument, std::string(static_filter_takes_no_inserts));
+}
+
+}  // namespace
+
+bool static_filter::insert(std::string_view) {
+  refuse_change();
+}
+std::size_t static_filter::insert_many(std::span<const std::string_view>) {
+  refuse_change();
+}
+bool static_filter::remove(std::string_view) {
+  refuse_change();
+}
+void static_filter::merge(const static_filter&) {
+  refuse_change();
+}
+void static_filter::intersect(const static_filter&) {
+  refuse_change();
+}
+void static_filter::clear() {
+  refuse_change();
+}
+
+std::uint32_t static_filter::fingerprint_bits_for(double fpp) {
+  if (!(fpp > 0.0 && fpp < 1.0)) {
+    throw error(errc::invalid_argument,
+                "static filter: fpp must be in (0, 1), not " + std::to_string(fpp));
+  }
+  if (fpp < std::ldexp(1.0, -static_cast<int>(static_shard::max_fingerprint_bits))) {
+    throw error(errc::invalid_argument, "static filter: fpp must be at least 2^-32 (" +
+                                            std::to_string(std::ldexp(1.0, -32)) +
+                                            ", 32-bit fingerprints), not " + std::to_string(fpp));
+  }
+  std::uint32_t bits = 1;
+  while (std::ldexp(1.0, -static_cast<int>(bits)) > fpp) ++bits;
+  return bits;
+}
+
+std::uint32_t static_filter::shard_bits_for(std::uint64_t n) noexcept {
+  std::uint32_t s = 0;
+  while (s < max_shard_bits && (n >> s) > max_shard_keys) ++s;
+  // n / 2^s rounds down: one more shard when the remainder would take it past the bound.
+  if (s < max_shard_bits && (n >> s) == max_shard_keys && (n & ((std::uint64_t{1} << s) - 1)) != 0)
+    ++s;
+  return s;
+}
+
+std::uint64_t static_filter::first_seed(std::uint32_t index) noexcept {
+  return static_shard::next_seed(0x5ca1ab1e00000000ULL + index);
+}
+
+std::uint64_t static_filter::bits_for(std::uint64_t n, double fpp) {
+  const std::uint32_t b = fingerprint_bits_for(fpp);
+  const std::uint32_t s = shard_bits_for(n);
+  const std::uint64_t shards = std::uint64_t{1} << s;
+  // Keys spread evenly: the first n mod 2^s shards one more.
+  const std::uint64_t each = n >> s, more = n & (shards - 1);
+  std::uint64_t cells = (shards - more) * detail::fuse_geometry_for(each).cells();
+  if (more != 0) cells += more * detail::fuse_geometry_for(each + 1).cells();
+  return cells * b;
+}
+
+static_filter static_filter::build(std::span<const std::string_view> keys, double fpp,
+                                   unsigned threads) {
+  fingerprint_bits_for(fpp);  // the error before the hashing
+  std::vector<std::uint64_t> hashes(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = xxh3_64(keys[i]);
+  return build_from_hashes(std::move(hashes), fpp, threads);
+}
+
+static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
+                                               unsigned threads) {
+  const std::uint32_t b = fingerprint_bits_for(fpp);
+  const std::uint32_t s = shard_bits_for(hashes.size());
+  const std::size_t shard_count = std::size_t{1} << s;
+  // The hashes grouped by shard (a counting sort on the top s bits).
+  std::vector<std::size_t> start(shard_count + 1, 0);
+  if (s != 0) {
+    for (const std::uint64_t h : hashes) ++start[shard_of(h, s) + 1];
+    for (std::size_t i = 0; i < shard_count; ++i) start[i + 1] += start[i];
+    std::vector<std::uint64_t> grouped(hashes.size());
+    std::vector<std::size_t> at(start.begin(), start.end() - 1);
+    for (const std::uint64_t h : hashes) grouped[at[shard_of(h, s)]++] = h;
+    hashes = std::move(grouped);
+  } else {
+    start[1] = hashes.size();
+  }
+  std::vector<std::optional<static_shard>> built(shard_count);
+  on_threads(shard_count, threads, [&](std::size_t i) {
+    const std::span<std::uint64_t> part(hashes.data() + start[i], start[i + 1] - start[i]);
+    built[i] = static_shard::build(part, b, first_seed(static_cast<std::uint32_t>(i)));
+  });
+  std::vector<static_shard> shards;
+  shards.reserve(shard_count);
+  for (auto& shard : built) shards.push_back(std::move(*shard));
+  return from_shards(fpp, b, s, std::move(shards));
+}
+
+static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_bits,
+                                         std::uint32_t shard_bits,
+                                         std::vector<static_shard> shards) {
+  fingerprint_bits_for(fpp);
+  if (shard_bits > max_shard_bits || shards.size() != (std::uint64_t{1} << shard_bits)) {
+    throw error(errc::invalid_argument, "static filter: " + std::to_string(shards.size()) +
+                                            " shards for shard bits " + std::to_string(shard_bits) +
+                                            " (2^bits expected)");
+  }
+  static_filter f;
+  for (const auto& shard : shards) {
+    if (shard.fingerprint_bits() != fingerprint_bits) {
+      throw error(errc::invalid_argument,
+                  "static filter: a shard of " + std::to_string(shard.fingerprint_bits()) +
+                      "-bit fingerprints in a filter of " + std::to_string(fingerprint_bits));
+    }
+    f.keys_ += shard.keys();
+    f.cells_ += shard.cells();
+  }
+  f.shards_ = std::move(shards);
+  f.target_fpp_ = fpp;
+  f.fingerprint_bits_ = fingerprint_bits;
+  f.shard_bits_ = shard_bits;
+  return f;
+}
+
+std::size_t static_filter::contains_many(std::span<const std::string_view> keys,
+                                         std::span<bool> results) const {
+  check_results(keys.size(), results.size());
+  const static_lookup_ops ops{shards_.data(), shard_bits_};
+  return detail::lookup_pipeline(
+      ops, keys.size(), [&](std::size_t i) { return xxh3_64(keys[i]); }, results.data());
+}
+
+std::size_t static_filter::contains_many(std::span<const std::uint64_t> hashes,
+                                         std::span<bool> results) const {
+  check_results(hashes.size(), results.size());
+  const static_lookup_ops ops{shards_.data(), shard_bits_};
+  return detail::lookup_pipeline(
+      ops, hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.data());
+}
+
+double static_filter::bits_per_key() const noexcept {
+  return keys_ == 0 ? 0.0 : static_cast<double>(bits()) / static_cast<double>(keys_);
+}
+
+double static_filter::load() const noexcept {
+  return cells_ == 0 ? 0.0 : static_cast<double>(keys_) / static_cast<double>(cells_);
+}
+
+double static_filter::fpp() const noexcept {
+  return std::ldexp(1.0, -static_cast<int>(fingerprint_bits_));
+}
+
+std::size_t static_filter::byte_size() const noexcept {
+  std::size_t bytes = 0;
+  for (const auto& shard : shards_) bytes += shard.bytes().size();
+  return bytes;
+}
+
+}  // namespace bloomkit
