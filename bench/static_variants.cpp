@@ -16,6 +16,8 @@
 //                   [--overhead E] [--shard-keys K] [--shard-overhead E]
 //   static_variants --scan-overhead 0.04,0.06,0.08 --tries 20 --sizes 1e6
 //       (how often Ribbon banding succeeds with the first seed at m = n (1 + E))
+//   static_variants --paired 40 [--chunk 100000] --sizes 1e8
+//       (lookups of fuse3, fuse4 and ribbon timed in adjacent chunks, ratios to fuse3 per round)
 
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -34,6 +37,7 @@
 #include "bloomkit/hashing.hpp"
 #include "machine_info.hpp"
 #include "static_variants/fuse_filter.hpp"
+#include "static_variants/paired_lookups.hpp"
 #include "static_variants/ribbon_filter.hpp"
 #include "static_variants/variant_options.hpp"
 
@@ -191,6 +195,40 @@ void run_sizes(const options& opt) {
   }
 }
 
+template <class Filter>
+lookup_subject subject_of(const std::shared_ptr<const Filter>& f) {
+  return {Filter::name,
+          [f](std::span<const std::uint64_t> keys) {
+            std::size_t present = 0;
+            for (const auto h : keys) present += f->contains(h);
+            return present;
+          },
+          [f](std::span<const std::uint64_t> keys) { return f->count_present(keys); }};
+}
+
+// Lookups of fuse3 (the reference), fuse4 and sharded Ribbon in adjacent chunks, per b.
+void run_paired(const options& opt) {
+  for (const auto n : opt.sizes) {
+    const auto keys = key_hashes(0, n);
+    const auto misses = key_hashes(miss_base, opt.queries);
+    std::vector<std::uint64_t> hits(opt.queries);
+    std::mt19937_64 rng(7);
+    for (auto& h : hits) h = keys[rng() % n];
+    std::printf("\n### n = %zu: lookups in adjacent chunks of %zu keys, %u rounds\n\n", n,
+                opt.chunk, opt.paired);
+    std::printf("| b | variant | hit ns (/ fuse3) | miss ns | hit batch ns | miss batch ns |\n");
+    std::printf("|---:|---|---:|---:|---:|---:|\n");
+    for (const auto b : opt.bits) {
+      std::vector<lookup_subject> subjects;
+      subjects.push_back(subject_of(std::make_shared<const fuse_filter<3>>(keys, b)));
+      subjects.push_back(subject_of(std::make_shared<const fuse_filter<4>>(keys, b)));
+      subjects.push_back(subject_of(std::make_shared<const ribbon_filter<false>>(
+          keys, b, opt.shard_overhead, opt.shard_bits_for(n))));
+      paired_lookups(subjects, hits, misses, opt.chunk, opt.paired, std::to_string(b));
+    }
+  }
+}
+
 // First-seed success of standard Ribbon banding: `tries` key sets (distinct seeds) per overhead.
 void scan_overhead(const options& opt) {
   for (const auto n : opt.sizes) {
@@ -221,6 +259,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     if (!opt.scan.empty()) {
       scan_overhead(opt);
+    } else if (opt.paired > 0) {
+      run_paired(opt);
     } else {
       run_sizes(opt);
     }

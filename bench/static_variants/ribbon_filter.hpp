@@ -35,7 +35,6 @@ class ribbon_filter {
  public:
   static constexpr const char* name = Homogeneous ? "ribbon-homog" : "ribbon";
   static constexpr unsigned w = 64;
-  static constexpr unsigned max_bits = 32;
 
   // 2^shard_bits independent band systems (shard = top bits of the key hash, as the library's
   // static_filter shards), each of M = (n / 2^shard_bits) (1 + overhead) slots rounded up to whole
@@ -81,20 +80,15 @@ class ribbon_filter {
     const std::uint64_t* lo = solution_.data() + (s / w) * bits_;
     const std::uint64_t* hi = lo + bits_;
     const unsigned off = s % w;
-    // Column j's 64 rows ANDed with c, then every word folded to its parity at once: plain
-    // loops over all columns, which the compiler turns into SIMD (2 words per SSE2 op).
-    std::uint64_t v[max_bits];
+    const std::uint64_t want = result(x);
     for (unsigned j = 0; j < bits_; ++j) {
       // Rows s..s+63 of column j: the tail of this block's word and the head of the next one's
-      // (shifted in two steps, so off = 0 takes none of it).
-      v[j] = ((lo[j] >> off) | ((hi[j] << 1) << (w - 1 - off))) & c;
+      // (shifted in two steps, so off = 0 takes none of it). A key not in the set differs in
+      // the first bit with probability 1/2: most misses stop after one or two columns.
+      const std::uint64_t rows = (lo[j] >> off) | ((hi[j] << 1) << (w - 1 - off));
+      if (parity(rows & c) != ((want >> j) & 1)) return false;
     }
-    for (unsigned shift = 32; shift > 0; shift /= 2) {
-      for (unsigned j = 0; j < bits_; ++j) v[j] ^= v[j] >> shift;
-    }
-    std::uint64_t got = 0;
-    for (unsigned j = 0; j < bits_; ++j) got |= (v[j] & 1) << j;
-    return got == result(x);
+    return true;
   }
   // Lookups of a batch, prefetching the lines of the two blocks of the key `ahead` places on.
   std::size_t count_present(std::span<const std::uint64_t> hashes) const noexcept {

@@ -23,6 +23,8 @@ struct options {
   double shard_overhead = 0.06;   // their m / n - 1 per shard
   std::vector<double> scan;
   unsigned tries = 20;
+  unsigned paired = 0;  // rounds of adjacent-chunk lookups (0: the build-and-measure tables)
+  std::size_t chunk = 100000;
 
   double flat_overhead_for(std::size_t n) const {
     return overhead > 0 ? overhead : default_overhead(n);
@@ -100,6 +102,10 @@ inline options parse_options(int argc, char** argv) {
       opt.shard_overhead = parse_number(value, "--shard-overhead");
     } else if (flag == "--scan-overhead") {
       for (const auto& s : split(value)) opt.scan.push_back(parse_number(s, "--scan-overhead"));
+    } else if (flag == "--paired") {
+      opt.paired = static_cast<unsigned>(parse_number(value, "--paired"));
+    } else if (flag == "--chunk") {
+      opt.chunk = static_cast<std::size_t>(parse_number(value, "--chunk"));
     } else if (flag == "--tries") {
       opt.tries = static_cast<unsigned>(parse_number(value, "--tries"));
     } else {
