@@ -17,7 +17,8 @@
 //   static_variants --scan-overhead 0.04,0.06,0.08 --tries 20 --sizes 1e6
 //       (how often Ribbon banding succeeds with the first seed at m = n (1 + E))
 //   static_variants --paired 40 [--chunk 100000] --sizes 1e8
-//       (lookups of fuse3, fuse4 and ribbon timed in adjacent chunks, ratios to fuse3 per round)
+//       (lookups of fuse3, fuse4 and ribbon timed in adjacent chunks, ratios to fuse3 per round;
+//       thread CPU time, so a busy host's descheduling is not charged to the longer chunks)
 
 #include <unistd.h>
 

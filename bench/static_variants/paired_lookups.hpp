@@ -3,9 +3,12 @@
 // the same chunk of queries, in a new random order, so a burst of load from elsewhere on the
 // machine lands on all of them alike; the ratios to the first filter are taken per round and
 // their median reported (the window filter's pairs in bench/window_pairs.cpp do the same).
+// Times are the thread's CPU time, not wall time: on a host busier than its cores, a chunk that
+// takes longer is more often descheduled midway, which wall time would charge to it.
+
+#include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +26,13 @@ struct lookup_subject {
   std::function<std::size_t(std::span<const std::uint64_t>)> single, batch;
 };
 
+// CPU time of the calling thread, in ns.
+inline double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
 inline double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto k = v.size() / 2;
@@ -35,7 +45,6 @@ inline void paired_lookups(const std::vector<lookup_subject>& subjects,
                            std::span<const std::uint64_t> hits,
                            std::span<const std::uint64_t> misses, std::size_t chunk,
                            unsigned rounds, const std::string& label) {
-  using clock = std::chrono::steady_clock;
   // ns[pass][subject][round]; passes: single hit, single miss, batch hit, batch miss
   std::vector<std::vector<std::vector<double>>> ns(
       4, std::vector<std::vector<double>>(subjects.size()));
@@ -50,9 +59,9 @@ inline void paired_lookups(const std::vector<lookup_subject>& subjects,
       for (int pass = 0; pass < 4; ++pass) {
         const auto keys = pass % 2 == 0 ? hit_chunk : miss_chunk;
         const auto& loop = pass < 2 ? subjects[s].single : subjects[s].batch;
-        const auto t0 = clock::now();
+        const double t0 = thread_cpu_ns();
         const std::size_t present = loop(keys);
-        const double t = std::chrono::duration<double, std::nano>(clock::now() - t0).count();
+        const double t = thread_cpu_ns() - t0;
         if (pass % 2 == 0 && present != keys.size()) {
           std::fprintf(stderr, "%s: FALSE NEGATIVE\n", subjects[s].name.c_str());
           std::exit(1);
