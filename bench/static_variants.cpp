@@ -8,8 +8,8 @@
 // For each n and b: bits per key, FPP on fresh keys, build ns/key (remix + sort + construct, from
 // the keys' XXH3-64 hashes; hashing the keys is left out, it is the same for all), and lookup
 // ns/key over precomputed key hashes for hits and misses, one at a time and batched (prefetching
-// 16 keys ahead). Every configuration runs --reps times, the reps interleaved in a new random
-// order each round; the tables show medians.
+// 16 keys ahead), in the thread's CPU time. Every configuration runs --reps times, the reps
+// interleaved in a new random order each round; the tables show medians.
 //
 //   static_variants [--sizes 1e6,1e7] [--bits 7,8,10,14,20] [--reps 3] [--queries 1e7]
 //                   [--variants fuse3,fuse4,ribbon,ribbon-flat,ribbon-homog]
@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,10 +45,12 @@ namespace {
 
 using namespace bloomkit::bench;
 using namespace bloomkit::bench::static_variants;
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
+// Times are the thread's CPU time (paired_lookups.hpp says why): seconds.
+double cpu_now() {
+  return thread_cpu_ns() * 1e-9;
+}
+double seconds_since(double t0) {
+  return cpu_now() - t0;
 }
 
 // XXH3-64 of the URL-like keys with ids first, first + 1, ...
@@ -78,23 +79,23 @@ measurement measure(const Filter& f, double build_s, const data_set& d) {
   m.bits_per_key = static_cast<double>(f.byte_size()) * 8 / n;
   m.build_ns = build_s * 1e9 / n;
   m.seeds = static_cast<double>(f.seeds_tried());
-  auto t0 = clock_type::now();
+  auto t0 = cpu_now();
   std::size_t present = 0;
   for (const auto h : d.hits) present += f.contains(h);
   m.hit_ns = seconds_since(t0) * 1e9 / static_cast<double>(d.hits.size());
   if (present != d.hits.size())
     throw std::runtime_error(std::string(Filter::name) + ": FALSE NEGATIVE");
-  t0 = clock_type::now();
+  t0 = cpu_now();
   std::size_t false_positives = 0;
   for (const auto h : d.misses) false_positives += f.contains(h);
   m.miss_ns = seconds_since(t0) * 1e9 / static_cast<double>(d.misses.size());
   m.fpp = static_cast<double>(false_positives) / static_cast<double>(d.misses.size());
-  t0 = clock_type::now();
+  t0 = cpu_now();
   if (f.count_present(d.hits) != d.hits.size()) {
     throw std::runtime_error(std::string(Filter::name) + ": FALSE NEGATIVE (batched)");
   }
   m.hit_batch_ns = seconds_since(t0) * 1e9 / static_cast<double>(d.hits.size());
-  t0 = clock_type::now();
+  t0 = cpu_now();
   if (f.count_present(d.misses) != false_positives) {
     throw std::runtime_error(std::string(Filter::name) + ": batched and single lookups differ");
   }
@@ -104,7 +105,7 @@ measurement measure(const Filter& f, double build_s, const data_set& d) {
 
 measurement run_one(const std::string& variant, unsigned bits, const data_set& d,
                     const options& opt) {
-  const auto t0 = clock_type::now();
+  const auto t0 = cpu_now();
   const auto n = d.keys.size();
   if (variant == "fuse3") {
     fuse_filter<3> f(d.keys, bits);
@@ -153,7 +154,7 @@ void run_sizes(const options& opt) {
     // Sorting alone, for the build column's share.
     std::vector<double> sort_s;
     for (unsigned r = 0; r < opt.reps; ++r) {
-      const auto t0 = clock_type::now();
+      const auto t0 = cpu_now();
       const auto xs = sorted_remixed(d.keys, r);
       sort_s.push_back(seconds_since(t0));
     }
