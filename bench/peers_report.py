@@ -15,7 +15,8 @@ BEGIN = "<!-- bench/compare_peers:begin -->"
 END = "<!-- bench/compare_peers:end -->"
 
 BLOOMKIT_IMPLS = ["bloomkit-classic", "bloomkit-classic-batch", "bloomkit-blocked",
-                  "bloomkit-blocked-batch", "bloomkit-counting", "bloomkit-scalable"]
+                  "bloomkit-blocked-batch", "bloomkit-counting", "bloomkit-scalable",
+                  "bloomkit-static", "bloomkit-static-batch"]
 PEER_IMPLS = ["libbloom", "guava", "bits-and-blooms", "blobloom"]
 # Debian packages whose versions the report names.
 PACKAGES = ["libbloom-dev", "libguava-java", "openjdk-17-jdk-headless", "golang-go",
@@ -148,6 +149,66 @@ def size_section(n, queries, p, results, impls):
     return out
 
 
+def static_section(ctx):
+    """Issue 30: the static kind's bits per key against log2(1/p), classic and blocked at every
+    n and p; its FPP; its batched lookups, build and peak RSS against the blocked filter's."""
+    rows = ctx.get("static_sizes") or []
+    if not rows:
+        return []
+    out = ["### The static kind (issue 30)", "",
+           "Bits per key at each n and target p (the kinds' own sizing: "
+           "`static_filter::bits_for`, and `for_capacity(n, p)` of the classic and blocked "
+           "filters; bench/static_sizes.cpp). The static filter's fingerprints are the smallest "
+           "b with 2^-b <= p.", "",
+           "| n | p | b | log2(1/p) | static | static / bound | classic | blocked "
+           "| static / classic | static / blocked |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in (r for r in rows if r["row"] == "size"):
+        out.append(f"| {summarize.fmt_n(r['n'])} | {r['p']:.3g} | {r['fingerprint_bits']} | "
+                   f"{r['bound_bits_per_key']:.2f} | {r['static_bits_per_key']:.2f} | "
+                   f"{r['static_bits_per_key'] / r['bound_bits_per_key']:.3f}x | "
+                   f"{r['classic_bits_per_key']:.2f} | {r['blocked_bits_per_key']:.2f} | "
+                   f"{r['static_bits_per_key'] / r['classic_bits_per_key']:.3f}x | "
+                   f"{r['static_bits_per_key'] / r['blocked_bits_per_key']:.3f}x |")
+    fpp = [r for r in rows if r["row"] == "fpp"]
+    if fpp:
+        out += ["", f"The static filter's FPP, built from {fpp[0]['n']:,} keys, measured on "
+                f"{fpp[0]['queries']:,} fresh keys:", "",
+                "| p | stated (2^-b) | measured | measured / stated | bits/key |",
+                "|---:|---:|---:|---:|---:|"]
+        for r in fpp:
+            out.append(f"| {r['p']:.3g} | {r['stated_fpp']:.3g} | {r['measured_fpp']:.3g} | "
+                       f"{r['measured_fpp'] / r['stated_fpp']:.2f} | {r['bits_per_key']:.2f} |")
+    out += ["", f"At p = {ctx['args'].p:g}, from the tables above (medians): batched lookups "
+            "of the static filter against the blocked filter's, its build from keys (hashing "
+            "included, on every core) and the peak RSS of the process that builds and queries "
+            "it.", "",
+            "| n | static hit | blocked hit | ratio | static miss | blocked miss | ratio "
+            "| static build ns/key (M keys/s) | blocked insert ns/key | static peak RSS MiB "
+            "| blocked peak RSS MiB |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in ctx["sizes"]:
+        res = ctx["results"][n]
+        s, b = res.get("bloomkit-static-batch"), res.get("bloomkit-blocked-batch")
+        if not s or not b:
+            continue
+        med = {k: {c: statistics.median(r[c] for r in v)
+                   for c in ("insert_ns", "hit_ns", "miss_ns", "rss_mib")}
+               for k, v in (("s", s), ("b", b))}
+        out.append(f"| {summarize.fmt_n(n)} | {summarize.fmt_ns(med['s']['hit_ns'])} | "
+                   f"{summarize.fmt_ns(med['b']['hit_ns'])} | "
+                   f"{med['s']['hit_ns'] / med['b']['hit_ns']:.2f}x | "
+                   f"{summarize.fmt_ns(med['s']['miss_ns'])} | "
+                   f"{summarize.fmt_ns(med['b']['miss_ns'])} | "
+                   f"{med['s']['miss_ns'] / med['b']['miss_ns']:.2f}x | "
+                   f"{summarize.fmt_ns(med['s']['insert_ns'])} "
+                   f"({1e3 / med['s']['insert_ns']:.1f}) | "
+                   f"{summarize.fmt_ns(med['b']['insert_ns'])} | {med['s']['rss_mib']:.0f} | "
+                   f"{med['b']['rss_mib']:.0f} |")
+    out.append("")
+    return out
+
+
 def report(ctx):
     a = ctx["args"]
     mem = ctx["memory_limits"]
@@ -201,6 +262,7 @@ def report(ctx):
         lines.append("")
     for n in ctx["sizes"]:
         lines += size_section(n, ctx["queries"][n], a.p, ctx["results"][n], ctx["impls"])
+    lines += static_section(ctx)
     if ctx["failures"]:
         lines.append("**Failed runs** (not in the medians):")
         lines.append("")

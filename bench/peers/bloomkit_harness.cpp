@@ -5,21 +5,31 @@
 //   bloomkit-counting                               counting_bloom_filter, one key at a time
 //   bloomkit-scalable                               scalable_bloom_filter(n / 8, p) with the
 //                                                   defaults s = 2, r = 0.5, one key at a time
+//   bloomkit-static, bloomkit-static-batch           static_filter (built once): "insert" hashes
+//                                                   each key (xxh3_64) and, at the n-th, builds
+//                                                   the filter on every core, so insert ns/key is
+//                                                   the build from keys; lookups one key at a
+//                                                   time / contains_many over each chunk
 //
-// Every filter comes from its "expected n keys at FPP p" constructor.
+// Every filter comes from its "expected n keys at FPP p" constructor (the static one from its
+// whole key set).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
+#include "bloomkit/static_filter.hpp"
 #include "bloomkit/version.hpp"
 #include "harness.h"
 
@@ -65,7 +75,12 @@ struct ops {
   }
   static void destroy(void* s) { delete static_cast<state*>(s); }
   static void prepare(void* s, const key_file* chunk, long count) {
-    auto& keys = static_cast<state*>(s)->keys;
+    prepare_keys<state>(s, chunk, count);
+  }
+  // The chunk's keys as string_views in the state's `keys` (untimed).
+  template <class State>
+  static void prepare_keys(void* s, const key_file* chunk, long count) {
+    auto& keys = static_cast<State*>(s)->keys;
     keys.resize(static_cast<std::size_t>(count));
     for (long i = 0; i < count; ++i) {
       keys[static_cast<std::size_t>(i)] =
@@ -103,6 +118,67 @@ struct ops {
   }
 };
 
+// The static kind: no inserts, so the insert passes collect the keys' hashes and the pass that
+// reaches n builds the filter (timed with them).
+template <bool Batch>
+struct static_ops {
+  struct state {
+    std::uint64_t n;
+    double p;
+    std::vector<std::uint64_t> hashes;
+    std::optional<bloomkit::static_filter> filter;
+    std::vector<std::string_view> keys;
+    std::unique_ptr<bool[]> results{new bool[KEY_FILE_CHUNK]};
+  };
+
+  static void* create(std::uint64_t n, double p, char* err, std::size_t err_size) {
+    try {
+      bloomkit::static_filter::fingerprint_bits_for(p);  // rejects a p it cannot take, now
+      auto* s = new state{n, p, {}, std::nullopt, {}};
+      s->hashes.reserve(n);
+      return s;
+    } catch (const std::exception& e) {
+      std::snprintf(err, err_size, "%s", e.what());
+      return nullptr;
+    }
+  }
+  static void destroy(void* s) { delete static_cast<state*>(s); }
+  static void insert(void* s, const key_file*, long) {
+    auto& st = *static_cast<state*>(s);
+    for (const auto key : st.keys) st.hashes.push_back(bloomkit::xxh3_64(key));
+    if (st.hashes.size() >= st.n) {
+      const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+      st.filter = bloomkit::static_filter::build_from_hashes(std::move(st.hashes), st.p, threads);
+      st.hashes = {};
+    }
+  }
+  static long contains(void* s, const key_file*, long) {
+    auto& st = *static_cast<state*>(s);
+    if constexpr (Batch) {
+      return static_cast<long>(
+          st.filter->contains_many(st.keys, std::span<bool>(st.results.get(), st.keys.size())));
+    } else {
+      long present = 0;
+      for (const auto key : st.keys) present += st.filter->contains(key);
+      return present;
+    }
+  }
+  static std::uint64_t filter_bytes(const void* s) {
+    return static_cast<const state*>(s)->filter->byte_size();
+  }
+  // The fingerprint bits b (its lookups read 3 cells of b bits).
+  static unsigned hashes(const void* s) {
+    return static_cast<const state*>(s)->filter->fingerprint_bits();
+  }
+
+  static harness_impl impl(const char* name, const char* library) {
+    return {name,   "C++",    library,
+            create, destroy,  ops<classic_kind, false>::prepare_keys<state>,
+            insert, contains, filter_bytes,
+            hashes};
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,6 +191,8 @@ int main(int argc, char** argv) {
       ops<blocked_kind, true>::impl("bloomkit-blocked-batch", library),
       ops<counting_kind, false>::impl("bloomkit-counting", library),
       ops<scalable_kind, false>::impl("bloomkit-scalable", library),
+      static_ops<false>::impl("bloomkit-static", library),
+      static_ops<true>::impl("bloomkit-static-batch", library),
   };
   const harness_impl* list[std::size(impls)];
   for (std::size_t i = 0; i < std::size(impls); ++i) list[i] = &impls[i];
