@@ -16,6 +16,7 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/compat/redisbloom_kind.hpp"
+#include "bloomkit/kind_parts.hpp"
 
 namespace bloomkit::redis_module {
 

@@ -14,6 +14,7 @@
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/error.hpp"
+#include "bloomkit/kind_parts.hpp"
 #include "chunk_iterator.hpp"
 #include "image_reader.hpp"
 

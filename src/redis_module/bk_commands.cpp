@@ -17,7 +17,7 @@
 #include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/error.hpp"
-#include "bloomkit/kinds.hpp"
+#include "bloomkit/kind_parts.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::redis_module {
