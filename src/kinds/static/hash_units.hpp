@@ -26,9 +26,8 @@ struct hash_unit {
   bool spilled() const noexcept { return !segments.empty(); }
 };
 
-// Reads a spilled unit's hashes into `out` (resized to its count); releases the segments'
-// disk space when `last_read`.
-void read_unit(hash_spill& spill, hash_unit& unit, std::vector<std::uint64_t>& out, bool last_read);
+// Reads a spilled unit's hashes into `out` (its count of them), segment by segment.
+void read_unit(const hash_spill& spill, const hash_unit& unit, std::span<std::uint64_t> out);
 
 // Splits a spilled unit by its next `extra_bits` bits into 2^extra_bits spilled units (in
 // prefix order), reading it segment by segment and releasing what was read.
