@@ -163,8 +163,9 @@ class static_filter {
     if (source_ != nullptr) source_->check();
     return present;
   }
-  // results[i] = contains(keys[i]); returns how many are present. Software-pipelined: the three
-  // cells of a key are prefetched some keys ahead (core/filter_pipeline.hpp).
+  // results[i] = contains(keys[i]); returns how many are present. Past the cache, software-
+  // pipelined: the three cells of a key are prefetched 32 keys ahead
+  // (src/kinds/static_lookups.cpp).
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
   std::size_t contains_many(std::span<const std::uint64_t> hashes, std::span<bool> results) const;
 

@@ -1,5 +1,5 @@
-// static_filter: the sizing of the fingerprints and shards, the build of the shards on threads,
-// and the batched lookups (core/filter_pipeline.hpp).
+// static_filter: the sizing of the fingerprints and shards and the build of the shards on threads
+// (the batched lookups: static_lookups.cpp).
 
 #include "bloomkit/static_filter.hpp"
 
@@ -12,44 +12,11 @@
 #include <string>
 #include <thread>
 
-#include "../core/filter_pipeline.hpp"
-#include "bloomkit/detail/result_slots.hpp"
-#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
 
 namespace bloomkit {
 
 namespace {
-
-// The batched lookups' Ops (core/filter_pipeline.hpp): one stage, three lines per key.
-struct static_lookup_ops {
-  const static_shard* shards;
-  std::uint32_t shard_bits;
-
-  struct location {
-    const unsigned char* bytes;
-    std::array<std::uint64_t, 3> cells;
-    std::uint32_t bits;
-    std::uint32_t fingerprint;
-  };
-  static constexpr bool two_stage = false;
-
-  [[gnu::always_inline]] void locate(std::uint64_t h, location& at) const noexcept {
-    const static_shard& shard = shards[static_filter::shard_of(h, shard_bits)];
-    at.bytes = shard.bytes().data();
-    at.cells = shard.cells_of(h);
-    at.bits = shard.fingerprint_bits();
-    at.fingerprint = shard.fingerprint(h);
-  }
-  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
-    for (const std::uint64_t c : at.cells) detail::prefetch_read(at.bytes + (c * at.bits >> 3));
-  }
-  [[gnu::always_inline]] bool test_first(const location& at) const noexcept {
-    return (detail::load_cell(at.bytes, at.cells[0], at.bits) ^
-            detail::load_cell(at.bytes, at.cells[1], at.bits) ^
-            detail::load_cell(at.bytes, at.cells[2], at.bits)) == at.fingerprint;
-  }
-};
 
 // Runs build(i) for i in [0, count) on `threads` threads; the first error is thrown again.
 template <class Build>
@@ -219,26 +186,6 @@ static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_b
   f.fingerprint_bits_ = fingerprint_bits;
   f.shard_bits_ = shard_bits;
   return f;
-}
-
-std::size_t static_filter::contains_many(std::span<const std::string_view> keys,
-                                         std::span<bool> results) const {
-  detail::require_result_slots(keys.size(), results.size());
-  const static_lookup_ops ops{shards_.data(), shard_bits_};
-  const std::size_t present = detail::lookup_pipeline(
-      ops, keys.size(), [&](std::size_t i) { return xxh3_64(keys[i]); }, results.data());
-  check_source();
-  return present;
-}
-
-std::size_t static_filter::contains_many(std::span<const std::uint64_t> hashes,
-                                         std::span<bool> results) const {
-  detail::require_result_slots(hashes.size(), results.size());
-  const static_lookup_ops ops{shards_.data(), shard_bits_};
-  const std::size_t present = detail::lookup_pipeline(
-      ops, hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.data());
-  check_source();
-  return present;
 }
 
 static_filter static_filter::over_file(double fpp, std::uint32_t fingerprint_bits,
