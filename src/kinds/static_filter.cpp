@@ -3,47 +3,16 @@
 
 #include "bloomkit/static_filter.hpp"
 
-#include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "bloomkit/error.hpp"
+#include "static/parallel_for.hpp"
 
 namespace bloomkit {
 
 namespace {
-
-// Runs build(i) for i in [0, count) on `threads` threads; the first error is thrown again.
-template <class Build>
-void on_threads(std::size_t count, unsigned threads, Build build) {
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  const auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
-      try {
-        build(i);
-      } catch (...) {
-        const std::lock_guard lock(failure_lock);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  const unsigned extra = static_cast<unsigned>(
-      std::min<std::size_t>(threads == 0 ? 0 : threads - 1, count == 0 ? 0 : count - 1));
-  std::vector<std::thread> pool;
-  pool.reserve(extra);
-  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
 
 [[noreturn]] void refuse_change() {
   throw error(errc::invalid_argument, std::string(static_filter_takes_no_inserts));
@@ -152,7 +121,7 @@ static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes
     start[1] = hashes.size();
   }
   std::vector<std::optional<static_shard>> built(shard_count);
-  on_threads(shard_count, threads, [&](std::size_t i) {
+  detail::parallel_for(shard_count, threads, [&](std::uint64_t i) {
     const std::span<std::uint64_t> part(hashes.data() + start[i], start[i + 1] - start[i]);
     built[i] = static_shard::build(part, b, first_seed(static_cast<std::uint32_t>(i)));
   });
