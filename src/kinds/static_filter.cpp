@@ -103,19 +103,21 @@ static_filter static_filter::build(std::span<const std::string_view> keys, doubl
   return build_from_hashes(std::move(hashes), fpp, threads);
 }
 
-static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
-                                               unsigned threads) {
-  const std::uint32_t b = fingerprint_bits_for(fpp);
-  const std::uint32_t s = shard_bits_for(hashes.size());
+namespace {
+
+// The shards of `hashes` in 2^s shards by their top s bits, built on `threads` threads. `hashes`
+// is regrouped by shard and, as every shard build leaves it, holds the same set on return.
+std::vector<static_shard> build_shards(std::vector<std::uint64_t>& hashes, std::uint32_t b,
+                                       std::uint32_t s, unsigned threads) {
   const std::size_t shard_count = std::size_t{1} << s;
   // The hashes grouped by shard (a counting sort on the top s bits).
   std::vector<std::size_t> start(shard_count + 1, 0);
   if (s != 0) {
-    for (const std::uint64_t h : hashes) ++start[shard_of(h, s) + 1];
+    for (const std::uint64_t h : hashes) ++start[static_filter::shard_of(h, s) + 1];
     for (std::size_t i = 0; i < shard_count; ++i) start[i + 1] += start[i];
     std::vector<std::uint64_t> grouped(hashes.size());
     std::vector<std::size_t> at(start.begin(), start.end() - 1);
-    for (const std::uint64_t h : hashes) grouped[at[shard_of(h, s)]++] = h;
+    for (const std::uint64_t h : hashes) grouped[at[static_filter::shard_of(h, s)]++] = h;
     hashes = std::move(grouped);
   } else {
     start[1] = hashes.size();
@@ -123,11 +125,32 @@ static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes
   std::vector<std::optional<static_shard>> built(shard_count);
   detail::parallel_for(shard_count, threads, [&](std::uint64_t i) {
     const std::span<std::uint64_t> part(hashes.data() + start[i], start[i + 1] - start[i]);
-    built[i] = static_shard::build(part, b, first_seed(static_cast<std::uint32_t>(i)));
+    built[i] =
+        static_shard::build(part, b, static_filter::first_seed(static_cast<std::uint32_t>(i)));
   });
   std::vector<static_shard> shards;
   shards.reserve(shard_count);
   for (auto& shard : built) shards.push_back(std::move(*shard));
+  return shards;
+}
+
+}  // namespace
+
+static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
+                                               unsigned threads) {
+  const std::uint32_t b = fingerprint_bits_for(fpp);
+  // The shard count is that of the distinct keys, as static_builder's and so the CLI's: known
+  // once the shards are built (they drop repeats), so built again in the rare case repeats
+  // changed it. A set gives the same bytes whatever its repeats.
+  std::uint32_t s = shard_bits_for(hashes.size());
+  std::vector<static_shard> shards = build_shards(hashes, b, s, threads);
+  std::uint64_t distinct = 0;
+  for (const static_shard& shard : shards) distinct += shard.keys();
+  if (const std::uint32_t distinct_bits = shard_bits_for(distinct); distinct_bits != s) {
+    shards.clear();
+    s = distinct_bits;
+    shards = build_shards(hashes, b, s, threads);
+  }
   return from_shards(fpp, b, s, std::move(shards));
 }
 

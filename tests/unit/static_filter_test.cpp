@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/static_builder.hpp"
 #include "bloomkit/static_filter.hpp"
 
 namespace bloomkit {
@@ -284,6 +285,28 @@ TEST(StaticFilter, BuildPastOneShardSplitsByTheTopBits) {
   EXPECT_EQ(
       f.contains_many(std::span<const std::uint64_t>(keep), std::span<bool>(flags, keep.size())),
       keep.size());
+}
+
+// The shard count is that of the distinct keys on every path: 3000 distinct hashes 1500 times
+// over (4.5M hashes, two shards if repeats counted) are one shard, the bytes of the set without
+// repeats, the same from build_from_hashes as from static_builder (the CLI's path).
+TEST(StaticFilter, RepeatsDoNotCountTowardsTheShards) {
+  const auto distinct = random_hashes(3000, 31);
+  std::vector<std::uint64_t> hashes;
+  for (int round = 0; round < 1500; ++round) {
+    hashes.insert(hashes.end(), distinct.begin(), distinct.end());
+  }
+  ASSERT_EQ(static_filter::shard_bits_for(hashes.size()), 1U);
+  const auto f = static_filter::build_from_hashes(hashes, 1.0 / 256, 2);
+  EXPECT_EQ(f.shard_bits(), 0U);
+  EXPECT_EQ(f.size(), distinct.size());
+  EXPECT_TRUE(f == static_filter::build_from_hashes(distinct, 1.0 / 256));
+  static_build_options options;
+  options.threads = 2;
+  static_builder builder(1.0 / 256, options);
+  builder.add_hashes(hashes);
+  EXPECT_TRUE(builder.finish() == f);
+  for (const auto h : distinct) ASSERT_TRUE(f.contains_hash(h));
 }
 
 TEST(StaticFilter, MeasuredFppIsTwoToTheMinusB) {
