@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bloomkit/error.hpp"
+#include "static/pack_tables.hpp"
 #include "static/parallel_for.hpp"
 
 namespace bloomkit {
@@ -151,6 +152,7 @@ static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes
     s = distinct_bits;
     shards = build_shards(hashes, b, s, threads);
   }
+  detail::pack_tables(shards);
   return from_shards(fpp, b, s, std::move(shards));
 }
 

@@ -280,6 +280,9 @@ TEST(StaticFilter, BuildPastOneShardSplitsByTheTopBits) {
   std::uint64_t low = 0;
   for (const auto h : keep) low += static_filter::shard_of(h, 1) == 0 ? 1 : 0;
   EXPECT_EQ(f.shards()[0].keys(), low);
+  // Both tables in one mapping (pack_tables.hpp: huge pages for all but its last 2 MiB).
+  EXPECT_EQ(f.shards()[1].bytes().data(),
+            f.shards()[0].bytes().data() + f.shards()[0].bytes().size());
   std::vector<char> results(keep.size());
   auto* flags = reinterpret_cast<bool*>(results.data());
   EXPECT_EQ(
