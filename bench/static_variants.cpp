@@ -17,7 +17,10 @@
 //   static_variants --scan-overhead 0.04,0.06,0.08 --tries 20 --sizes 1e6
 //       (how often Ribbon banding succeeds with the first seed at m = n (1 + E))
 //   static_variants --paired 40 [--chunk 100000] --sizes 1e8
-//       (lookups of fuse3, fuse4 and ribbon timed in adjacent chunks, ratios to fuse3 per round;
+//                   [--variants fuse3,fuse4,ribbon,bloomkit-static,bloomkit-blocked]
+//       (lookups of fuse3 and of the --variants named (default fuse4 and ribbon) timed in adjacent
+//       chunks, ratios to fuse3 per round; bloomkit-static and bloomkit-blocked are the library's
+//       static_filter and blocked filter at p = 2^-b, batched by contains_many over hashes;
 //       thread CPU time, so a busy host's descheduling is not charged to the longer chunks)
 
 #include <unistd.h>
@@ -34,7 +37,9 @@
 #include <vector>
 
 #include "bench_keys.hpp"
+#include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/static_filter.hpp"
 #include "machine_info.hpp"
 #include "static_variants/fuse_filter.hpp"
 #include "static_variants/paired_lookups.hpp"
@@ -208,7 +213,29 @@ lookup_subject subject_of(const std::shared_ptr<const Filter>& f) {
           [f](std::span<const std::uint64_t> keys) { return f->count_present(keys); }};
 }
 
-// Lookups of fuse3 (the reference), fuse4 and sharded Ribbon in adjacent chunks, per b.
+// bloomkit's own filters by hash (static_filter, blocked at p = 2^-b): single lookups and
+// contains_many over the chunk.
+template <class Filter, class Single>
+lookup_subject library_subject(std::string name, std::shared_ptr<const Filter> f, Single single) {
+  return {std::move(name),
+          [f, single](std::span<const std::uint64_t> keys) {
+            std::size_t present = 0;
+            for (const auto h : keys) present += single(*f, h);
+            return present;
+          },
+          [f](std::span<const std::uint64_t> keys) {
+            thread_local std::vector<char> results;
+            results.resize(keys.size());
+            return f->contains_many(keys, {reinterpret_cast<bool*>(results.data()), keys.size()});
+          }};
+}
+
+bool wanted(const options& opt, const std::string& v) {
+  return std::find(opt.variants.begin(), opt.variants.end(), v) != opt.variants.end();
+}
+
+// Lookups of fuse3 (the reference) and, of --variants, fuse4, sharded Ribbon and bloomkit's
+// static and blocked filters in adjacent chunks, per b.
 void run_paired(const options& opt) {
   for (const auto n : opt.sizes) {
     const auto keys = key_hashes(0, n);
@@ -223,9 +250,30 @@ void run_paired(const options& opt) {
     for (const auto b : opt.bits) {
       std::vector<lookup_subject> subjects;
       subjects.push_back(subject_of(std::make_shared<const fuse_filter<3>>(keys, b)));
-      subjects.push_back(subject_of(std::make_shared<const fuse_filter<4>>(keys, b)));
-      subjects.push_back(subject_of(std::make_shared<const ribbon_filter<false>>(
-          keys, b, opt.shard_overhead, opt.shard_bits_for(n))));
+      if (wanted(opt, "fuse4")) {
+        subjects.push_back(subject_of(std::make_shared<const fuse_filter<4>>(keys, b)));
+      }
+      if (wanted(opt, "ribbon")) {
+        subjects.push_back(subject_of(std::make_shared<const ribbon_filter<false>>(
+            keys, b, opt.shard_overhead, opt.shard_bits_for(n))));
+      }
+      const double p = std::ldexp(1.0, -static_cast<int>(b));
+      if (wanted(opt, "bloomkit-static")) {
+        subjects.push_back(library_subject(
+            "bloomkit-static",
+            std::make_shared<const bloomkit::static_filter>(
+                bloomkit::static_filter::build_from_hashes(keys, p, 2)),
+            [](const bloomkit::static_filter& f, std::uint64_t h) { return f.contains_hash(h); }));
+      }
+      if (wanted(opt, "bloomkit-blocked")) {
+        auto f = std::make_shared<bloomkit::blocked_bloom_filter>(
+            bloomkit::blocked_bloom_filter::for_capacity(n, p));
+        for (const auto h : keys) f->insert_digest(h);
+        subjects.push_back(library_subject("bloomkit-blocked",
+                                           std::shared_ptr<const bloomkit::blocked_bloom_filter>(f),
+                                           [](const bloomkit::blocked_bloom_filter& g,
+                                              std::uint64_t h) { return g.contains_digest(h); }));
+      }
       paired_lookups(subjects, hits, misses, opt.chunk, opt.paired, std::to_string(b));
     }
   }

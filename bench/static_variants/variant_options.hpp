@@ -85,9 +85,11 @@ inline options parse_options(int argc, char** argv) {
       opt.variants = split(value);
       for (const auto& v : opt.variants) {
         if (v != "fuse3" && v != "fuse4" && v != "ribbon" && v != "ribbon-flat" &&
-            v != "ribbon-homog") {
-          throw std::invalid_argument("--variants: unknown '" + v +
-                                      "' (known: fuse3, fuse4, ribbon, ribbon-flat, ribbon-homog)");
+            v != "ribbon-homog" && v != "bloomkit-static" && v != "bloomkit-blocked") {
+          throw std::invalid_argument(
+              "--variants: unknown '" + v +
+              "' (known: fuse3, fuse4, ribbon, ribbon-flat, ribbon-homog; with --paired also "
+              "bloomkit-static, bloomkit-blocked)");
         }
       }
     } else if (flag == "--reps") {

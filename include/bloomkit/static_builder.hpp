@@ -16,8 +16,9 @@
 //     Shards drop repeats; when the distinct keys call for fewer shards than the keys added did
 //     (many repeats), the shards are built a second time with that count, so that a set gives the
 //     same bytes whatever its repeats, the same as static_filter::build. Before that, a spilled
-//     bucket holding several shards is split by its next bits. The shards are assembled with
-//     static_filter::from_shards (moved, not copied).
+//     bucket holding several shards is split by its next bits. The shards' tables are then copied
+//     into one mapping, each shard's own freed as it goes (huge pages for all: pack_tables.hpp),
+//     and the shards assembled with static_filter::from_shards.
 //   - Memory: the finished filter, plus the hashes held (at most memory_bytes, default 1 GiB,
 //     kept until the build ends), plus per build thread one working set:
 //     static_shard::build_memory(keys of its shard), which counts the shard's gathered hashes,

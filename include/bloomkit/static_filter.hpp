@@ -136,7 +136,9 @@ class static_filter {
   // same bytes).
   static std::uint64_t first_seed(std::uint32_t index) noexcept;
 
-  // The filter of `keys` (duplicates allowed, empty allowed), shards built on `threads` threads.
+  // The filter of `keys` (duplicates allowed, empty allowed), shards built on `threads` threads:
+  // shard_bits_for(distinct keys) of them, as static_builder makes, so repeats never change the
+  // bytes (when they change the count, the shards are built a second time).
   static static_filter build(std::span<const std::string_view> keys, double fpp,
                              unsigned threads = 1);
   // The same from key hashes (xxh3_64 of each key).
@@ -163,8 +165,9 @@ class static_filter {
     if (source_ != nullptr) source_->check();
     return present;
   }
-  // results[i] = contains(keys[i]); returns how many are present. Software-pipelined: the three
-  // cells of a key are prefetched some keys ahead (core/filter_pipeline.hpp).
+  // results[i] = contains(keys[i]); returns how many are present. Past the cache, software-
+  // pipelined: the three cells of a key are prefetched 32 keys ahead
+  // (src/kinds/static_lookups.cpp).
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
   std::size_t contains_many(std::span<const std::uint64_t> hashes, std::span<bool> results) const;
 

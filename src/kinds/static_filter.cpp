@@ -1,82 +1,19 @@
-// static_filter: the sizing of the fingerprints and shards, the build of the shards on threads,
-// and the batched lookups (core/filter_pipeline.hpp).
+// static_filter: the sizing of the fingerprints and shards and the build of the shards on threads
+// (the batched lookups: static_lookups.cpp).
 
 #include "bloomkit/static_filter.hpp"
 
-#include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 
-#include "../core/filter_pipeline.hpp"
-#include "bloomkit/detail/result_slots.hpp"
-#include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/error.hpp"
+#include "static/pack_tables.hpp"
+#include "static/parallel_for.hpp"
 
 namespace bloomkit {
 
 namespace {
-
-// The batched lookups' Ops (core/filter_pipeline.hpp): one stage, three lines per key.
-struct static_lookup_ops {
-  const static_shard* shards;
-  std::uint32_t shard_bits;
-
-  struct location {
-    const unsigned char* bytes;
-    std::array<std::uint64_t, 3> cells;
-    std::uint32_t bits;
-    std::uint32_t fingerprint;
-  };
-  static constexpr bool two_stage = false;
-
-  [[gnu::always_inline]] void locate(std::uint64_t h, location& at) const noexcept {
-    const static_shard& shard = shards[static_filter::shard_of(h, shard_bits)];
-    at.bytes = shard.bytes().data();
-    at.cells = shard.cells_of(h);
-    at.bits = shard.fingerprint_bits();
-    at.fingerprint = shard.fingerprint(h);
-  }
-  [[gnu::always_inline]] void prefetch_first(const location& at) const noexcept {
-    for (const std::uint64_t c : at.cells) detail::prefetch_read(at.bytes + (c * at.bits >> 3));
-  }
-  [[gnu::always_inline]] bool test_first(const location& at) const noexcept {
-    return (detail::load_cell(at.bytes, at.cells[0], at.bits) ^
-            detail::load_cell(at.bytes, at.cells[1], at.bits) ^
-            detail::load_cell(at.bytes, at.cells[2], at.bits)) == at.fingerprint;
-  }
-};
-
-// Runs build(i) for i in [0, count) on `threads` threads; the first error is thrown again.
-template <class Build>
-void on_threads(std::size_t count, unsigned threads, Build build) {
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  const auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
-      try {
-        build(i);
-      } catch (...) {
-        const std::lock_guard lock(failure_lock);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  const unsigned extra = static_cast<unsigned>(
-      std::min<std::size_t>(threads == 0 ? 0 : threads - 1, count == 0 ? 0 : count - 1));
-  std::vector<std::thread> pool;
-  pool.reserve(extra);
-  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
 
 [[noreturn]] void refuse_change() {
   throw error(errc::invalid_argument, std::string(static_filter_takes_no_inserts));
@@ -167,31 +104,55 @@ static_filter static_filter::build(std::span<const std::string_view> keys, doubl
   return build_from_hashes(std::move(hashes), fpp, threads);
 }
 
-static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
-                                               unsigned threads) {
-  const std::uint32_t b = fingerprint_bits_for(fpp);
-  const std::uint32_t s = shard_bits_for(hashes.size());
+namespace {
+
+// The shards of `hashes` in 2^s shards by their top s bits, built on `threads` threads. `hashes`
+// is regrouped by shard and, as every shard build leaves it, holds the same set on return.
+std::vector<static_shard> build_shards(std::vector<std::uint64_t>& hashes, std::uint32_t b,
+                                       std::uint32_t s, unsigned threads) {
   const std::size_t shard_count = std::size_t{1} << s;
   // The hashes grouped by shard (a counting sort on the top s bits).
   std::vector<std::size_t> start(shard_count + 1, 0);
   if (s != 0) {
-    for (const std::uint64_t h : hashes) ++start[shard_of(h, s) + 1];
+    for (const std::uint64_t h : hashes) ++start[static_filter::shard_of(h, s) + 1];
     for (std::size_t i = 0; i < shard_count; ++i) start[i + 1] += start[i];
     std::vector<std::uint64_t> grouped(hashes.size());
     std::vector<std::size_t> at(start.begin(), start.end() - 1);
-    for (const std::uint64_t h : hashes) grouped[at[shard_of(h, s)]++] = h;
+    for (const std::uint64_t h : hashes) grouped[at[static_filter::shard_of(h, s)]++] = h;
     hashes = std::move(grouped);
   } else {
     start[1] = hashes.size();
   }
   std::vector<std::optional<static_shard>> built(shard_count);
-  on_threads(shard_count, threads, [&](std::size_t i) {
+  detail::parallel_for(shard_count, threads, [&](std::uint64_t i) {
     const std::span<std::uint64_t> part(hashes.data() + start[i], start[i + 1] - start[i]);
-    built[i] = static_shard::build(part, b, first_seed(static_cast<std::uint32_t>(i)));
+    built[i] =
+        static_shard::build(part, b, static_filter::first_seed(static_cast<std::uint32_t>(i)));
   });
   std::vector<static_shard> shards;
   shards.reserve(shard_count);
   for (auto& shard : built) shards.push_back(std::move(*shard));
+  return shards;
+}
+
+}  // namespace
+
+static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
+                                               unsigned threads) {
+  const std::uint32_t b = fingerprint_bits_for(fpp);
+  // The shard count is that of the distinct keys, as static_builder's and so the CLI's: known
+  // once the shards are built (they drop repeats), so built again in the rare case repeats
+  // changed it. A set gives the same bytes whatever its repeats.
+  std::uint32_t s = shard_bits_for(hashes.size());
+  std::vector<static_shard> shards = build_shards(hashes, b, s, threads);
+  std::uint64_t distinct = 0;
+  for (const static_shard& shard : shards) distinct += shard.keys();
+  if (const std::uint32_t distinct_bits = shard_bits_for(distinct); distinct_bits != s) {
+    shards.clear();
+    s = distinct_bits;
+    shards = build_shards(hashes, b, s, threads);
+  }
+  detail::pack_tables(shards);
   return from_shards(fpp, b, s, std::move(shards));
 }
 
@@ -219,26 +180,6 @@ static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_b
   f.fingerprint_bits_ = fingerprint_bits;
   f.shard_bits_ = shard_bits;
   return f;
-}
-
-std::size_t static_filter::contains_many(std::span<const std::string_view> keys,
-                                         std::span<bool> results) const {
-  detail::require_result_slots(keys.size(), results.size());
-  const static_lookup_ops ops{shards_.data(), shard_bits_};
-  const std::size_t present = detail::lookup_pipeline(
-      ops, keys.size(), [&](std::size_t i) { return xxh3_64(keys[i]); }, results.data());
-  check_source();
-  return present;
-}
-
-std::size_t static_filter::contains_many(std::span<const std::uint64_t> hashes,
-                                         std::span<bool> results) const {
-  detail::require_result_slots(hashes.size(), results.size());
-  const static_lookup_ops ops{shards_.data(), shard_bits_};
-  const std::size_t present = detail::lookup_pipeline(
-      ops, hashes.size(), [&](std::size_t i) { return hashes[i]; }, results.data());
-  check_source();
-  return present;
 }
 
 static_filter static_filter::over_file(double fpp, std::uint32_t fingerprint_bits,

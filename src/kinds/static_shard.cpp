@@ -8,7 +8,6 @@
 // so x is all a key needs to be.
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/static_filter.hpp"
+#include "static/sort_distinct.hpp"
 
 namespace bloomkit {
 
@@ -37,30 +37,6 @@ void check_bits(std::uint32_t bits) {
 // (bit_array.cpp) and a lookup's three cells cost no TLB misses.
 std::shared_ptr<bit_array> zero_table(std::uint64_t size) {
   return std::make_shared<bit_array>(size * 8);
-}
-
-// Sorts xs: one radix pass on the top bits into buckets of about 512 keys (a scratch copy), then
-// each bucket sorted in cache. Twice as fast as std::sort on millions of keys, and its scratch
-// is freed before the peeling allocates (build_memory: 8 bytes per key either way).
-void sort_keys(std::span<std::uint64_t> xs) {
-  constexpr std::size_t small = 4096;
-  if (xs.size() < small) {
-    std::sort(xs.begin(), xs.end());
-    return;
-  }
-  const int bits = std::bit_width(xs.size() / 512) - 1;  // >= 2 buckets' worth of bits: xs >= 4096
-  const int shift = 64 - bits;
-  std::vector<std::size_t> start((std::size_t{1} << bits) + 1, 0);
-  for (const std::uint64_t x : xs) ++start[(x >> shift) + 1];
-  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<std::uint64_t> scratch(xs.size());
-  std::vector<std::size_t> next(start.begin(), start.end() - 1);
-  for (const std::uint64_t x : xs) scratch[next[x >> shift]++] = x;
-  for (std::size_t b = 0; b + 1 < start.size(); ++b) {
-    std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(start[b]),
-              scratch.begin() + static_cast<std::ptrdiff_t>(start[b + 1]));
-  }
-  std::copy(scratch.begin(), scratch.end(), xs.begin());
 }
 
 // The peeling order of the keys xs (sorted, distinct) in geometry g: per peeled key, x and which
@@ -144,9 +120,12 @@ std::optional<static_shard> static_shard::try_build(std::span<std::uint64_t> has
                                      std::to_string(hashes.size()));
   }
   for (auto& h : hashes) h = detail::fuse_mix(h + seed);
-  sort_keys(hashes);
-  const auto distinct = hashes.first(
-      static_cast<std::size_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin()));
+  // Sorted and distinct (the builder's sort: bench numbers in sort_distinct.hpp); its scratch is
+  // freed before the peeling allocates (build_memory: 8 bytes per key either way).
+  const auto distinct = [&] {
+    std::vector<std::uint64_t> scratch;
+    return hashes.first(detail::sort_distinct(hashes, 0, scratch));
+  }();
   const fuse_geometry g = detail::fuse_geometry_for(distinct.size());
   // Back to hashes, the dropped duplicates' places holding copies of the first: the same set.
   const auto restore = [&] {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/static_builder.hpp"
 #include "bloomkit/static_filter.hpp"
 
 namespace bloomkit {
@@ -180,6 +181,59 @@ TEST(StaticFilter, ShardedBuildOfTwoShards) {
   EXPECT_THROW(static_filter::from_shards(0.01, 7, 2, {}), error);
 }
 
+// contains_many answers each key as contains / contains_hash does, on every path of
+// static_lookups.cpp: a filter in cache (the plain loop) and past it (the pipeline), one shard and
+// two, batches shorter and longer than the pipeline's lag.
+// "k<i>" (built by append: GCC 12's -Wrestrict misfires on "k" + std::to_string(i)).
+std::string key_name(std::uint64_t i) {
+  std::string out = "k";
+  return out.append(std::to_string(i));
+}
+
+void expect_batches_match_single(const static_filter& f, const std::vector<std::uint64_t>& set) {
+  std::vector<std::uint64_t> probes;
+  std::mt19937_64 rng(3);
+  for (std::size_t i = 0; i < 5000; ++i) probes.push_back(i % 2 ? set[rng() % set.size()] : rng());
+  std::vector<std::string> owned;
+  for (std::size_t i = 0; i < 3000; ++i) owned.push_back(key_name(rng() % 100000));
+  const std::vector<std::string_view> keys(owned.begin(), owned.end());
+  std::vector<char> results(probes.size());
+  auto* flags = reinterpret_cast<bool*>(results.data());
+  for (const std::size_t n : {0, 1, 31, 32, 33, 64, 65, 3000, 5000}) {
+    const std::span<const std::uint64_t> batch(probes.data(), n);
+    std::size_t expected = 0;
+    for (const auto h : batch) expected += f.contains_hash(h);
+    ASSERT_EQ(f.contains_many(batch, std::span<bool>(flags, n)), expected) << n;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(flags[i], f.contains_hash(probes[i])) << i;
+    if (n > keys.size()) continue;
+    const std::span<const std::string_view> key_batch(keys.data(), n);
+    expected = 0;
+    for (const auto key : key_batch) expected += f.contains(key);
+    ASSERT_EQ(f.contains_many(key_batch, std::span<bool>(flags, n)), expected) << n;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(flags[i], f.contains(keys[i])) << i;
+  }
+}
+
+TEST(StaticFilter, BatchedLookupsAnswerAsSingleOnes) {
+  // 1000 keys of 8 bits: in cache. 300000 keys of 32 bits (1.35 MB): pipelined.
+  for (const auto& [n, fpp] : {std::pair{1000, 1.0 / 256}, std::pair{300000, 1.0 / 4294967296.0}}) {
+    auto hashes = random_hashes(static_cast<std::size_t>(n), 41);
+    for (int k = 0; k < n; k += 3)
+      hashes[static_cast<std::size_t>(k)] = xxh3_64(key_name(static_cast<std::uint64_t>(k)));
+    const auto f = static_filter::build_from_hashes(hashes, fpp);
+    expect_batches_match_single(f, hashes);
+    // The same set in two shards by the top bit.
+    const std::uint32_t b = static_filter::fingerprint_bits_for(fpp);
+    std::vector<std::uint64_t> parts[2];
+    for (const auto h : hashes) parts[static_filter::shard_of(h, 1)].push_back(h);
+    std::vector<static_shard> shards;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      shards.push_back(static_shard::build(parts[i], b, static_filter::first_seed(i)));
+    }
+    expect_batches_match_single(static_filter::from_shards(fpp, b, 1, std::move(shards)), hashes);
+  }
+}
+
 TEST(StaticFilter, RefusesEveryChangeNamingTheKind) {
   auto f = static_filter::build_from_hashes(random_hashes(10, 1), 0.01);
   const auto expect_refusal = [](auto change) {
@@ -226,11 +280,36 @@ TEST(StaticFilter, BuildPastOneShardSplitsByTheTopBits) {
   std::uint64_t low = 0;
   for (const auto h : keep) low += static_filter::shard_of(h, 1) == 0 ? 1 : 0;
   EXPECT_EQ(f.shards()[0].keys(), low);
+  // Both tables in one mapping (pack_tables.hpp: huge pages for all but its last 2 MiB).
+  EXPECT_EQ(f.shards()[1].bytes().data(),
+            f.shards()[0].bytes().data() + f.shards()[0].bytes().size());
   std::vector<char> results(keep.size());
   auto* flags = reinterpret_cast<bool*>(results.data());
   EXPECT_EQ(
       f.contains_many(std::span<const std::uint64_t>(keep), std::span<bool>(flags, keep.size())),
       keep.size());
+}
+
+// The shard count is that of the distinct keys on every path: 3000 distinct hashes 1500 times
+// over (4.5M hashes, two shards if repeats counted) are one shard, the bytes of the set without
+// repeats, the same from build_from_hashes as from static_builder (the CLI's path).
+TEST(StaticFilter, RepeatsDoNotCountTowardsTheShards) {
+  const auto distinct = random_hashes(3000, 31);
+  std::vector<std::uint64_t> hashes;
+  for (int round = 0; round < 1500; ++round) {
+    hashes.insert(hashes.end(), distinct.begin(), distinct.end());
+  }
+  ASSERT_EQ(static_filter::shard_bits_for(hashes.size()), 1U);
+  const auto f = static_filter::build_from_hashes(hashes, 1.0 / 256, 2);
+  EXPECT_EQ(f.shard_bits(), 0U);
+  EXPECT_EQ(f.size(), distinct.size());
+  EXPECT_TRUE(f == static_filter::build_from_hashes(distinct, 1.0 / 256));
+  static_build_options options;
+  options.threads = 2;
+  static_builder builder(1.0 / 256, options);
+  builder.add_hashes(hashes);
+  EXPECT_TRUE(builder.finish() == f);
+  for (const auto h : distinct) ASSERT_TRUE(f.contains_hash(h));
 }
 
 TEST(StaticFilter, MeasuredFppIsTwoToTheMinusB) {

@@ -1,7 +1,8 @@
 #pragma once
 // Internal: runs work(i) for i in [0, count) on up to `threads` threads (the caller's included),
-// each taking the next index when done with one. The first exception stops the others from
-// starting more and is rethrown once all have stopped.
+// each taking the next index when done with one: the static builder's groups and
+// static_filter::build's shards. The first exception stops the others from starting more and is
+// rethrown once all have stopped.
 
 #include <algorithm>
 #include <atomic>

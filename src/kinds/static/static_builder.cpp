@@ -10,6 +10,7 @@
 #include "bloomkit/hashing.hpp"
 #include "hash_spill.hpp"
 #include "hash_units.hpp"
+#include "pack_tables.hpp"
 #include "parallel_for.hpp"
 #include "shard_solver.hpp"
 #include "sort_distinct.hpp"
@@ -275,6 +276,7 @@ static_filter static_builder::state::finish() {
   stats.shards = shards.size();
   stats.spilled_bytes = spill.bytes_written();
   stats.peak_disk_bytes = spill.peak_bytes();
+  detail::pack_tables(shards);
   return static_filter::from_shards(fpp, fingerprint_bits, shard_bits, std::move(shards));
 }
 
