@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bloomkit/error.hpp"
+#include "static/distinct_shard_count.hpp"
 #include "static/pack_tables.hpp"
 #include "static/parallel_for.hpp"
 
@@ -140,20 +141,10 @@ std::vector<static_shard> build_shards(std::vector<std::uint64_t>& hashes, std::
 static_filter static_filter::build_from_hashes(std::vector<std::uint64_t> hashes, double fpp,
                                                unsigned threads) {
   const std::uint32_t b = fingerprint_bits_for(fpp);
-  // The shard count is that of the distinct keys, as static_builder's and so the CLI's: known
-  // once the shards are built (they drop repeats), so built again in the rare case repeats
-  // changed it. A set gives the same bytes whatever its repeats.
-  std::uint32_t s = shard_bits_for(hashes.size());
-  std::vector<static_shard> shards = build_shards(hashes, b, s, threads);
-  std::uint64_t distinct = 0;
-  for (const static_shard& shard : shards) distinct += shard.keys();
-  if (const std::uint32_t distinct_bits = shard_bits_for(distinct); distinct_bits != s) {
-    shards.clear();
-    s = distinct_bits;
-    shards = build_shards(hashes, b, s, threads);
-  }
-  detail::pack_tables(shards);
-  return from_shards(fpp, b, s, std::move(shards));
+  detail::distinct_shards built = detail::build_for_distinct_keys(
+      hashes.size(), [&](std::uint32_t s) { return build_shards(hashes, b, s, threads); });
+  detail::pack_tables(built.shards);
+  return from_shards(fpp, b, built.shard_bits, std::move(built.shards));
 }
 
 static_filter static_filter::from_shards(double fpp, std::uint32_t fingerprint_bits,

@@ -8,6 +8,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
+#include "distinct_shard_count.hpp"
 #include "hash_spill.hpp"
 #include "hash_units.hpp"
 #include "pack_tables.hpp"
@@ -254,21 +255,13 @@ std::vector<static_shard> static_builder::state::build_shards(std::vector<hash_u
 
 static_filter static_builder::state::finish() {
   stats.keys = added;
-  // The shard count is that of the distinct keys, known once the shards are built (they drop
-  // repeats): built first for every key added, again in the rare case repeats change the count.
-  unsigned shard_bits = static_filter::shard_bits_for(added);
-  std::vector<hash_unit> units = units_for(shard_bits);
-  std::vector<static_shard> shards;
-  while (true) {
-    shards = build_shards(units, shard_bits);
-    stats.distinct = 0;
-    for (const static_shard& shard : shards) stats.distinct += shard.keys();
-    const unsigned distinct_bits = static_filter::shard_bits_for(stats.distinct);
-    if (distinct_bits == shard_bits) break;
-    shards.clear();
-    shard_bits = distinct_bits;
-    ++stats.builds;
-  }
+  std::vector<hash_unit> units = units_for(static_filter::shard_bits_for(added));
+  detail::distinct_shards built = detail::build_for_distinct_keys(
+      added, [&](std::uint32_t bits) { return build_shards(units, bits); });
+  stats.distinct = built.distinct;
+  stats.builds = built.builds;
+  std::vector<static_shard> shards = std::move(built.shards);
+  const std::uint32_t shard_bits = built.shard_bits;
   for (hash_unit& u : units) {
     for (const detail::spill_segment& segment : u.segments) spill.release(segment);
   }
