@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include <algorithm>
 #include "bloomkit/redis/client.hpp"
 
 namespace bloomkit::redis::detail {
@@ -25,6 +26,24 @@ namespace bloomkit::redis::detail {
 // Batches larger than this go out in several round trips, so that a call with millions of keys
 // never builds (and Redis never buffers) hundreds of MiB of commands at once.
 inline constexpr std::size_t max_keys_per_round_trip = 8192;
+
+// Runs round_trip(keys, out) (which sets out[i] to key i's answer and returns how many are
+// true) over batches of at most max_keys_per_round_trip keys, and copies the answers into
+// `answers` unless it is empty. Returns the total.
+template <class RoundTrip>
+std::size_t in_round_trips(std::span<const std::string_view> keys, std::span<bool> answers,
+                           RoundTrip&& round_trip) {
+  std::size_t n = 0;
+  std::vector<char> out;
+  for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
+    const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);
+    n += round_trip(keys.subspan(at, count), out);
+    if (!answers.empty()) {
+      for (std::size_t i = 0; i < count; ++i) answers[at + i] = out[i] != 0;
+    }
+  }
+  return n;
+}
 
 // remove: counting cells only; one script per key (counter_removal.cpp), since refusing a
 // definitely-absent key and sparing saturated counters both need a read before the write.

@@ -51,16 +51,9 @@ std::size_t redis_counting_filter::remove_many(std::span<const std::string_view>
                                                std::span<bool> removed) {
   if (!removed.empty())
     bloomkit::detail::require_result_slots(keys.size(), removed.size(), "remove_many");
-  std::size_t n = 0;
-  std::vector<char> out;
-  for (std::size_t at = 0; at < keys.size(); at += detail::max_keys_per_round_trip) {
-    const std::size_t count = std::min(detail::max_keys_per_round_trip, keys.size() - at);
-    n += detail::remove_keys(state_, keys.subspan(at, count), out);
-    if (!removed.empty()) {
-      for (std::size_t i = 0; i < count; ++i) removed[at + i] = out[i] != 0;
-    }
-  }
-  return n;
+  return detail::in_round_trips(keys, removed, [&](auto part, std::vector<char>& out) {
+    return detail::remove_keys(state_, part, out);
+  });
 }
 
 }  // namespace bloomkit::redis

@@ -97,29 +97,15 @@ std::size_t redis_static_filter::insert_many(std::span<const std::string_view> k
   if (!fresh.empty()) {
     bloomkit::detail::require_result_slots(keys.size(), fresh.size(), "insert_many");
   }
-  std::size_t n = 0;
-  std::vector<char> out;
-  for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
-    const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);
-    n += write(keys.subspan(at, count), out);
-    if (!fresh.empty()) {
-      for (std::size_t i = 0; i < count; ++i) fresh[at + i] = out[i] != 0;
-    }
-  }
-  return n;
+  return detail::in_round_trips(
+      keys, fresh, [&](auto part, std::vector<char>& out) { return write(part, out); });
 }
 
 std::size_t redis_static_filter::contains_many(std::span<const std::string_view> keys,
                                                std::span<bool> results) {
   bloomkit::detail::require_result_slots(keys.size(), results.size());
-  std::size_t n = 0;
-  std::vector<char> out;
-  for (std::size_t at = 0; at < keys.size(); at += max_keys_per_round_trip) {
-    const std::size_t count = std::min(max_keys_per_round_trip, keys.size() - at);
-    n += read(keys.subspan(at, count), out);
-    for (std::size_t i = 0; i < count; ++i) results[at + i] = out[i] != 0;
-  }
-  return n;
+  return detail::in_round_trips(keys, results,
+                                [&](auto part, std::vector<char>& out) { return read(part, out); });
 }
 
 void redis_static_filter::flush() {
