@@ -70,18 +70,14 @@ class static_shard {
 
   // Whether h is in the shard (a shard of a mapped file: its filter's lookups check the file).
   [[gnu::always_inline]] bool contains(std::uint64_t h) const noexcept {
-    const auto at = detail::fuse_cells(detail::fuse_mix(h + seed_), geometry_);
+    const auto at = cells_of(h);
     return (detail::load_cell(bytes_, at[0], bits_) ^ detail::load_cell(bytes_, at[1], bits_) ^
             detail::load_cell(bytes_, at[2], bits_)) == detail::fuse_fingerprint(h, bits_);
   }
-  // The cells of h, as bit offsets into the packed cells (cell i is bits i*b .. i*b + b - 1):
-  // what a Redis layout reads with BITFIELD GET u<b>. (Redis numbers a string's bits from the
-  // high bit of its first byte, these bytes from the low bit: a layout writes cell(i) with
-  // BITFIELD SET u<b> at i*b rather than copying bytes().)
-  std::array<std::uint64_t, 3> fingerprint_bit_offsets(std::uint64_t h) const noexcept;
-  // The cell indices of h.
-  std::array<std::uint64_t, 3> cells_of(std::uint64_t h) const noexcept {
-    return detail::fuse_cells(detail::fuse_mix(h + seed_), geometry_);
+  // The cell indices of h (cell i is bits i*b .. i*b + b - 1 of bytes(), low bit first; the
+  // Redis layout stores these bytes bit-reversed so that BITFIELD GET u<b> at i*b reads cell i).
+  [[gnu::always_inline]] std::array<std::uint64_t, 3> cells_of(std::uint64_t h) const noexcept {
+    return detail::fuse_key_cells(h, seed_, geometry_);
   }
   // The value h's three cells XOR to when h is in the shard.
   std::uint32_t fingerprint(std::uint64_t h) const noexcept {

@@ -119,7 +119,7 @@ std::optional<static_shard> static_shard::try_build(std::span<std::uint64_t> has
     throw error(errc::too_large, "static filter: a shard holds at most 2^31 keys, not " +
                                      std::to_string(hashes.size()));
   }
-  for (auto& h : hashes) h = detail::fuse_mix(h + seed);
+  for (auto& h : hashes) h = detail::fuse_key(h, seed);
   // Sorted and distinct (the builder's sort: bench numbers in sort_distinct.hpp); its scratch is
   // freed before the peeling allocates (build_memory: 8 bytes per key either way).
   const auto distinct = [&] {
@@ -205,12 +205,6 @@ bool operator==(const static_shard& a, const static_shard& b) noexcept {
          a.geometry_.segment_length == b.geometry_.segment_length &&
          a.geometry_.segment_count == b.geometry_.segment_count && a.size_ == b.size_ &&
          std::memcmp(a.bytes_, b.bytes_, a.size_) == 0;
-}
-
-std::array<std::uint64_t, 3> static_shard::fingerprint_bit_offsets(std::uint64_t h) const noexcept {
-  auto at = cells_of(h);
-  for (auto& c : at) c *= bits_;
-  return at;
 }
 
 }  // namespace bloomkit

@@ -85,6 +85,16 @@ inline fuse_geometry fuse_geometry_for(std::uint64_t n) noexcept {
           first + 2 * std::uint64_t{g.segment_length} + ((x >> 36) & mask)};
 }
 
+// Where key hash h sits in a shard of `seed`: the x its cells come from (the construction keeps
+// x), and its three cells. The one definition for builds, lookups and the Redis layout.
+constexpr std::uint64_t fuse_key(std::uint64_t h, std::uint64_t seed) noexcept {
+  return fuse_mix(h + seed);
+}
+[[gnu::always_inline]] inline std::array<std::uint64_t, 3> fuse_key_cells(
+    std::uint64_t h, std::uint64_t seed, fuse_geometry g) noexcept {
+  return fuse_cells(fuse_key(h, seed), g);
+}
+
 [[gnu::always_inline]] inline std::uint32_t fuse_fingerprint(std::uint64_t h,
                                                              std::uint32_t bits) noexcept {
   return static_cast<std::uint32_t>(h & ((std::uint64_t{1} << bits) - 1));

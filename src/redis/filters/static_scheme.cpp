@@ -21,8 +21,7 @@ bloomkit::detail::fuse_geometry geometry_of(const static_table& t) noexcept {
 }  // namespace
 
 static_probe probe_table(const static_table& t, std::uint32_t bits, std::uint64_t h) noexcept {
-  const auto cells =
-      bloomkit::detail::fuse_cells(bloomkit::detail::fuse_mix(h + t.seed), geometry_of(t));
+  const auto cells = bloomkit::detail::fuse_key_cells(h, t.seed, geometry_of(t));
   return {bloomkit::detail::fuse_fingerprint(h, bits), cells};
 }
 
