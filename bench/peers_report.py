@@ -15,8 +15,12 @@ BEGIN = "<!-- bench/compare_peers:begin -->"
 END = "<!-- bench/compare_peers:end -->"
 
 BLOOMKIT_IMPLS = ["bloomkit-classic", "bloomkit-classic-batch", "bloomkit-blocked",
-                  "bloomkit-blocked-batch", "bloomkit-counting", "bloomkit-scalable",
+                  "bloomkit-blocked-batch", "bloomkit-counting", "bloomkit-counting-batch",
+                  "bloomkit-cuckoo", "bloomkit-cuckoo-batch", "bloomkit-scalable",
                   "bloomkit-static", "bloomkit-static-batch"]
+# The kinds that delete (issue 31): their harness also times removes.
+DELETE_PAIRS = [("bloomkit-cuckoo", "bloomkit-counting"),
+                ("bloomkit-cuckoo-batch", "bloomkit-counting-batch")]
 PEER_IMPLS = ["libbloom", "guava", "bits-and-blooms", "blobloom"]
 # Debian packages whose versions the report names.
 PACKAGES = ["libbloom-dev", "libguava-java", "openjdk-17-jdk-headless", "golang-go",
@@ -209,6 +213,48 @@ def static_section(ctx):
     return out
 
 
+def deletes_section(ctx):
+    """Issue 31: the cuckoo filter against the counting filter (the two kinds that delete), in
+    the same run: every pass including removes, and the ratios the issue sets targets for."""
+    cols = ("insert_ns", "hit_ns", "miss_ns", "remove_ns", "fpp", "bits_per_key", "rss_mib")
+    rows, ratios = [], []
+    for n in ctx["sizes"]:
+        res = ctx["results"][n]
+        med = {i: {c: statistics.median(r[c] for r in res[i]) for c in cols}
+               for i in (x for pair in DELETE_PAIRS for x in pair) if res.get(i)
+               and all(r.get("remove_ns") is not None for r in res[i])}
+        for impl in (x for pair in DELETE_PAIRS for x in pair):
+            if impl in med:
+                rs = res[impl]
+                rows.append(f"| {summarize.fmt_n(n)} | {impl} | "
+                            + " | ".join(fmt_time([r[c] for r in rs]) for c in cols[:4])
+                            + f" | {med[impl]['fpp']:.4f} | {med[impl]['bits_per_key']:.2f} | "
+                            f"{med[impl]['rss_mib']:.0f} |")
+        for cuckoo, counting in DELETE_PAIRS:
+            if cuckoo in med and counting in med:
+                a, b = med[cuckoo], med[counting]
+                ratios.append(f"| {summarize.fmt_n(n)} | {cuckoo} / {counting} | "
+                              + " | ".join(f"{a[c] / b[c]:.2f}x" for c in cols[:4])
+                              + f" | {a['bits_per_key'] / b['bits_per_key']:.3f}x | "
+                              f"{a['rss_mib'] / b['rss_mib']:.2f}x |")
+    if not rows:
+        return []
+    out = [f"### Deletes: cuckoo against counting (issue 31, p = {ctx['args'].p:g})", "",
+           "Each run also removes its min(n, Q) hit keys after the lookups (each inserted once, "
+           "every remove must succeed). The counting filter has no remove_many: its `-batch` "
+           "row removes one key at a time.", "",
+           "| n | impl | insert ns/key | hit ns/key | miss ns/key | remove ns/key | FPP "
+           "| bits/key | peak RSS MiB |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out += rows
+    if ratios:
+        out += ["", "Cuckoo / counting, medians (below 1 = cuckoo better; targets: bits/key at "
+                "most 0.35x at p = 0.01, hit and miss at most 1x):", "",
+                "| n | pair | insert | hit | miss | remove | bits/key | peak RSS |",
+                "|---:|---|---:|---:|---:|---:|---:|---:|"] + ratios
+    out.append("")
+    return out
+
+
 def report(ctx):
     a = ctx["args"]
     mem = ctx["memory_limits"]
@@ -263,6 +309,7 @@ def report(ctx):
     for n in ctx["sizes"]:
         lines += size_section(n, ctx["queries"][n], a.p, ctx["results"][n], ctx["impls"])
     lines += static_section(ctx)
+    lines += deletes_section(ctx)
     if ctx["failures"]:
         lines.append("**Failed runs** (not in the medians):")
         lines.append("")

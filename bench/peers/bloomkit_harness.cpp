@@ -2,7 +2,9 @@
 //
 //   bloomkit-classic, bloomkit-blocked              insert / contains, one key at a time
 //   bloomkit-classic-batch, bloomkit-blocked-batch  insert_many / contains_many over each chunk
-//   bloomkit-counting                               counting_bloom_filter, one key at a time
+//   bloomkit-counting, bloomkit-counting-batch      counting_bloom_filter, one key at a time /
+//                                                   batched lookups and inserts (removes one at
+//                                                   a time: it has no remove_many)
 //   bloomkit-scalable                               scalable_bloom_filter(n / 8, p) with the
 //                                                   defaults s = 2, r = 0.5, one key at a time
 //   bloomkit-static, bloomkit-static-batch           static_filter (built once): "insert" hashes
@@ -112,9 +114,25 @@ struct ops {
   static unsigned hashes(const void* s) {
     return Kind::hashes(static_cast<const state*>(s)->filter);
   }
+  // The batched path's remove_many where the kind has one, else remove one key at a time.
+  static long remove(void* s, const key_file*, long) {
+    auto& st = *static_cast<state*>(s);
+    if constexpr (Batch && requires { st.filter.remove_many(std::span(st.keys)); }) {
+      return static_cast<long>(st.filter.remove_many(std::span(st.keys)));
+    } else {
+      long removed = 0;
+      for (const auto key : st.keys) removed += st.filter.remove(key);
+      return removed;
+    }
+  }
 
   static harness_impl impl(const char* name, const char* library) {
-    return {name, "C++", library, create, destroy, prepare, insert, contains, filter_bytes, hashes};
+    long (*remover)(void*, const key_file*, long) = nullptr;
+    if constexpr (requires(typename Kind::filter & f) { f.remove(std::string_view()); }) {
+      remover = remove;
+    }
+    return {name,   "C++",    library,      create, destroy, prepare,
+            insert, contains, filter_bytes, hashes, remover};
   }
 };
 
@@ -175,7 +193,7 @@ struct static_ops {
     return {name,   "C++",    library,
             create, destroy,  ops<classic_kind, false>::prepare_keys<state>,
             insert, contains, filter_bytes,
-            hashes};
+            hashes, nullptr};
   }
 };
 
@@ -190,6 +208,7 @@ int main(int argc, char** argv) {
       ops<blocked_kind, false>::impl("bloomkit-blocked", library),
       ops<blocked_kind, true>::impl("bloomkit-blocked-batch", library),
       ops<counting_kind, false>::impl("bloomkit-counting", library),
+      ops<counting_kind, true>::impl("bloomkit-counting-batch", library),
       ops<scalable_kind, false>::impl("bloomkit-scalable", library),
       static_ops<false>::impl("bloomkit-static", library),
       static_ops<true>::impl("bloomkit-static-batch", library),

@@ -31,6 +31,9 @@ typedef struct harness_impl {
   long (*contains)(void* filter, const key_file* chunk, long count);
   uint64_t (*filter_bytes)(const void* filter);
   unsigned (*hashes)(const void* filter);
+  /* Kinds that delete (may be NULL): removes the chunk's keys, each inserted once; returns how
+   * many removes succeeded. */
+  long (*remove)(void* filter, const key_file* chunk, long count);
 } harness_impl;
 
 static inline double harness_now_ns(void) {
@@ -39,11 +42,14 @@ static inline double harness_now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Runs `what` over the first `count` keys of `path`: insert (positives == NULL) or contains
- * (positives counts keys reported present). Returns the time of the filter calls in ns, or -1
- * after printing an error. */
+typedef enum harness_op { HARNESS_INSERT, HARNESS_CONTAINS, HARNESS_REMOVE } harness_op;
+
+/* Runs `op` over the first `count` keys of `path`; `counted` (contains: keys reported present;
+ * remove: removes that succeeded) is added to. Returns the time of the filter calls in ns, or
+ * -1 after printing an error. */
 static inline double harness_pass(const harness_impl* impl, void* filter, const char* path,
-                                  const char* role, uint64_t count, uint64_t* positives) {
+                                  const char* role, uint64_t count, harness_op op,
+                                  uint64_t* counted) {
   key_file kf;
   double total = 0;
   uint64_t done = 0;
@@ -68,10 +74,12 @@ static inline double harness_pass(const harness_impl* impl, void* filter, const 
     }
     if (impl->prepare != NULL) impl->prepare(filter, &kf, got);
     start = harness_now_ns();
-    if (positives == NULL) {
+    if (op == HARNESS_INSERT) {
       impl->insert(filter, &kf, got);
+    } else if (op == HARNESS_CONTAINS) {
+      *counted += (uint64_t)impl->contains(filter, &kf, got);
     } else {
-      *positives += (uint64_t)impl->contains(filter, &kf, got);
+      *counted += (uint64_t)impl->remove(filter, &kf, got);
     }
     total += harness_now_ns() - start;
     done += (uint64_t)got;
@@ -106,8 +114,9 @@ static inline int harness_main(int argc, char** argv, const harness_impl* const*
   const harness_impl* impl = NULL;
   const char *keys = NULL, *misses = NULL;
   uint64_t n = 0, queries = 0, hits, warm_n, warm_q, hit_positives = 0, miss_positives = 0;
-  uint64_t bytes, warm_positives = 0;
-  double p = 0, insert_ns, hit_ns, miss_ns;
+  uint64_t bytes, warm_positives = 0, removed = 0;
+  double p = 0, insert_ns, hit_ns, miss_ns, remove_ns = -1;
+  char remove_field[64] = "null";
   char err[512] = "";
   void* filter;
   int i;
@@ -161,8 +170,8 @@ static inline int harness_main(int argc, char** argv, const harness_impl* const*
     fprintf(stderr, "%s: %s\n", impl->name, err);
     return 1;
   }
-  if (harness_pass(impl, filter, keys, "KEYS", warm_n, NULL) < 0 ||
-      harness_pass(impl, filter, misses, "MISSES", warm_q, &warm_positives) < 0) {
+  if (harness_pass(impl, filter, keys, "KEYS", warm_n, HARNESS_INSERT, NULL) < 0 ||
+      harness_pass(impl, filter, misses, "MISSES", warm_q, HARNESS_CONTAINS, &warm_positives) < 0) {
     impl->destroy(filter);
     return 1;
   }
@@ -173,27 +182,46 @@ static inline int harness_main(int argc, char** argv, const harness_impl* const*
     fprintf(stderr, "%s: %s\n", impl->name, err);
     return 1;
   }
-  insert_ns = harness_pass(impl, filter, keys, "KEYS", n, NULL);
-  hit_ns = insert_ns < 0 ? -1 : harness_pass(impl, filter, keys, "KEYS", hits, &hit_positives);
-  miss_ns =
-      hit_ns < 0 ? -1 : harness_pass(impl, filter, misses, "MISSES", queries, &miss_positives);
+  insert_ns = harness_pass(impl, filter, keys, "KEYS", n, HARNESS_INSERT, NULL);
+  hit_ns = insert_ns < 0
+               ? -1
+               : harness_pass(impl, filter, keys, "KEYS", hits, HARNESS_CONTAINS, &hit_positives);
+  miss_ns = hit_ns < 0 ? -1
+                       : harness_pass(impl, filter, misses, "MISSES", queries, HARNESS_CONTAINS,
+                                      &miss_positives);
   if (miss_ns < 0) {
     impl->destroy(filter);
     return 1;
   }
-  bytes = impl->filter_bytes(filter);
+  bytes = impl->filter_bytes(filter); /* before the removes (a kind may shrink) */
+  if (impl->remove != NULL) {
+    /* The hit keys again, each removed once: every remove must succeed. */
+    remove_ns = harness_pass(impl, filter, keys, "KEYS", hits, HARNESS_REMOVE, &removed);
+    if (remove_ns < 0) {
+      impl->destroy(filter);
+      return 1;
+    }
+    snprintf(remove_field, sizeof remove_field, "%.3f", remove_ns / (double)hits);
+  }
   printf(
       "{\"impl\": \"%s\", \"language\": \"%s\", \"library\": \"%s\", \"n\": %llu, "
       "\"queries\": %llu, \"p\": %g, \"insert_ns\": %.3f, \"hit_ns\": %.3f, \"miss_ns\": %.3f, "
       "\"fpp\": %.6f, \"false_negatives\": %llu, \"false_positives\": %llu, "
-      "\"filter_bytes\": %llu, \"hashes\": %u, \"bits_per_key\": %.4f}\n",
+      "\"filter_bytes\": %llu, \"hashes\": %u, \"bits_per_key\": %.4f, \"remove_ns\": %s, "
+      "\"failed_removes\": %llu}\n",
       impl->name, impl->language, impl->library, (unsigned long long)n, (unsigned long long)queries,
       p, insert_ns / (double)n, hit_ns / (double)hits, miss_ns / (double)queries,
       (double)miss_positives / (double)queries, (unsigned long long)(hits - hit_positives),
       (unsigned long long)miss_positives, (unsigned long long)bytes, impl->hashes(filter),
-      (double)bytes * 8.0 / (double)n);
+      (double)bytes * 8.0 / (double)n, remove_field,
+      (unsigned long long)(impl->remove != NULL ? hits - removed : 0));
   fflush(stdout);
   impl->destroy(filter);
+  if (impl->remove != NULL && removed != hits) {
+    fprintf(stderr, "%s: %llu of %llu removes of inserted keys failed\n", impl->name,
+            (unsigned long long)(hits - removed), (unsigned long long)hits);
+    return 1;
+  }
   if (hit_positives != hits) {
     fprintf(stderr, "%s: FALSE NEGATIVES: %llu of %llu inserted keys reported absent\n", impl->name,
             (unsigned long long)(hits - hit_positives), (unsigned long long)hits);

@@ -53,11 +53,17 @@ static unsigned libbloom_hashes(const void* filter) {
 }
 
 int main(int argc, char** argv) {
-  static harness_impl impl = {"libbloom",       "C",
-                              library_name,     libbloom_create,
-                              libbloom_destroy, NULL,
-                              libbloom_insert,  libbloom_contains,
-                              libbloom_bytes,   libbloom_hashes};
+  static harness_impl impl = {"libbloom",
+                              "C",
+                              library_name,
+                              libbloom_create,
+                              libbloom_destroy,
+                              NULL,
+                              libbloom_insert,
+                              libbloom_contains,
+                              libbloom_bytes,
+                              libbloom_hashes,
+                              NULL};
   const harness_impl* impls[1];
   snprintf(library_name, sizeof library_name, "libbloom %s", bloom_version());
   impls[0] = &impl;
