@@ -23,6 +23,7 @@ enum class filter_kind : std::uint32_t {
   // checks are compat's, so a build without it reads such a file as unsupported by its loader.
   redisbloom = 6,
   static_set = 7,  // static_filter (static_filter.hpp): binary fuse shards, built once; "static"
+  cuckoo = 8,      // cuckoo_filter (cuckoo_filter.hpp): tables of packed fingerprints, removes
 };
 
 // How the keys of a filter are encoded, recorded in the header's flags (docs/FORMAT.md) so that

@@ -37,6 +37,10 @@ enum class hash_scheme : std::uint32_t {
   // table: segment multiply-high(x, segments), offsets x, x >> 18, x >> 36
   // (detail/binary_fuse.hpp); fingerprint the low b bits of h.
   xxh3_64_binary_fuse = 4,
+  // Cuckoo filters (cuckoo_filter.hpp): XXH3-64 h of the key; in a table of m buckets and f-bit
+  // fingerprints, fp = 1 + multiply-high(low 32 bits of h, 2^f - 1), bucket multiply-high(h, m),
+  // alternate (multiply-high(fmix64(fp), m) - bucket) mod m.
+  xxh3_64_cuckoo = 5,
   // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
   guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
