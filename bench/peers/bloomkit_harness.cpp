@@ -5,6 +5,10 @@
 //   bloomkit-counting, bloomkit-counting-batch      counting_bloom_filter, one key at a time /
 //                                                   batched lookups and inserts (removes one at
 //                                                   a time: it has no remove_many)
+//   bloomkit-cuckoo, bloomkit-cuckoo-batch          cuckoo_filter::for_capacity(n, p), one key
+//                                                   at a time / insert_many, contains_many and
+//                                                   remove_many over each chunk
+// The kinds that delete also time removes of the hit keys (harness.h).
 //   bloomkit-scalable                               scalable_bloom_filter(n / 8, p) with the
 //                                                   defaults s = 2, r = 0.5, one key at a time
 //   bloomkit-static, bloomkit-static-batch           static_filter (built once): "insert" hashes
@@ -30,6 +34,7 @@
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "bloomkit/static_filter.hpp"
 #include "bloomkit/version.hpp"
@@ -55,6 +60,12 @@ struct sized_kind {
 using classic_kind = sized_kind<bloomkit::bloom_filter>;
 using blocked_kind = sized_kind<bloomkit::blocked_bloom_filter>;
 using counting_kind = sized_kind<bloomkit::counting_bloom_filter>;
+// The cuckoo filter's "hashes" field is its fingerprint bits f (a lookup reads 2 buckets).
+struct cuckoo_kind {
+  using filter = bloomkit::cuckoo_filter;
+  static filter make(std::uint64_t n, double p) { return filter::for_capacity(n, p); }
+  static unsigned hashes(const filter& f) { return f.fingerprint_bits(); }
+};
 struct scalable_kind {
   using filter = bloomkit::scalable_bloom_filter;
   // Starts at an eighth of n, so n keys take four sub-filters (n/8, n/4, n/2, n).
@@ -209,6 +220,8 @@ int main(int argc, char** argv) {
       ops<blocked_kind, true>::impl("bloomkit-blocked-batch", library),
       ops<counting_kind, false>::impl("bloomkit-counting", library),
       ops<counting_kind, true>::impl("bloomkit-counting-batch", library),
+      ops<cuckoo_kind, false>::impl("bloomkit-cuckoo", library),
+      ops<cuckoo_kind, true>::impl("bloomkit-cuckoo-batch", library),
       ops<scalable_kind, false>::impl("bloomkit-scalable", library),
       static_ops<false>::impl("bloomkit-static", library),
       static_ops<true>::impl("bloomkit-static-batch", library),

@@ -12,6 +12,7 @@ namespace py = pybind11;
 namespace bloomkit::python {
 void bind_filters(py::module_& m);
 void bind_static(py::module_& m);
+void bind_cuckoo(py::module_& m);
 void bind_files(py::module_& m);
 void bind_compat(py::module_& m);
 #ifdef BLOOMKIT_PYTHON_REDIS
@@ -28,6 +29,7 @@ PYBIND11_MODULE(_bloomkit, m) {
   bloomkit::python::bind_errors(m);
   bloomkit::python::bind_filters(m);
   bloomkit::python::bind_static(m);
+  bloomkit::python::bind_cuckoo(m);
   bloomkit::python::bind_files(m);
   bloomkit::python::bind_compat(m);
 #ifdef BLOOMKIT_PYTHON_REDIS
