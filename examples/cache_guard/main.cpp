@@ -142,10 +142,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--filter-name", o.filter_name, "name of the Redis filter")->capture_default_str();
   app.add_option("--filter", o.filter_kind,
-                 "counting (DELETE removes ids from the filter), bloom (deleted ids stay in it "
-                 "until a rebuild: --rebuild-every) or static (a static generation of the ids "
-                 "with a delta for new ones; --rebuild-every folds them in)")
-      ->check(CLI::IsMember({"counting", "bloom", "static"}))
+                 "counting (DELETE removes ids from the filter), cuckoo (the same with the "
+                 "server's CF.* commands: needs the bloomkit module, about a third of the "
+                 "memory), bloom (deleted ids stay in it until a rebuild: --rebuild-every) or "
+                 "static (a static generation of the ids with a delta for new ones; "
+                 "--rebuild-every folds them in)")
+      ->check(CLI::IsMember({"counting", "cuckoo", "bloom", "static"}))
       ->capture_default_str();
   std::uint64_t negative_ttl = 30;
   app.add_option("--negative-ttl", negative_ttl,

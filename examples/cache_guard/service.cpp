@@ -64,6 +64,7 @@ void discard_filter(client& c, const service_options& o) {
     }
   };
   unlink(stamp_key(o));
+  for (const std::string& key : module_cuckoo::keys_of(o.filter_name)) unlink(key);
   const auto drop = [&] {
     try {
       redis_filter::drop(c, o.filter_name);
@@ -197,11 +198,12 @@ void service::load_filter() {
 guard_filter service::open_filter(client& redis) {
   guard_filter f = guard_filter::open(redis, options_.filter_name);
   std::string problem;
-  if (f.counting() != counting() || f.is_static() != static_kind()) {
+  if (f.counting() != counting() || f.is_static() != static_kind() || f.is_cuckoo() != cuckoo()) {
     problem = std::string("a ") +
-              (f.is_static()  ? "static"
-               : f.counting() ? "counting"
-                              : "bloom") +
+              (f.is_static()   ? "static"
+               : f.is_cuckoo() ? "cuckoo"
+               : f.counting()  ? "counting"
+                               : "bloom") +
               " filter, asked " + options_.filter_kind;
   } else if (f.is_static() && f.target_fpp() != options_.fpp) {
     problem = "p " + std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.fpp);
@@ -280,6 +282,13 @@ guard_filter service::create_filter(client& redis, item_store& db, std::uint64_t
                                                            std::span<const std::string_view>{}, o);
     std::fprintf(stderr, "created filter %s: static, p %g, delta capacity %llu\n", name.c_str(),
                  options_.fpp, static_cast<unsigned long long>(f.delta_capacity()));
+    return guard_filter(std::move(f));
+  }
+  if (cuckoo()) {
+    auto f = module_cuckoo::create(redis, name, capacity, options_.fpp);
+    std::fprintf(stderr, "created filter %s: cuckoo (CF.*), capacity %llu, p %g, bucket size %u\n",
+                 name.c_str(), static_cast<unsigned long long>(capacity), options_.fpp,
+                 f.bucket_size());
     return guard_filter(std::move(f));
   }
   redis_filter f = counting() ? bloomkit::redis::redis_counting_filter::create(

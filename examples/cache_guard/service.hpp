@@ -33,9 +33,10 @@ struct service_options {
   bloomkit::redis::url redis_url = bloomkit::redis::parse_url(bloomkit::redis::default_url);
   bloomkit::redis::client_options redis_options;  // TLS files (--tls-ca, ...)
   std::string filter_name = "cache_guard:items";
-  // --filter: "counting" (DELETE removes the id from the filter), "bloom" (a deleted id stays
-  // in the filter until a rebuild: --rebuild-every) or "static" (a static generation of the ids
-  // with a delta for the ids created between rebuilds; a rebuild folds them in).
+  // --filter: "counting" (DELETE removes the id from the filter), "cuckoo" (the same with the
+  // server's CF.* commands: module_cuckoo.hpp), "bloom" (a deleted id stays in the filter until
+  // a rebuild: --rebuild-every) or "static" (a static generation of the ids with a delta for the
+  // ids created between rebuilds; a rebuild folds them in).
   std::string filter_kind = "bloom";
   // Ids that pass the filter but miss the database are cached as absent this long (0: never).
   std::chrono::seconds negative_ttl{30};
@@ -146,6 +147,9 @@ class service {
   void schedule_rebuilds();  // the --rebuild-every thread
   bool counting() const { return options_.filter_kind == "counting"; }
   bool static_kind() const { return options_.filter_kind == "static"; }
+  bool cuckoo() const { return options_.filter_kind == "cuckoo"; }
+  // Whether a DELETE removes its id from the filter (counting, cuckoo).
+  bool removes() const { return counting() || cuckoo(); }
   // Opens the filter the options ask for; errc::incompatible when it is of another kind or
   // sizing.
   guard_filter open_filter(bloomkit::redis::client& redis);

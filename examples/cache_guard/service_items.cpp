@@ -147,7 +147,7 @@ void service::install_delete_route() {
       // removed from the filter (the new filter may or may not hold it: removing an id it lacks
       // would decrement other ids' counters). It stays a false positive until the next rebuild.
       std::shared_lock lock(removes_mutex_);
-      const bool remove = counting() && !busy_.load() && filter_trusted();
+      const bool remove = removes() && !busy_.load() && filter_trusted();
       // 1. The row: until it is gone, the filter and the cache still answer for it.
       if (!w->db().remove(*id)) {
         pool_.give_back(std::move(w));
@@ -176,8 +176,12 @@ void service::install_delete_route() {
       std::optional<bloomkit::error> failed;
       if (remove) {
         try {
-          auto f = bloomkit::redis::redis_counting_filter::open(w->redis(), options_.filter_name);
-          if (f.remove(key)) counters_.filter_removes.fetch_add(1, std::memory_order_relaxed);
+          const bool removed =
+              cuckoo()
+                  ? module_cuckoo::open(w->redis(), options_.filter_name).remove(key)
+                  : bloomkit::redis::redis_counting_filter::open(w->redis(), options_.filter_name)
+                        .remove(key);
+          if (removed) counters_.filter_removes.fetch_add(1, std::memory_order_relaxed);
         } catch (const bloomkit::error& e) {
           failed = e;  // the id stays a false positive: never a wrong 404
         }

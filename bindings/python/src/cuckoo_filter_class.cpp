@@ -46,9 +46,8 @@ keys (the FPP bound kept as the scalable filter keeps it). merge / intersect are
   std::string what = "cuckoo filter";
   if (!w.path.empty()) what += " '" + w.path + "'";
   std::string msg = what + " is full: " + std::to_string(f.items()) + " fingerprints in " +
-                    std::to_string(f.slots()) + " slots (capacity " +
-                    std::to_string(f.capacity()) + ", expansion " +
-                    std::to_string(f.expansion()) + ")";
+                    std::to_string(f.slots()) + " slots (capacity " + std::to_string(f.capacity()) +
+                    ", expansion " + std::to_string(f.expansion()) + ")";
   msg += batch ? "; add_many stored the first " + std::to_string(stored_of_batch) +
                      " keys of the batch, the rest are not in the filter"
                : "; the key was not stored";
@@ -223,8 +222,9 @@ void bind_cuckoo(py::module_& m) {
       .def_property_readonly(
           "size_in_bytes",
           [](const W& w) {
-            return read_figure(
-                w, [](const cuckoo_filter& f) { return static_cast<std::uint64_t>(f.byte_size()); });
+            return read_figure(w, [](const cuckoo_filter& f) {
+              return static_cast<std::uint64_t>(f.byte_size());
+            });
           },
           "Bytes of the tables (byte_size).");
 }

@@ -1,0 +1,254 @@
+#include "module_cuckoo.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "bloomkit/error.hpp"
+
+namespace cache_guard {
+
+namespace {
+
+using bloomkit::errc;
+using bloomkit::error;
+using bloomkit::redis::command;
+using bloomkit::redis::reply;
+
+// The fill a CF table of bucket size b reaches before it counts as full (RedisBloom's
+// documentation: 55% at b = 1, 80% at 3, 95% at 4; Fan et al.: 84% at 2), rounded down.
+constexpr std::array<double, 4> fill_of_bucket_size{0.5, 0.84, 0.8, 0.95};
+// The type name TYPE answers for a CF key (RedisBloom's, kept by bloomkit's module).
+constexpr const char* cf_type = "MBbloomCF";
+// CF.INSERT items per command (one round trip carries several).
+constexpr std::size_t items_per_command = 1000;
+
+bool contains_text(const std::string& text, std::string_view what) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return lower.find(what) != std::string::npos;
+}
+
+// An error reply as the error of what failed: no CF.* commands, a key of another type, a
+// missing filter, or the server's own error.
+[[noreturn]] void throw_reply(const reply& r, const std::string& what) {
+  const std::string& text = r.str();
+  if (contains_text(text, "unknown command")) {
+    throw error(errc::unsupported,
+                "--filter cuckoo needs the CF.* commands (the bloomkit Redis module loaded with "
+                "--loadmodule, RedisBloom or Redis 8), and this server has none (" +
+                    what + ": " + text +
+                    "). Load the module, or use --filter counting: the client-side counting "
+                    "filter, for servers where modules are not allowed");
+  }
+  if (contains_text(text, "wrongtype")) throw error(errc::wrong_type, what + ": " + text);
+  if (contains_text(text, "not found")) throw error(errc::not_found, what + ": " + text);
+  throw error(errc::server_error, what + ": " + text);
+}
+
+const reply& checked(const reply& r, const std::string& what) {
+  if (r.is_error()) throw_reply(r, what);
+  return r;
+}
+
+template <class T>
+T number_field(const reply& r, const std::string& what) {
+  if (r.is_nil()) throw error(errc::corrupt_file, what + " is missing");
+  const std::string& s = r.str();
+  T v{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) {
+    throw error(errc::corrupt_file, what + " is not a number: '" + s + "'");
+  }
+  return v;
+}
+
+// The CF.INSERT commands of `keys` into `key`, items_per_command at a time.
+void append_inserts(std::vector<command>& cs, const std::string& key,
+                    std::span<const std::string_view> keys) {
+  for (std::size_t at = 0; at < keys.size(); at += items_per_command) {
+    command c{{"CF.INSERT", key, "NOCREATE", "ITEMS"}, 1};
+    const std::size_t end = std::min(keys.size(), at + items_per_command);
+    for (std::size_t i = at; i < end; ++i) c.args.emplace_back(keys[i]);
+    cs.push_back(std::move(c));
+  }
+}
+
+// Items a CF.INSERT reply says were added; errc::too_large when one found no room.
+std::size_t added_by(const reply& r, const std::string& what) {
+  std::size_t added = 0;
+  for (const reply& e : checked(r, what).elements()) {
+    const long long v = e.integer();
+    if (v < 0) {
+      throw error(errc::too_large, what +
+                                       ": the filter is full (no room for an id even after "
+                                       "growing): recreate it with a larger --capacity");
+    }
+    added += v == 1;
+  }
+  return added;
+}
+
+// fpp as text that reads back as the same double.
+std::string exact_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+}  // namespace
+
+std::uint32_t module_cuckoo::bucket_size_for(double fpp) {
+  const double b = std::floor(fpp * 256 / 2);
+  if (!(b >= 1)) {
+    throw error(errc::invalid_argument,
+                "--filter cuckoo: --p " + std::to_string(fpp) +
+                    " is below what CF.* filters reach (8-bit fingerprints: about 2/256 = "
+                    "0.0078 at bucket size 1); use --p 0.0078 or more, or --filter counting");
+  }
+  return static_cast<std::uint32_t>(std::min(b, 4.0));
+}
+
+bool module_cuckoo::is_cuckoo(bloomkit::redis::client& c, const std::string& name) {
+  return checked(c.execute(command{{"EXISTS", name + ":cuckoo"}, 1}), "EXISTS").integer() == 1;
+}
+
+std::vector<std::string> module_cuckoo::keys_of(const std::string& name) {
+  return {name, name + ":cuckoo", name + ":cuckoo-next"};
+}
+
+module_cuckoo module_cuckoo::create(bloomkit::redis::client& c, const std::string& name,
+                                    std::uint64_t capacity, double fpp) {
+  module_cuckoo f(c, name);
+  f.bucket_size_ = bucket_size_for(fpp);
+  f.capacity_ = capacity;
+  f.fpp_ = fpp;
+  f.generation_ = 1;
+  f.created_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  f.reserve(name);
+  checked(c.execute(command{{"HSET", f.meta_key(), "capacity", std::to_string(capacity), "fpp",
+                             exact_text(fpp), "bucket_size", std::to_string(f.bucket_size_),
+                             "created", std::to_string(f.created_), "generation", "1"},
+                            1}),
+          "HSET " + f.meta_key());
+  return f;
+}
+
+module_cuckoo module_cuckoo::open(bloomkit::redis::client& c, const std::string& name) {
+  module_cuckoo f(c, name);
+  const std::vector<command> cs{
+      {{"HMGET", f.meta_key(), "capacity", "fpp", "bucket_size", "created", "generation"}, 1},
+      {{"TYPE", name}, 1}};
+  const auto replies = c.execute_many(cs);
+  const reply& meta = checked(replies[0], "HMGET " + f.meta_key());
+  const std::string& type = checked(replies[1], "TYPE " + name).str();
+  if (meta.elements().empty() || meta.elements()[0].is_nil() || type == "none") {
+    throw error(errc::not_found, "cuckoo filter '" + name + "' does not exist");
+  }
+  if (type != cf_type) {
+    throw error(errc::wrong_type,
+                "'" + name + "' is a " + type + ", not a cuckoo filter (" + cf_type + ")");
+  }
+  const auto& m = meta.elements();
+  const std::string in = "cuckoo filter '" + name + "': " + f.meta_key() + " ";
+  f.capacity_ = number_field<std::uint64_t>(m[0], in + "capacity");
+  f.fpp_ = std::stod(m[1].is_nil() ? "0" : m[1].str());
+  f.bucket_size_ = number_field<std::uint32_t>(m[2], in + "bucket_size");
+  f.created_ = number_field<std::int64_t>(m[3], in + "created");
+  f.generation_ = number_field<std::uint64_t>(m[4], in + "generation");
+  return f;
+}
+
+void module_cuckoo::reserve(const std::string& key) {
+  const double fill = fill_of_bucket_size[bucket_size_ - 1];
+  const auto room = static_cast<std::uint64_t>(std::ceil(static_cast<double>(capacity_) / fill));
+  checked(c_->execute(command{{"CF.RESERVE", key, std::to_string(std::max<std::uint64_t>(room, 1)),
+                               "BUCKETSIZE", std::to_string(bucket_size_), "EXPANSION", "2"},
+                              1}),
+          "CF.RESERVE " + key);
+}
+
+bool module_cuckoo::contains_with(std::string_view key, std::span<const command> also,
+                                  std::vector<reply>& also_replies) {
+  std::vector<command> cs{{{"CF.MEXISTS", name_, std::string(key)}, 1}, {{"EXISTS", name_}, 1}};
+  cs.insert(cs.end(), also.begin(), also.end());
+  auto replies = c_->execute_many(cs);
+  const reply& answer = checked(replies[0], "CF.MEXISTS " + name_);
+  if (checked(replies[1], "EXISTS " + name_).integer() != 1) {
+    throw error(errc::not_found, "cuckoo filter '" + name_ + "' does not exist (any more)");
+  }
+  if (answer.elements().size() != 1) {
+    throw error(errc::server_error, "CF.MEXISTS " + name_ + ": unexpected reply");
+  }
+  also_replies.assign(std::make_move_iterator(replies.begin() + 2),
+                      std::make_move_iterator(replies.end()));
+  return answer.elements()[0].integer() == 1;
+}
+
+std::size_t module_cuckoo::insert_keys(std::span<const std::string_view> keys) {
+  std::vector<command> cs;
+  append_inserts(cs, next_key(), keys);
+  const std::size_t next_commands = cs.size();
+  append_inserts(cs, name_, keys);
+  const auto replies = c_->execute_many(cs);
+  for (std::size_t i = 0; i < next_commands; ++i) {
+    // No next filter (no rebuild runs): "not found", harmless; anything else is an id the new
+    // filter may lack.
+    if (!replies[i].is_error() || !contains_text(replies[i].str(), "not found")) {
+      added_by(replies[i], "CF.INSERT " + next_key());
+    }
+  }
+  std::size_t added = 0;
+  for (std::size_t i = next_commands; i < replies.size(); ++i) {
+    added += added_by(replies[i], "CF.INSERT " + name_);
+  }
+  return added;
+}
+
+bool module_cuckoo::insert(std::string_view key) {
+  return insert_keys({&key, 1}) == 1;
+}
+
+std::size_t module_cuckoo::insert_many(std::span<const std::string_view> keys) {
+  return insert_keys(keys);
+}
+
+bool module_cuckoo::remove(std::string_view key) {
+  return checked(c_->execute(command{{"CF.DEL", name_, std::string(key)}, 1}), "CF.DEL " + name_)
+             .integer() == 1;
+}
+
+void module_cuckoo::rebuild(const bloomkit::redis::key_source& source) {
+  const std::string next = next_key();
+  checked(c_->execute(command{{"UNLINK", next}, 1}), "UNLINK " + next);
+  reserve(next);
+  try {
+    source([&](std::span<const std::string_view> keys) {
+      std::vector<command> cs;
+      append_inserts(cs, next, keys);
+      for (const reply& r : c_->execute_many(cs)) added_by(r, "CF.INSERT " + next);
+    });
+    checked(c_->execute(command{{"RENAME", next, name_}, 1}), "RENAME " + next);
+  } catch (...) {
+    try {
+      c_->execute(command{{"UNLINK", next}, 1});
+    } catch (const std::exception&) {
+      // Left behind: the next rebuild unlinks it first.
+    }
+    throw;
+  }
+  generation_ = static_cast<std::uint64_t>(
+      checked(c_->execute(command{{"HINCRBY", meta_key(), "generation", "1"}, 1}),
+              "HINCRBY " + meta_key())
+          .integer());
+}
+
+}  // namespace cache_guard

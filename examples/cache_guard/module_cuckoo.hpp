@@ -1,0 +1,82 @@
+#pragma once
+// --filter cuckoo: the ids in a cuckoo filter of the Redis server's CF.* commands (the bloomkit
+// module's, RedisBloom's or Redis 8's: written against RedisBloom's documented API), so that a
+// DELETE removes its id with CF.DEL at about a third of the client-side counting filter's memory.
+//
+// Keys: <name> is the CF key; <name>:cuckoo a hash of what the service made it with (capacity,
+// fpp, bucket size, created, generation); a rebuild fills <name>:cuckoo-next and renames it over
+// <name>. Every insert goes to <name>:cuckoo-next first, then to <name> (one round trip; the
+// first fails harmlessly unless a rebuild runs), so an id committed during a rebuild is in the
+// new filter whether its insert ran before or after the rename.
+//
+// CF.EXISTS answers 0 for a key that does not exist, so every lookup also asks EXISTS <name> in
+// the same round trip: a filter that vanished is errc::not_found (the service reloads it), never
+// a wrong "absent". Inserts use CF.INSERT ... NOCREATE, which never makes a filter of default
+// parameters in place of a vanished one. A server without CF.* commands: errc::unsupported,
+// pointing to --filter counting (the client-side counting filter, for servers where modules are
+// not allowed).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomkit/redis/client.hpp"
+#include "bloomkit/redis/redis_filter.hpp"
+
+namespace cache_guard {
+
+class module_cuckoo {
+ public:
+  // CF filters keep 8-bit fingerprints: FPP about 2 b / 256 for bucket size b, so p below
+  // 2/256 (bucket size 1) cannot be had. The bucket size of the largest FPP at most p (1..4).
+  static std::uint32_t bucket_size_for(double fpp);
+  // Whether <name> is a cuckoo filter of the service (its <name>:cuckoo hash exists).
+  static bool is_cuckoo(bloomkit::redis::client& c, const std::string& name);
+  // CF.RESERVE <name> with room for `capacity` ids at their bucket size's fill, EXPANSION 2,
+  // and its hash. errc::unsupported when the server has no CF.* commands, errc::invalid_argument
+  // for an fpp below 2/256.
+  static module_cuckoo create(bloomkit::redis::client& c, const std::string& name,
+                              std::uint64_t capacity, double fpp);
+  // errc::not_found when it does not exist, errc::wrong_type when <name> is not a CF key.
+  static module_cuckoo open(bloomkit::redis::client& c, const std::string& name);
+  // Every key it may have (for a clean create).
+  static std::vector<std::string> keys_of(const std::string& name);
+
+  double target_fpp() const noexcept { return fpp_; }
+  std::uint64_t capacity() const noexcept { return capacity_; }
+  std::uint32_t bucket_size() const noexcept { return bucket_size_; }
+  std::uint64_t generation() const noexcept { return generation_; }
+  std::int64_t created() const noexcept { return created_; }
+
+  // CF.MEXISTS <name> key and EXISTS <name>, with `also` in the same round trip.
+  bool contains_with(std::string_view key, std::span<const bloomkit::redis::command> also,
+                     std::vector<bloomkit::redis::reply>& also_replies);
+  bool insert(std::string_view key);
+  std::size_t insert_many(std::span<const std::string_view> keys);
+  // CF.DEL: true when a copy of the key's fingerprint was removed (only remove added ids).
+  bool remove(std::string_view key);
+  // A new filter of the same parameters from `source`, renamed over the live one when full:
+  // lookups use the old one until then, inserts meanwhile reach both.
+  void rebuild(const bloomkit::redis::key_source& source);
+
+ private:
+  module_cuckoo(bloomkit::redis::client& c, std::string name) : c_(&c), name_(std::move(name)) {}
+  std::string meta_key() const { return name_ + ":cuckoo"; }
+  std::string next_key() const { return name_ + ":cuckoo-next"; }
+  // CF.RESERVE `key` with this filter's parameters.
+  void reserve(const std::string& key);
+  // CF.INSERT of `keys` into the next filter (if any) and the live one.
+  std::size_t insert_keys(std::span<const std::string_view> keys);
+
+  bloomkit::redis::client* c_;
+  std::string name_;
+  std::uint64_t capacity_ = 0;
+  double fpp_ = 0;
+  std::uint32_t bucket_size_ = 0;
+  std::uint64_t generation_ = 0;
+  std::int64_t created_ = 0;
+};
+
+}  // namespace cache_guard
