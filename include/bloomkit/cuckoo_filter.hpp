@@ -208,8 +208,8 @@ class cuckoo_filter : public detail::integral_keys<cuckoo_filter> {
   std::uint32_t max_kicks() const noexcept { return options_.max_kicks; }
   // Fingerprints stored over all tables (inserts less removes).
   std::uint64_t items() const noexcept;
-  // Slots over all tables, and items() / slots().
-  std::uint64_t slots() const noexcept;
+  // Slots over all tables, and items() / slot_count().
+  std::uint64_t slot_count() const noexcept;
   double load_factor() const noexcept;
   std::size_t size_in_bytes() const noexcept { return byte_size(); }
 

@@ -177,14 +177,14 @@ std::uint64_t cuckoo_filter::items() const noexcept {
   return n;
 }
 
-std::uint64_t cuckoo_filter::slots() const noexcept {
+std::uint64_t cuckoo_filter::slot_count() const noexcept {
   std::uint64_t n = 0;
   for (const auto& t : tables_) n += t.slots();
   return n;
 }
 
 double cuckoo_filter::load_factor() const noexcept {
-  return static_cast<double>(items()) / static_cast<double>(slots());
+  return static_cast<double>(items()) / static_cast<double>(slot_count());
 }
 
 std::uint64_t cuckoo_filter::cells() const noexcept {
