@@ -64,7 +64,8 @@ namespace bloomkit {
 struct cuckoo_options {
   std::uint64_t capacity = 0;     // n: keys the first table holds (at least 1)
   double target_fpp = 0.01;       // p: FPP of the whole chain at its capacity, in (0, 1)
-  std::uint32_t bucket_size = 0;  // b in 1..8; 0: the one of least memory for p (sizing_for)
+  std::uint32_t bucket_size = 0;  // b in 2..8; 0: the one of least memory for p (sizing_for;
+                                  // options() then says the b chosen)
   std::uint32_t expansion = 0;    // E: 0 never grows (a full table refuses inserts); else table
                                   // L + 1 holds E times table L's keys
   std::uint32_t max_kicks = 500;  // moves an insert tries before the table counts as full, 1..2^16
@@ -130,8 +131,9 @@ class cuckoo_table {
 
 class cuckoo_filter : public detail::integral_keys<cuckoo_filter> {
  public:
-  using digest_type = std::uint64_t;      // XXH3-64 of the key
-  static constexpr bool counting = true;  // remove() (and its integral-key form)
+  using digest_type = std::uint64_t;                   // XXH3-64 of the key
+  static constexpr bool counting = true;               // remove() (and its integral-key form)
+  static constexpr std::uint32_t min_bucket_size = 2;  // b = 1 fills to 26..58%: refused
   static constexpr std::uint32_t max_bucket_size = 8;
   static constexpr std::uint32_t min_fingerprint_bits = 2;
   static constexpr std::uint32_t max_fingerprint_bits = 32;
@@ -206,8 +208,8 @@ class cuckoo_filter : public detail::integral_keys<cuckoo_filter> {
   std::uint32_t max_kicks() const noexcept { return options_.max_kicks; }
   // Fingerprints stored over all tables (inserts less removes).
   std::uint64_t items() const noexcept;
-  // Slots over all tables, and items() / slots().
-  std::uint64_t slots() const noexcept;
+  // Slots over all tables, and items() / slot_count().
+  std::uint64_t slot_count() const noexcept;
   double load_factor() const noexcept;
   std::size_t size_in_bytes() const noexcept { return byte_size(); }
 

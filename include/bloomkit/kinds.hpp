@@ -41,6 +41,7 @@
 #include "bloomkit/blocked_bloom_filter.hpp"
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/file_header.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
@@ -270,6 +271,44 @@ struct kind_traits<static_filter> {
   static filter_type map(const detail::filter_file& file, verify check);
 };
 
+// Cuckoo filters (cuckoo_filter.hpp): created for n and p never growing (a chain of tables, its
+// expansion, comes from cuckoo_options or a file); the file codec is src/kinds/cuckoo_kind.cpp.
+template <>
+struct kind_traits<cuckoo_filter> {
+  using filter_type = cuckoo_filter;
+  static constexpr filter_kind kind = filter_kind::cuckoo;
+  static constexpr std::string_view name = "cuckoo";
+  static constexpr hash_scheme scheme = hash_scheme::xxh3_64_cuckoo;
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = false;
+  static filter_type create(const kind_request& r) {
+    return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
+  }
+  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
+  // Its load, geometry (of the first table: a chain's later tables have wider fingerprints),
+  // fingerprints stored, tables, growth and kick bound.
+  template <class Report>
+  static void describe(const filter_type& f, Report& r) {
+    r.add("load_factor", f.load_factor())
+        .add("bucket_size", f.bucket_size())
+        .add("fingerprint_bits", f.fingerprint_bits())
+        .add("buckets", f.tables().front().buckets())
+        .add("items", f.items())
+        .add("tables", static_cast<std::uint64_t>(f.tables().size()))
+        .add("expansion", f.expansion())
+        .add("max_kicks", f.max_kicks())
+        .add("bits_per_key",
+             static_cast<double>(f.byte_size()) * 8 / static_cast<double>(f.capacity()));
+  }
+  static void check_source(const filter_type& f) { f.check_source(); }
+
+  static std::optional<detail::file_problem> check_fields(const file_header& h);
+  static file_header header_of(const filter_type& f);
+  static detail::file_payload payload_of(const filter_type& f);
+  static filter_type load(const detail::filter_file& file);
+  static filter_type map(const detail::filter_file& file, verify check);
+};
+
 // A filter type with a kind_traits: one that files can hold.
 template <class Filter>
 concept file_kind = requires {
@@ -287,8 +326,9 @@ struct filter_list {
 
 // The native filters, one per kind, in the order of the kinds: the names, the header checks and
 // `create` come from this list.
-using native_kinds = filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                                 scalable_bloom_filter, window_filter, static_filter>;
+using native_kinds =
+    filter_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter,
+                window_filter, static_filter, cuckoo_filter>;
 // Every native filter type a file can hold: one per kind, then the compositions that share a
 // kind with another scheme (a scalable chain of blocked filters, the windows of sub-filters).
 using native_filters = native_kinds::append<scalable_blocked_bloom_filter, blocked_window_filter,
@@ -345,9 +385,11 @@ inline constexpr bool listed_in<Filter, filter_list<Filters...>> =
 template <file_kind Filter>
 inline constexpr bool takes_window = kind_traits<Filter>::kind == filter_kind::window;
 
-// A repeated insert counts again (a counting filter: one remove undoes one add).
+// A repeated insert counts again (a counting filter, a cuckoo filter's fingerprint copies: one
+// remove undoes one add).
 template <file_kind Filter>
-inline constexpr bool counts_repeats = kind_traits<Filter>::kind == filter_kind::counting;
+inline constexpr bool counts_repeats = kind_traits<Filter>::kind == filter_kind::counting ||
+                                       kind_traits<Filter>::kind == filter_kind::cuckoo;
 // An insert of a key it holds refreshes the key (a window moves it to its current slice, and a
 // count window counts it).
 template <file_kind Filter>
@@ -374,6 +416,7 @@ inline constexpr capacity_check capacity_check_of = [] {
   switch (kind_traits<Filter>::kind) {
     case filter_kind::classic:
     case filter_kind::blocked:
+    case filter_kind::cuckoo:  // items() past capacity(): it refuses inserts soon
       return capacity_check::inserted;
     case filter_kind::counting:
       return capacity_check::distinct_keys;

@@ -11,7 +11,7 @@ namespace bloomkit {
 
 namespace {
 
-constexpr std::array<detail::enum_name<hash_scheme>, 11> scheme_names{{
+constexpr std::array<detail::enum_name<hash_scheme>, 12> scheme_names{{
     {hash_scheme::xxh3_128, "xxh3-128"},
     {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
     {hash_scheme::xxh3_128_window_groups, "xxh3-128-window-groups"},

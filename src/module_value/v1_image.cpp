@@ -261,8 +261,9 @@ module_filter v1_reader::finish() {
                                                slot_slices_, window_inserts_),
             nonscaling_};
       } else if constexpr (kind_traits<Filter>::kind != filter_kind::window &&
-                           kind_traits<Filter>::kind != filter_kind::static_set) {
-        // (v1 images predate windows of grouped words and static filters)
+                           kind_traits<Filter>::kind != filter_kind::static_set &&
+                           kind_traits<Filter>::kind != filter_kind::cuckoo) {
+        // (v1 images predate windows of grouped words, static and cuckoo filters)
         out = module_filter{build.template operator()<Filter>(0), nonscaling_};
       }
     };
