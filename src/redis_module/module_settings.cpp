@@ -101,4 +101,12 @@ bf_defaults current_bf_defaults() {
           static_cast<std::uint32_t>(named("bf-expansion-factor").value)};
 }
 
+cf_defaults current_cf_defaults() {
+  return {static_cast<std::uint64_t>(named("cf-initial-size").value),
+          static_cast<std::uint32_t>(named("cf-bucket-size").value),
+          static_cast<std::uint32_t>(named("cf-max-iterations").value),
+          static_cast<std::uint32_t>(named("cf-expansion-factor").value),
+          static_cast<std::uint64_t>(named("cf-max-expansions").value)};
+}
+
 }  // namespace bloomkit::redis_module

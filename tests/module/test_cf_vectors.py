@@ -1,0 +1,96 @@
+"""RedisBloom's cuckoo keys come along bit for bit (docs/REDIS.md, "Cuckoo filters: CF.*"):
+every key's command log replayed on bloomkit's module gets RedisBloom's replies (errors, full
+filters, growth, deletes, compaction), ends in RedisBloom's CF.INFO, CF.DEBUG, DUMP bytes and
+SCANDUMP chunks, and answers every probe as RedisBloom did (false positives included); RESTORE of
+its DUMP payloads, CF.LOADCHUNK of its chunks and a server started on its RDB hold the same keys;
+the sessions' replies (wrong types, missing keys, argument errors, SCANDUMP / LOADCHUNK edges,
+RESP3 types) are RedisBloom's. The vectors: redisbloom_cuckoo_vectors.py."""
+
+import pytest
+
+from redisbloom_cuckoo_vectors import (argv_of, check_probes, check_state, connect, copy_rdb,
+                                       cuckoo_vectors, load_chunks, pipeline, rdb_keys, replay,
+                                       sessions)
+
+
+@pytest.fixture(scope="module")
+def client(shared_server):
+    c = connect(shared_server)
+    c.call("FLUSHALL")
+    yield c
+    c.close()
+
+
+def test_command_logs_replay_to_redisbloom_replies_and_state(client):
+    for v in cuckoo_vectors():
+        wrong = replay(client, v)
+        assert not wrong, (f"{v.key}: {len(wrong)} replies differ, first command {wrong[0]}: "
+                           f"{v.commands[wrong[0]]}")
+        check_state(client, v.key, v)
+        check_probes(client, v.key, v)
+
+
+def test_restore_of_redisbloom_dumps(client):
+    for v in cuckoo_vectors():
+        key = f"restored:{v.key}"
+        assert client.call("RESTORE", key, 0, v.dump) == "OK", v.key
+        check_state(client, key, v)
+        check_probes(client, key, v, exists_and_count=False)
+
+
+def test_loadchunk_of_redisbloom_scandumps(client):
+    for v in cuckoo_vectors():
+        key = f"loaded:{v.key}"
+        load_chunks(client, key, v)
+        if not v.chunks:  # an empty filter has no SCANDUMP: the key stays absent
+            assert client.call("EXISTS", key) == 0
+            assert all(a == 0 for a in pipeline(client, [[b"CF.EXISTS", key, item]
+                                                          for item in v.items]))
+            continue
+        check_state(client, key, v)
+        check_probes(client, key, v, exists_and_count=False)
+
+
+def test_a_server_started_on_redisbloom_rdb_answers(server_factory):
+    server = server_factory("--dbfilename", "dump.rdb")
+    server.stop()
+    copy_rdb(server.directory)
+    server.start()
+    with connect(server) as c:
+        facts = rdb_keys()
+        assert c.call("DBSIZE") == facts["dbsize"]
+        for entry in facts["keys"]:
+            if entry["type"] == "string":
+                assert c.call("GET", entry["key"]) == bytes.fromhex(entry["value_hex"])
+        for v in cuckoo_vectors():
+            check_state(c, v.key, v)
+            check_probes(c, v.key, v, exists_and_count=False)
+        # SAVE writes RedisBloom's values byte for byte (a DUMP payload less its type byte and
+        # trailer), and they load again.
+        assert c.call("SAVE") == "OK"
+        saved = (server.directory / "dump.rdb").read_bytes()
+        for v in cuckoo_vectors():
+            assert v.dump[1:-10] in saved, f"{v.key}: its RDB value is not RedisBloom's"
+    server.restart()
+    with connect(server) as c:
+        for v in cuckoo_vectors():
+            assert c.call("DUMP", v.key) == v.dump, f"{v.key}: DUMP after SAVE and restart"
+
+
+def run_session(server, protocol, records):
+    """Runs a session's records on a fresh connection, the session keys made as the vectors'
+    generator made them (the plain string key with SET)."""
+    with connect(server, protocol) as c:
+        c.call("FLUSHALL")
+        c.call("SET", "plain:pub:string", "a plain string")
+        got = pipeline(c, [argv_of(r) for r in records])
+        c.call("FLUSHALL")
+    return got
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_sessions_get_redisbloom_replies(shared_server, protocol):
+    records = sessions()[f"resp{protocol}"]
+    got = run_session(shared_server, protocol, records)
+    wrong = [(r["argv"], r["reply"], g) for r, g in zip(records, got) if g != r["reply"]]
+    assert not wrong, f"{len(wrong)} RESP{protocol} replies differ, first: {wrong[0]}"
