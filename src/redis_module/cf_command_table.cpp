@@ -26,25 +26,24 @@ command_arg key_only[] = {{.name = "key", .type = key, .key_spec_index = 0}, {}}
 command_arg bucket_size_value[] = {{.name = "bucketsize", .type = integer}, {}};
 command_arg max_iterations_value[] = {{.name = "maxiterations", .type = integer}, {}};
 command_arg expansion_value[] = {{.name = "expansion", .type = integer}, {}};
-command_arg reserve_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
-    {.name = "capacity", .type = integer},
-    {.name = "bucketsize",
-     .type = block,
-     .token = "BUCKETSIZE",
-     .flags = arg_optional,
-     .subargs = bucket_size_value},
-    {.name = "maxiterations",
-     .type = block,
-     .token = "MAXITERATIONS",
-     .flags = arg_optional,
-     .subargs = max_iterations_value},
-    {.name = "expansion",
-     .type = block,
-     .token = "EXPANSION",
-     .flags = arg_optional,
-     .subargs = expansion_value},
-    {}};
+command_arg reserve_args[] = {{.name = "key", .type = key, .key_spec_index = 0},
+                              {.name = "capacity", .type = integer},
+                              {.name = "bucketsize",
+                               .type = block,
+                               .token = "BUCKETSIZE",
+                               .flags = arg_optional,
+                               .subargs = bucket_size_value},
+                              {.name = "maxiterations",
+                               .type = block,
+                               .token = "MAXITERATIONS",
+                               .flags = arg_optional,
+                               .subargs = max_iterations_value},
+                              {.name = "expansion",
+                               .type = block,
+                               .token = "EXPANSION",
+                               .flags = arg_optional,
+                               .subargs = expansion_value},
+                              {}};
 
 command_arg capacity_value[] = {{.name = "capacity", .type = integer}, {}};
 command_arg insert_args[] = {

@@ -79,13 +79,12 @@ int cf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   cuckoo_key key(ctx, argv[1], open_read);
   if (key.filter() == nullptr) return RedisModule_ReplyWithError(ctx, cuckoo_status_error(key));
   const cuckoo_figures g = figures_of(*key.filter());
-  const std::string line = "bktsize:" + std::to_string(g.bucket_size) +
-                           " buckets:" + std::to_string(g.buckets) +
-                           " items:" + std::to_string(g.items) +
-                           " deletes:" + std::to_string(g.deletes) +
-                           " filters:" + std::to_string(g.filters) +
-                           " max_iterations:" + std::to_string(g.max_iterations) +
-                           " expansion:" + std::to_string(g.expansion);
+  const std::string line =
+      "bktsize:" + std::to_string(g.bucket_size) + " buckets:" + std::to_string(g.buckets) +
+      " items:" + std::to_string(g.items) + " deletes:" + std::to_string(g.deletes) +
+      " filters:" + std::to_string(g.filters) +
+      " max_iterations:" + std::to_string(g.max_iterations) +
+      " expansion:" + std::to_string(g.expansion);
   return RedisModule_ReplyWithStringBuffer(ctx, line.data(), line.size());
 }
 

@@ -10,11 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomkit/compat/redisbloom_cuckoo.hpp"
 #include "rdb_io.hpp"
 
 namespace bloomkit::redis_module {
 
-class cuckoo_value;  // a key's filter (cuckoo_adapter.cpp)
+// A key's filter: the compat library's, as it is.
+using cuckoo_value = redisbloom::cuckoo::filter;
 
 // CF.RESERVE / CF.ADD / CF.INSERT's filter: RedisBloom's sizing (buckets = next power of two of
 // capacity / bucket_size; expansion rounded up to a power of two, 0 never grows). Throws

@@ -3,8 +3,9 @@
 // that BF.ADD / BF.MADD / BF.INSERT create (bf-error-rate, bf-initial-size, bf-expansion-factor;
 // BF.RESERVE takes bf-expansion-factor when it is given no EXPANSION) and RedisBloom's cuckoo
 // settings (cf-*: what CF.ADD / CF.INSERT create with, CF.INSERT's CAPACITY bound and the
-// sub-filter limit of every CF add, as in RedisBloom). Each has RedisBloom's range and refusal texts; module arguments
-// set their startup values and CONFIG SET changes them (module_options.cpp).
+// sub-filter limit of every CF add, as in RedisBloom). Each has RedisBloom's range and refusal
+// texts; module arguments set their startup values and CONFIG SET changes them
+// (module_options.cpp).
 
 #include <cstdint>
 #include <optional>
