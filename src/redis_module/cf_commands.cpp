@@ -79,9 +79,11 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
     cuckoo_insert result{};
     try {
       result = insert_item(f, view_of(item), unique);
-    } catch (const error& e) {
-      // A sub-filter maxmemory refuses: this item is not added; the items before it stay.
-      reply_failure(ctx, budget, e);
+    } catch (const error&) {
+      // A sub-filter maxmemory (or the allocator) refuses: this item is not added, the filter is
+      // as it was, and the items before it stay.
+      reply_error(ctx,
+                  budget.refusal().empty() ? std::string(cuckoo_no_memory_text) : budget.refusal());
       continue;
     }
     if (result == cuckoo_insert::inserted) ++added;

@@ -32,6 +32,8 @@ enum class cuckoo_insert { inserted, exists, no_space };
 // kicks and growth. Throws errc::too_large when a new sub-filter cannot be allocated (nothing
 // changed).
 cuckoo_insert insert_item(cuckoo_value& f, std::string_view item, bool unique);
+// RedisBloom's reply when a sub-filter cannot be allocated (without maxmemory's refusal).
+inline constexpr std::string_view cuckoo_no_memory_text = redisbloom::cuckoo::no_memory_text;
 bool contains_item(const cuckoo_value& f, std::string_view item);
 std::uint64_t count_item(const cuckoo_value& f, std::string_view item);
 bool delete_item(cuckoo_value& f, std::string_view item);
