@@ -1,6 +1,7 @@
 // RedisBloom's cuckoo commands and their COMMAND DOCS (command_table.hpp). Arities, flags, key
-// access and argument shapes are RedisBloom's (its documentation and cf.* command info); the
-// texts are bloomkit's own.
+// access and argument shapes are RedisBloom's (its documentation and cf.* command info), but for
+// CF.COMPACT, which RedisBloom flags `readonly fast` although it moves and frees sub-filters:
+// here `write`, so that a replica or a read-only user cannot run it. The texts are bloomkit's.
 
 #include "command_table.hpp"
 #include "commands.hpp"
@@ -102,7 +103,7 @@ constexpr command_spec table[] = {
     {"debug", command_family::cf, cf_debug, "readonly fast", "read fast", 2, reads,
      "A cuckoo filter's parameters in one line (RedisBloom's CF.DEBUG)", "O(1)", since,
      key_only},
-    {"scandump", command_family::cf, cf_scandump, "readonly", "read", 3, reads,
+    {"scandump", command_family::cf, cf_scandump, "readonly fast", "read fast", 3, reads,
      "Reads a cuckoo filter in chunks, for CF.LOADCHUNK", per_chunk, since, scandump_args},
     {"loadchunk", command_family::cf, cf_loadchunk, "write deny-oom", "write", 4, updates,
      "Restores a cuckoo filter from CF.SCANDUMP's chunks", per_chunk, since, loadchunk_args},

@@ -1,8 +1,8 @@
 """CF.* keys in a running server (docs/REDIS.md, "Cuckoo filters: CF.*"): SAVE and restart, DEBUG
 RELOAD, DUMP / RESTORE, an AOF rewrite (RedisBloom's CF.LOADCHUNK commands) and restart, and a
 replica receiving CF writes keep every key as it was; a read-only ACL user can ask but not
-write; Redis counts the filters' memory and maxmemory refuses a filter that would pass it;
-COMMAND INFO / DOCS describe the commands as RedisBloom's."""
+write; Redis counts the filters' memory and maxmemory refuses a filter that would pass it.
+(COMMAND INFO / DOCS of the CF.* commands: test_registration.py.)"""
 
 import pytest
 
@@ -119,22 +119,6 @@ def test_a_read_only_user_can_ask_but_not_write(shared_server):
                 assert isinstance(reply, ErrorReply) and reply.text.startswith("NOPERM"), command
         assert admin.call("CF.COUNT", "cf:acl", "item") == 1
         admin.call("ACL", "DELUSER", "reader")
-
-
-def test_command_info_and_docs(shared_server):
-    with RespClient(shared_server.port) as c:
-        info = {entry[0]: entry for entry in c.call("COMMAND", "INFO", "cf.add", "cf.exists",
-                                                     "cf.reserve", "cf.del", "cf.scandump")}
-        assert info[b"cf.add"][1] == 3 and b"denyoom" in info[b"cf.add"][2]
-        assert b"write" in info[b"cf.add"][2]
-        assert b"readonly" in info[b"cf.exists"][2] and b"fast" in info[b"cf.exists"][2]
-        assert info[b"cf.reserve"][1] == -3
-        assert info[b"cf.scandump"][3:6] == [1, 1, 1]
-        docs = c.call("COMMAND", "DOCS", "cf.insert")
-        fields = dict(zip(docs[1][::2], docs[1][1::2]))
-        assert fields[b"summary"] and fields[b"since"]
-        names = [dict(zip(a[::2], a[1::2]))[b"name"] for a in fields[b"arguments"]]
-        assert names[:4] == [b"key", b"capacity", b"nocreate", b"items"]
 
 
 def used_memory(c):
