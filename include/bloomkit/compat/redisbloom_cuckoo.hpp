@@ -64,9 +64,11 @@ inline constexpr std::uint16_t max_expansion = 32768;
 // A sub-filter's bucket count is a 56-bit field in RedisBloom.
 inline constexpr std::uint64_t max_num_buckets = (std::uint64_t{1} << 56) - 1;
 inline constexpr std::uint64_t max_filters = 65535;  // numFilters is 16 bits
-// bloomkit's own bound on one sub-filter's slot bytes (1 TiB): a hostile header or value asking
-// for more is refused before anything is allocated.
-inline constexpr std::uint64_t max_sub_filter_bytes = std::uint64_t{1} << 40;
+// bloomkit's own bound on a filter's slot bytes, all sub-filters together (1 TiB): a hostile
+// header or value asking for more is refused (errc::corrupt_file) before anything is allocated,
+// and a growth past it answers no_memory.
+inline constexpr std::uint64_t max_slot_bytes = std::uint64_t{1} << 40;
+inline constexpr std::uint64_t max_sub_filter_bytes = max_slot_bytes;  // one sub-filter's
 // CF.SCANDUMP's header chunk and its largest data chunk (16 MiB, as BF.SCANDUMP).
 inline constexpr std::size_t header_bytes = 38;
 inline constexpr std::size_t max_chunk_bytes = redisbloom::max_chunk_bytes;
@@ -150,15 +152,15 @@ class filter {
   // next power of two of capacity / bucket_size buckets, expansion rounded up to a power of two.
   // Throws errc::invalid_argument for bucket_size 0 or > 255, max_iterations 0, expansion >
   // 32768 (the command's texts come from reserve_problem); errc::too_large when the slots cannot
-  // be allocated or pass max_sub_filter_bytes.
+  // be allocated or pass max_slot_bytes.
   static filter make(std::uint64_t capacity, std::uint16_t bucket_size,
                      std::uint16_t max_iterations, std::uint16_t expansion);
   // A filter with these fields and sub-filters of these bucket counts (sub_buckets.size() ==
   // f.num_filters), every slot empty: what the loaders fill. Throws errc::corrupt_file naming
   // the bad field (RedisBloom's integrity rules: bucket size 1..255, 1..65535 sub-filters, max
   // iterations >= 1, expansion <= 32768 and 0 only with one sub-filter, num_buckets a power of
-  // two in 1..2^56-1; each sub-filter's buckets in 1..2^56-1 and its bytes within
-  // max_sub_filter_bytes), errc::too_large when it cannot allocate.
+  // two in 1..2^56-1; each sub-filter's buckets in 1..2^56-1; all slot bytes within
+  // max_slot_bytes), errc::too_large when the allocator cannot allocate.
   static filter from_fields(const fields& f, std::span<const std::uint64_t> sub_buckets);
 
   filter(const filter& other);  // deep copy
@@ -220,9 +222,10 @@ class filter {
   // Equal fields, sub-filter sizes and slots.
   friend bool operator==(const filter& x, const filter& y) noexcept;
 
+  struct access;  // the compat sources' way in (src/compat/redisbloom_cuckoo_sub.hpp)
+
  private:
   struct sub;  // a sub-filter: its slots and their storage block
-  struct access;
   filter() = default;
   bool grow();                          // CuckooFilter_Grow: false when it cannot (no_memory)
   void add_sub(std::uint64_t buckets);  // throws
@@ -250,7 +253,8 @@ void save_fields(const filter& f, field_sink& out);
 // sub-filter numBuckets). Throws errc::unsupported for another version, errc::corrupt_file
 // naming the field for hostile input (from_fields' rules, a slot string of the wrong length),
 // errc::too_large when it cannot allocate. Never crashes and never allocates more than the
-// input's slot strings hold.
+// input's slot strings hold. (redisbloom::load_fields reads a Bloom chain from the same
+// field_source: call this one qualified, cuckoo::load_fields.)
 filter load_fields(field_source& in, int encver);
 
 // The payload DUMP gives: type byte 7, module id (MBbloomCF, version 4), the opcode-tagged
