@@ -22,7 +22,8 @@ namespace {
 constexpr const char* filter_full = "Filter is full";
 
 // How an add command answers each item: CF.ADD / CF.ADDNX one boolean ("Filter is full" when
-// there is no room), CF.INSERT an array of booleans with -1 for no room, CF.INSERTNX integers.
+// there is no room), CF.INSERT an array of booleans with -1 for no room (RESP2; false in
+// RESP3), CF.INSERTNX integers (-1 for no room in both).
 enum class add_form { single, booleans, integers };
 
 // Stores a new filter made with `o` in the empty key; false, having replied the error (OOM when
@@ -42,14 +43,14 @@ bool create_filter(RedisModuleCtx* ctx, cuckoo_key& key, const cf_create_options
   return true;
 }
 
+// No room is -1, but a RESP3 client of CF.INSERT gets false (RedisBloom's booleans).
 void reply_added(RedisModuleCtx* ctx, cuckoo_insert result, add_form form) {
-  if (result == cuckoo_insert::no_space) {
-    RedisModule_ReplyWithLongLong(ctx, -1);
-  } else if (form == add_form::integers) {
-    RedisModule_ReplyWithLongLong(ctx, result == cuckoo_insert::inserted ? 1 : 0);
-  } else {
-    reply_bool(ctx, result == cuckoo_insert::inserted);
-  }
+  const bool boolean =
+      form != add_form::integers && (result != cuckoo_insert::no_space || speaks_resp3(ctx));
+  if (boolean) return void(reply_bool(ctx, result == cuckoo_insert::inserted));
+  RedisModule_ReplyWithLongLong(ctx, result == cuckoo_insert::no_space   ? -1
+                                     : result == cuckoo_insert::inserted ? 1
+                                                                         : 0);
 }
 
 // RedisBloom's cfInsertCommon: opens (and with `o.create`, creates) the key, refuses a filter at

@@ -75,7 +75,7 @@ def test_save_reload_restore_and_aof_rewrite_keep_every_key(aof_server):
 
 
 def test_a_replica_receives_cf_writes(server_factory):
-    master = server_factory()
+    master = server_factory("--repl-diskless-sync-delay", "0")
     replica = server_factory("--replicaof", "127.0.0.1", str(master.port))
     with RespClient(master.port) as m, RespClient(replica.port) as s:
         wait_for(lambda: b"master_link_status:up" in s.call("INFO", "replication"), "the sync")
@@ -141,5 +141,16 @@ def test_memory_is_counted_and_maxmemory_refuses(server_factory):
             assert isinstance(reply, ErrorReply) and reply.text.startswith("OOM"), reply
             assert c.call("EXISTS", "cf:huge") == 0
         assert c.call("CF.ADD", "cf:big", "still works") == 1
+        # A full filter whose next sub-filter (2048 x 32768 one-slot buckets: 64 MiB) would pass
+        # maxmemory: those items get the OOM error, the filter keeps one sub-filter and every
+        # item it took.
+        c.call("CF.RESERVE", "cf:grows", 2048, "BUCKETSIZE", 1, "EXPANSION", 32768)
+        items = [f"g{i}" for i in range(3000)]
+        replies = c.call("CF.INSERT", "cf:grows", "ITEMS", *items)
+        refused = [r for r in replies if isinstance(r, ErrorReply)]
+        assert refused and all(r.text.startswith("OOM") for r in refused)
+        assert c.call("CF.DEBUG", "cf:grows").split(b" ")[4] == b"filters:1"
+        taken = [item for item, r in zip(items, replies) if r == 1]
+        assert c.call("CF.MEXISTS", "cf:grows", *taken) == [1] * len(taken)
         c.call("DEL", "cf:big")
         assert used_memory(c) - before < MB
