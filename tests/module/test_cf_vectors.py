@@ -11,6 +11,8 @@ import pytest
 from redisbloom_cuckoo_vectors import (argv_of, check_probes, check_state, connect, copy_rdb,
                                        cuckoo_vectors, load_chunks, pipeline, rdb_keys, replay,
                                        sessions)
+from redisbloom_payloads import module_id, payload, string, unsigned
+from resp_client import ErrorReply
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +104,38 @@ def test_sessions_get_redisbloom_replies(shared_server, protocol):
     got = run_session(shared_server, protocol, records)
     wrong = [(r["argv"], r["reply"], g) for r, g in zip(records, got) if g != r["reply"]]
     assert not wrong, f"{len(wrong)} RESP{protocol} replies differ, first: {wrong[0]}"
+
+
+def test_older_encodings_restore_and_hostile_ones_are_refused(client):
+    """RedisBloom's encoding versions 0-3 (numFilters, numBuckets, numItems, then each sub-filter's
+    slots: bucket size 2, 20 iterations, expansion 1, no deletes) restore and answer as the key;
+    a payload whose slots do not match its buckets is refused, the server carrying on."""
+    client.call("SELECT", 3)
+    tested = 0
+    for v in cuckoo_vectors():
+        info = v.final["cf_info"]
+        if (info["Bucket size"], info["Max iterations"], info["Expansion rate"],
+                info["Number of filters"]) != (2, 20, 1, 1) or not v.chunks:
+            continue
+        tested += 1
+        slots = v.chunks[1][1]
+        fields = [unsigned(1), unsigned(info["Number of buckets"]),
+                  unsigned(info["Number of items inserted"]), string(slots)]
+        for encver in range(4):
+            key = f"{v.key}:v{encver}"
+            assert client.call("RESTORE", key, 0,
+                               payload(module_id(v.dump, encver), fields)) == "OK", key
+            assert client.call("CF.DEBUG", key) == v.final["cf_debug"].replace(
+                f"deletes:{info['Number of items deleted']}", "deletes:0").encode()
+            check_probes(client, key, v, exists_and_count=False)
+        bad = payload(module_id(v.dump, 4),
+                      [unsigned(1), unsigned(info["Number of buckets"]), unsigned(0),
+                       unsigned(0), unsigned(2), unsigned(20), unsigned(1),
+                       unsigned(info["Number of buckets"]), string(slots[:-1])])
+        reply = client.call("RESTORE", f"{v.key}:bad", 0, bad)
+        assert isinstance(reply, ErrorReply), reply
+        assert client.call("EXISTS", f"{v.key}:bad") == 0
+    assert client.call("PING") == "PONG"
+    client.call("SELECT", 0)
+    if not tested:
+        pytest.skip("no vector key of one sub-filter with RedisBloom's defaults")
