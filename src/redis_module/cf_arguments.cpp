@@ -1,5 +1,6 @@
-// CF.RESERVE's and CF.INSERT's arguments (cf_arguments.hpp). Ranges and texts are RedisBloom's
-// (its CF.RESERVE checks each option's range, then the capacity against the bucket size).
+// CF.RESERVE's and CF.INSERT's arguments (cf_arguments.hpp). Ranges and texts are RedisBloom's,
+// from the compat library (its CF.RESERVE checks each option's range, then the capacity against
+// the bucket size).
 
 #include "cf_arguments.hpp"
 
@@ -8,24 +9,30 @@
 #include <string_view>
 
 #include "arguments.hpp"
+#include "bloomkit/compat/redisbloom_cuckoo.hpp"
 #include "module_settings.hpp"
 
 namespace bloomkit::redis_module {
 
 namespace {
 
-constexpr long long max_cf_capacity = 1LL << 30;
+namespace cf = redisbloom::cuckoo;
 
+// An option of CF.RESERVE: its keyword, its range and RedisBloom's text when out of it (the
+// compat library's rules).
 struct cf_option {
   const char* keyword;
   long long min, max;
+  std::string_view range_text;
 };
-constexpr cf_option bucket_size_option{"BUCKETSIZE", 1, 255};
-constexpr cf_option max_iterations_option{"MAXITERATIONS", 1, 65535};
-constexpr cf_option expansion_option{"EXPANSION", 0, 32768};
+constexpr cf_option bucket_size_option{"BUCKETSIZE", 1, cf::max_bucket_size, cf::bucket_size_text};
+constexpr cf_option max_iterations_option{"MAXITERATIONS", 1, cf::max_max_iterations,
+                                          cf::max_iterations_text};
+constexpr cf_option expansion_option{"EXPANSION", 0, cf::max_expansion, cf::expansion_text};
 
 // The value after the first `o.keyword` in argv[2..], or `fallback` when it is absent;
-// RedisBloom's refusal when it is not a number in range.
+// RedisBloom's refusal when it is not a number in range (each option parsed, then checked, in
+// turn, as RedisBloom does).
 std::variant<long long, argument_refusal> option_value(std::span<RedisModuleString* const> argv,
                                                        const cf_option& o, long long fallback) {
   for (std::size_t i = 2; i < argv.size(); ++i) {
@@ -33,10 +40,7 @@ std::variant<long long, argument_refusal> option_value(std::span<RedisModuleStri
     const std::optional<long long> value =
         i + 1 < argv.size() ? to_integer(view_of(argv[i + 1])) : std::nullopt;
     if (!value) return argument_refusal{std::string("Couldn't parse ") + o.keyword};
-    if (*value < o.min || *value > o.max) {
-      return argument_refusal{std::string(o.keyword) + ": value must be in the range [" +
-                              std::to_string(o.min) + ", " + std::to_string(o.max) + "]"};
-    }
+    if (*value < o.min || *value > o.max) return argument_refusal{std::string(o.range_text)};
     return *value;
   }
   return fallback;
@@ -66,9 +70,9 @@ std::variant<cf_create_options, argument_refusal> read_cf_reserve(
   o.max_iterations = static_cast<std::uint32_t>(values[0]);
   o.bucket_size = static_cast<std::uint32_t>(values[1]);
   o.expansion = static_cast<std::uint32_t>(values[2]);
-  if (*capacity < 2LL * o.bucket_size || *capacity > max_cf_capacity) {
-    return argument_refusal{
-        std::string("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]")};
+  if (const auto problem =
+          cf::reserve_problem(*capacity, o.bucket_size, o.max_iterations, o.expansion)) {
+    return argument_refusal{std::string(*problem)};
   }
   o.capacity = static_cast<std::uint64_t>(*capacity);
   return o;
@@ -91,9 +95,8 @@ std::variant<cf_create_options, argument_refusal> read_cf_insert(
       if (++at == argv.size()) return argument_refusal{wrong_arity{}};
       const std::optional<long long> capacity = to_integer(view_of(argv[at++]));
       if (!capacity) return argument_refusal{std::string("Bad capacity")};
-      if (*capacity < 2LL * o.bucket_size || *capacity > max_cf_capacity) {
-        return argument_refusal{
-            std::string("Capacity must be in the range [cf-bucket-size * 2, 1073741824]")};
+      if (const auto problem = cf::insert_capacity_problem(*capacity, o.bucket_size)) {
+        return argument_refusal{std::string(*problem)};
       }
       o.capacity = static_cast<std::uint64_t>(*capacity);
     } else {
