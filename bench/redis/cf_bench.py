@@ -69,11 +69,12 @@ def memory_usage(conn, key):
 def vector_memory(conn, vectors):
     """MEMORY USAGE of each vector key RESTOREd from RedisBloom's DUMP, against RedisBloom's."""
     rows = []
+    conn.command("SELECT", 1)  # the vectors' own key names (MEMORY USAGE counts the name)
     for path in sorted((vectors / "keys").glob("*.json")):
         v = json.loads(path.read_text())
         final = v["final"]
-        conn.command("RESTORE", b"mem:" + v["key"].encode(), 0, bytes.fromhex(final["dump_hex"]))
-        ours = memory_usage(conn, b"mem:" + v["key"].encode())
+        conn.command("RESTORE", v["key"], 0, bytes.fromhex(final["dump_hex"]))
+        ours = memory_usage(conn, v["key"])
         info = final["cf_info"]
         rows.append((v["key"], info["Bucket size"], info["Number of filters"], ours,
                      final["memory_usage"]))
