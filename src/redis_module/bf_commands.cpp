@@ -107,12 +107,12 @@ int check_items(RedisModuleCtx* ctx, RedisModuleString* name,
   });
 }
 
+}  // namespace
+
 int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal) {
   if (std::holds_alternative<wrong_arity>(refusal)) return RedisModule_WrongArity(ctx);
   return reply_error(ctx, std::get<std::string>(refusal));
 }
-
-}  // namespace
 
 int reply_not_usable(RedisModuleCtx* ctx, const filter_key& key) {
   if (key.empty()) return RedisModule_ReplyWithError(ctx, "ERR not found");

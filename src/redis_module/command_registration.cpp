@@ -12,7 +12,10 @@ namespace bloomkit::redis_module {
 namespace {
 
 std::string full_name(command_family family, const command_spec& c) {
-  return std::string(family == command_family::bf ? "bf." : "bk.") + c.name;
+  const char* prefix = family == command_family::bf   ? "bf."
+                       : family == command_family::cf ? "cf."
+                                                      : "bk.";
+  return std::string(prefix) + c.name;
 }
 
 // Every command's one key is argv[1]: begin at index 1, a range of one key.
@@ -55,7 +58,8 @@ bool add_bloom_category(RedisModuleCtx* ctx) {
 
 int register_commands(RedisModuleCtx* ctx, command_family family) {
   const bool bloom = add_bloom_category(ctx);
-  for (const command_spec& c : command_table()) {
+  for (const command_spec& c :
+       family == command_family::cf ? cf_command_table() : command_table()) {
     if (!in_family(c.family, family)) continue;
     const std::string name = full_name(family, c);
     if (RedisModule_CreateCommand(ctx, name.c_str(), c.run, c.flags, 1, 1, 1) != module_ok) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "bf_arguments.hpp"
 #include "bloomkit/error.hpp"
 #include "filter_type.hpp"
 #include "module_api.hpp"
@@ -41,6 +42,28 @@ int loadchunk_chain(RedisModuleCtx* ctx, redisbloom_chain& c, long long iterator
                     std::string_view data, RedisModuleString* name);
 int bf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
 int bk_convert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+
+// RedisBloom's cuckoo commands on MBbloomCF keys (redisbloom_cuckoo_type.hpp): CF.RESERVE,
+// CF.ADD, CF.ADDNX, CF.INSERT, CF.INSERTNX, CF.DEL, CF.COMPACT (cf_commands.cpp), CF.EXISTS,
+// CF.MEXISTS, CF.COUNT, CF.INFO, CF.DEBUG (cf_info_commands.cpp), CF.SCANDUMP and CF.LOADCHUNK
+// (cf_dump_commands.cpp).
+int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_addnx(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_insertnx(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_compact(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+int cf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc);
+
+// An argument refusal (bf_arguments.hpp): the wrong-arity error or its text.
+int reply_refusal(RedisModuleCtx* ctx, const argument_refusal& refusal);
 
 inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());

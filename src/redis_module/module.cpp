@@ -10,6 +10,7 @@
 #include "module_settings.hpp"
 #include "module_stats.hpp"
 #include "redis_memory.hpp"
+#include "redisbloom_cuckoo_type.hpp"
 #include "redisbloom_type.hpp"
 
 namespace bloomkit::redis_module {
@@ -25,8 +26,9 @@ const char* aof_load_command(module_mode mode) {
   return mode == module_mode::coexist ? "BK.LOADCHUNK" : "BF.LOADCHUNK";
 }
 
-// What only the drop-in registers: RedisBloom's own names, which a server that has RedisBloom
-// holds already (COEXIST leaves them out, so that both modules load).
+// What only the drop-in registers: RedisBloom's own names (its types MBbloom-- and MBbloomCF,
+// the BF.* and CF.* commands), which a server that has RedisBloom holds already (COEXIST leaves
+// them out, so that both modules load).
 int register_redisbloom_names(RedisModuleCtx* ctx) {
   if (register_redisbloom_type(ctx) != module_ok) {
     RedisModule_Log(ctx, "warning",
@@ -34,7 +36,14 @@ int register_redisbloom_names(RedisModuleCtx* ctx) {
                     "loaded? load bloomkit's module with COEXIST to run beside it)");
     return module_err;
   }
-  return register_commands(ctx, command_family::bf);
+  if (register_redisbloom_cuckoo_type(ctx) != module_ok) {
+    RedisModule_Log(ctx, "warning",
+                    "bloomkit: cannot register RedisBloom's data type MBbloomCF (is RedisBloom "
+                    "loaded? load bloomkit's module with COEXIST to run beside it)");
+    return module_err;
+  }
+  if (register_commands(ctx, command_family::bf) != module_ok) return module_err;
+  return register_commands(ctx, command_family::cf);
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 // RedisBloom's settings, as its module arguments and configs name them: the defaults of a filter
 // that BF.ADD / BF.MADD / BF.INSERT create (bf-error-rate, bf-initial-size, bf-expansion-factor;
 // BF.RESERVE takes bf-expansion-factor when it is given no EXPANSION) and RedisBloom's cuckoo
-// settings (cf-*: accepted, checked and kept so that a RedisBloom configuration loads unchanged;
-// no command reads them yet). Each has RedisBloom's range and refusal texts; module arguments
-// set their startup values and CONFIG SET changes them (module_options.cpp).
+// settings (cf-*: what CF.ADD / CF.INSERT create with, CF.INSERT's CAPACITY bound and the
+// sub-filter limit of every CF add, as in RedisBloom). Each has RedisBloom's range and refusal
+// texts; module arguments set their startup values and CONFIG SET changes them
+// (module_options.cpp).
 
 #include <cstdint>
 #include <optional>
@@ -25,6 +26,18 @@ struct bf_defaults {
 
 // The bf-* settings now.
 bf_defaults current_bf_defaults();
+
+// The cf-* settings now: the filter CF.ADD / CF.INSERT create (capacity, bucket size, max
+// iterations, expansion) and how many sub-filters a cuckoo filter may have before adds are
+// refused ("Maximum expansions reached").
+struct cf_defaults {
+  std::uint64_t capacity = 1024;
+  std::uint32_t bucket_size = 2;
+  std::uint32_t max_iterations = 20;
+  std::uint32_t expansion = 1;
+  std::uint64_t max_expansions = 32;
+};
+cf_defaults current_cf_defaults();
 
 // RedisBloom's limits on what BF.RESERVE / BF.INSERT take (bf-initial-size's and
 // bf-expansion-factor's ranges).

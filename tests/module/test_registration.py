@@ -45,8 +45,28 @@ BK_ONLY = {
     "info": (2, {"readonly"}, READS, ["key"]),
     "convert": (2, {"write"}, ["RW", "update"], ["key"]),
 }
+# RedisBloom's cuckoo commands (module `bf` only); CF.COMPACT is `write` here (docs/REDIS.md).
+CF_INSERT_ARGS = ["key", "capacity", "nocreate", "items", "item"]
+CF = {
+    "reserve": (-3, {"write", "denyoom"}, INSERTS,
+                ["key", "capacity", "bucketsize", "maxiterations", "expansion"]),
+    "add": (3, {"write", "denyoom"}, INSERTS, ["key", "item"]),
+    "addnx": (3, {"write", "denyoom"}, INSERTS, ["key", "item"]),
+    "insert": (-4, {"write", "denyoom"}, INSERTS, CF_INSERT_ARGS),
+    "insertnx": (-4, {"write", "denyoom"}, INSERTS, CF_INSERT_ARGS),
+    "exists": (3, {"readonly", "fast"}, READS, ["key", "item"]),
+    "mexists": (-3, {"readonly", "fast"}, READS, ["key", "item"]),
+    "count": (3, {"readonly", "fast"}, READS, ["key", "item"]),
+    "del": (3, {"write", "fast"}, ["RW", "delete"], ["key", "item"]),
+    "compact": (2, {"write"}, ["RW", "update"], ["key"]),
+    "info": (2, {"readonly", "fast"}, READS, ["key"]),
+    "debug": (2, {"readonly", "fast"}, READS, ["key"]),
+    "scandump": (3, {"readonly", "fast"}, READS, ["key", "iterator"]),
+    "loadchunk": (4, {"write", "denyoom"}, ["RW", "update"], ["key", "iterator", "data"]),
+}
 EXPECTED = {**{f"bf.{n}": v for n, v in {**TWINNED, **BF_ONLY}.items()},
-            **{f"bk.{n}": v for n, v in {**TWINNED, **BK_ONLY}.items()}}
+            **{f"bk.{n}": v for n, v in {**TWINNED, **BK_ONLY}.items()},
+            **{f"cf.{n}": v for n, v in CF.items()}}
 READ_COMMANDS = sorted(n for n, v in EXPECTED.items() if v[2] == READS)
 WRITE_COMMANDS = sorted(n for n, v in EXPECTED.items() if v[2] != READS)
 
