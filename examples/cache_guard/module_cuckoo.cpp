@@ -23,6 +23,14 @@ using bloomkit::redis::reply;
 // The fill a CF table of bucket size b reaches before it counts as full (RedisBloom's
 // documentation: 55% at b = 1, 80% at 3, 95% at 4; Fan et al.: 84% at 2), rounded down.
 constexpr std::array<double, 4> fill_of_bucket_size{0.5, 0.84, 0.8, 0.95};
+// A lookup compares the 8-bit fingerprint (1..255) with the 2b slots of its two buckets, of which
+// a share `load` is taken: FPP about 2 b load / 255. The load a table of bucket size b is sized
+// for at fpp: its fill, or less where the fill would pass fpp.
+double design_load(std::uint32_t b, double fpp) {
+  return std::min(fill_of_bucket_size[b - 1], fpp * 255 / (2.0 * b));
+}
+// Below this load the filter takes more memory than the counting filter: refused.
+constexpr double min_design_load = 0.1;
 // The type name TYPE answers for a CF key (RedisBloom's, kept by bloomkit's module).
 constexpr const char* cf_type = "MBbloomCF";
 // CF.INSERT items per command (one round trip carries several).
@@ -105,14 +113,17 @@ std::string exact_text(double v) {
 }  // namespace
 
 std::uint32_t module_cuckoo::bucket_size_for(double fpp) {
-  const double b = std::floor(fpp * 256 / 2);
-  if (!(b >= 1)) {
-    throw error(errc::invalid_argument,
-                "--filter cuckoo: --p " + std::to_string(fpp) +
-                    " is below what CF.* filters reach (8-bit fingerprints: about 2/256 = "
-                    "0.0078 at bucket size 1); use --p 0.0078 or more, or --filter counting");
+  std::uint32_t best = 1;
+  for (std::uint32_t b = 2; b <= fill_of_bucket_size.size(); ++b) {
+    if (design_load(b, fpp) > design_load(best, fpp)) best = b;
   }
-  return static_cast<std::uint32_t>(std::min(b, 4.0));
+  if (!(design_load(best, fpp) >= min_design_load)) {
+    throw error(errc::invalid_argument,
+                "--filter cuckoo: --p " + exact_text(fpp) +
+                    " is below what CF.* filters reach in reasonable memory (8-bit fingerprints: "
+                    "about 2 b load / 255); use --p 0.0008 or more, or --filter counting");
+  }
+  return best;
 }
 
 bool module_cuckoo::is_cuckoo(bloomkit::redis::client& c, const std::string& name) {
@@ -168,8 +179,8 @@ module_cuckoo module_cuckoo::open(bloomkit::redis::client& c, const std::string&
 }
 
 void module_cuckoo::reserve(const std::string& key) {
-  const double fill = fill_of_bucket_size[bucket_size_ - 1];
-  const auto room = static_cast<std::uint64_t>(std::ceil(static_cast<double>(capacity_) / fill));
+  const double load = design_load(bucket_size_, fpp_);
+  const auto room = static_cast<std::uint64_t>(std::ceil(static_cast<double>(capacity_) / load));
   checked(c_->execute(command{{"CF.RESERVE", key, std::to_string(std::max<std::uint64_t>(room, 1)),
                                "BUCKETSIZE", std::to_string(bucket_size_), "EXPANSION", "2"},
                               1}),

@@ -1,7 +1,8 @@
 #pragma once
 // --filter cuckoo: the ids in a cuckoo filter of the Redis server's CF.* commands (the bloomkit
 // module's, RedisBloom's or Redis 8's: written against RedisBloom's documented API), so that a
-// DELETE removes its id with CF.DEL at about a third of the client-side counting filter's memory.
+// DELETE removes its id with CF.DEL, in the server (memory: README.md, "Deletes and negative
+// caching").
 //
 // Keys: <name> is the CF key; <name>:cuckoo a hash of what the service made it with (capacity,
 // fpp, bucket size, created, generation); a rebuild fills <name>:cuckoo-next and renames it over
@@ -29,14 +30,16 @@ namespace cache_guard {
 
 class module_cuckoo {
  public:
-  // CF filters keep 8-bit fingerprints: FPP about 2 b / 256 for bucket size b, so p below
-  // 2/256 (bucket size 1) cannot be had. The bucket size of the largest FPP at most p (1..4).
+  // CF filters keep 8-bit fingerprints: FPP about 2 b load / 255 for bucket size b at a load
+  // (share of slots taken) below the fill b allows. The bucket size whose load at most fpp
+  // allows is the highest (the least memory); errc::invalid_argument when that load is below
+  // 0.1 (fpp below about 0.0008).
   static std::uint32_t bucket_size_for(double fpp);
   // Whether <name> is a cuckoo filter of the service (its <name>:cuckoo hash exists).
   static bool is_cuckoo(bloomkit::redis::client& c, const std::string& name);
-  // CF.RESERVE <name> with room for `capacity` ids at their bucket size's fill, EXPANSION 2,
+  // CF.RESERVE <name> with room for `capacity` ids at the load of its bucket size, EXPANSION 2,
   // and its hash. errc::unsupported when the server has no CF.* commands, errc::invalid_argument
-  // for an fpp below 2/256.
+  // for an fpp it cannot reach (bucket_size_for).
   static module_cuckoo create(bloomkit::redis::client& c, const std::string& name,
                               std::uint64_t capacity, double fpp);
   // errc::not_found when it does not exist, errc::wrong_type when <name> is not a CF key.
