@@ -166,3 +166,16 @@ def test_bad_parameters_and_undefined_operations_raise():
             op()
     with pytest.raises(TypeError):
         f.add_many("not a batch")
+
+
+def test_the_cli_reads_and_removes_from_a_python_cuckoo_file(cli, tmp_path):
+    path = tmp_path / "c.bloom"
+    f = bloomkit.CuckooFilter(5000, 0.01)
+    f.add_many(KEYS[:3000])
+    f.save(path)
+    out = cli("query", path, "--count", stdin="\n".join(KEYS[:3000]).encode()).stdout
+    assert b"3000" in out
+    cli("remove", path, KEYS[0], KEYS[1])
+    g = bloomkit.CuckooFilter.load(path)
+    assert len(g) == 2998 and g.count(KEYS[0]) <= f.count(KEYS[0]) - 1
+    assert g.contains_many(KEYS[2:3000]) == 2998
