@@ -164,19 +164,24 @@ inline bool cuckoo_contains(const std::vector<unsigned char>& file, std::string_
     for (int i = 7; i >= 0; --i) v = (v << 8) | file.at(at + i);
     return v;
   };
+  const auto fmix64 = [](std::uint64_t x) {
+    x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
+    x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  };
   const std::uint64_t b = u64(88), tables = u64(112), payload = u64(64);
   const std::uint64_t h = XXH3_64bits(key.data(), key.size());
+  const std::uint64_t m0 = u64(payload), f0 = u64(payload + 8) & 0xffffffffU;
   for (std::uint64_t j = 0; j < tables; ++j) {
     const std::size_t entry = payload + 40 * j;
     const std::uint64_t m = u64(entry), f = u64(entry + 8) & 0xffffffffU;
     const std::uint64_t table = payload + u64(entry + 32);
-    const std::uint64_t fp = 1 + (((h & 0xffffffffU) * ((std::uint64_t{1} << f) - 1)) >> 32);
-    std::uint64_t x = fp;
-    x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
-    x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    const std::uint64_t i1 = multiply_high(h, m), g = multiply_high(x, m);
-    const std::uint64_t i2 = (g + m - i1) % m;
+    const auto pos = [&](std::uint64_t x) {
+      return multiply_high(x, m0) + m0 * (fmix64(x) % (m / m0));
+    };
+    const std::uint64_t fp = std::max<std::uint64_t>(1, (h & 0xffffffffU) >> (32 - f));
+    const std::uint64_t first = std::max<std::uint64_t>(1, fp >> (f - f0));
+    const std::uint64_t i1 = pos(h), i2 = (pos(fmix64(first)) + m - i1) % m;
     for (const std::uint64_t bucket : {i1, i2}) {
       for (std::uint64_t slot = 0; slot < b; ++slot) {
         std::uint64_t value = 0;
