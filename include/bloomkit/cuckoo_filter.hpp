@@ -11,12 +11,16 @@
 //
 // Hashing (hash_scheme::xxh3_64_cuckoo): h = XXH3-64 of the key. In a table of m buckets (any m,
 // not a power of two) with f-bit fingerprints:
-//   fingerprint  fp = 1 + multiply-high(low 32 bits of h, 2^f - 1)   (never 0: 0 marks empty)
+//   fingerprint  fp = max(1, (h mod 2^32) >> (32 - f))   (never 0: 0 marks an empty slot)
 //   bucket       i1 = multiply-high(h, m)
-//   alternate    i2 = (g(fp) - i1) mod m,  g(fp) = multiply-high(fmix64(fp), m)
+//   alternate    i2 = (g - i1) mod m,  g = multiply-high(fmix64(fp), m)
 // i2's rule is an involution for every m: the alternate of i2 is i1, so a fingerprint moves
-// between its two buckets knowing only where it is.
-//
+// between its two buckets knowing only where it is. In a chain (below), table L has
+// m_L = m_0 E^L buckets and wider fingerprints; its fp's first f_0 bits, and its buckets modulo
+// m_0 and each earlier table's m, are the key's fingerprint and buckets in the earlier tables
+// (docs/FORMAT.md, "Kind 8", gives the formulas): a key that matches another key's fingerprint
+// in a newer table matches it in every older one, so removing an inserted key from the newest
+// table that matches it never leaves another inserted key without a matching fingerprint.
 // Layout: bucket i is bits [i b f, (i + 1) b f) of the table, slot j its bits [j f, (j + 1) f),
 // little-endian, packed with no gap; 16 zero bytes pad the end so one 128-bit unaligned load
 // reads any bucket (b f <= 120).
@@ -32,9 +36,10 @@
 // (cuckoo kicks), at most max_kicks times. When that fails the moves are undone, so no stored
 // fingerprint is ever lost, and the insert answers false (insert_many stops there). With an
 // expansion E > 0 the filter grows instead: a chain of tables (RedisBloom's EXPANSION), table L
-// holding E^L times the first table's keys at FPP p 2^-(L+1) (one more fingerprint bit per
-// table), so the chain's compound FPP stays under sum p 2^-(L+1) < p, as the scalable filter
-// keeps it. New keys go to the newest table; contains, count and remove look at every table.
+// holding E^L times the first table's keys in E^L times its buckets at FPP p 2^-(L+1) (one more
+// fingerprint bit per table), so the chain's compound FPP stays under sum p 2^-(L+1) < p, as the
+// scalable filter keeps it. New keys go to the newest table; contains, count and remove look at
+// every table.
 //
 // Only delete what you added: remove() of a key that was never inserted but whose fingerprint
 // is present (a false positive) removes another key's fingerprint, a false negative for that
@@ -86,14 +91,16 @@ struct cuckoo_sizing {
 class cuckoo_table {
  public:
   cuckoo_table() = default;
-  // An empty table of `sizing` holding up to `capacity` keys at its design load. Throws
-  // errc::invalid_argument for a geometry out of range, errc::too_large when it cannot be
-  // allocated.
-  cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity);
+  // An empty table of `sizing` holding up to `capacity` keys at its design load; in a chain,
+  // `first` is the geometry of its table 0 (the hashing above), which must divide its buckets.
+  // Throws errc::invalid_argument for a geometry out of range, errc::too_large when it cannot
+  // be allocated.
+  cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity,
+               const cuckoo_sizing* first = nullptr);
   // A table over existing words (a file's, checked by the codec; a view is read-only) with
   // `items` fingerprints stored.
   cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity, bit_array words,
-               std::uint64_t items);
+               std::uint64_t items, const cuckoo_sizing* first = nullptr);
 
   // Bytes of a table of m buckets of b f-bit slots: the packed slots in whole words, then 16
   // bytes of padding.
@@ -109,7 +116,8 @@ class cuckoo_table {
   // Fingerprints stored.
   std::uint64_t items() const noexcept { return items_; }
   double load_factor() const noexcept;
-  // FPP of a key it does not hold at its present load: 1 - (1 - 1/(2^f - 1))^(2 b load).
+  // FPP of a key it does not hold at its present load: 1 - (1 - q)^(2 b load), q the chance of a
+  // fingerprint match (cuckoo_filter::fingerprint_match).
   double estimated_fpp() const noexcept;
   // The table's words: the packed slots, then zero padding (bytes_for).
   const bit_array& words() const noexcept { return words_; }
@@ -127,6 +135,8 @@ class cuckoo_table {
   double design_load_ = 0;
   std::uint32_t bucket_size_ = 0;
   std::uint32_t fingerprint_bits_ = 0;
+  std::uint64_t first_buckets_ = 0;  // m_0 of its chain (its own m in table 0)
+  std::uint32_t first_bits_ = 0;     // f_0 of its chain
 };
 
 class cuckoo_filter : public detail::integral_keys<cuckoo_filter> {
@@ -149,12 +159,17 @@ class cuckoo_filter : public detail::integral_keys<cuckoo_filter> {
 
   // The table of n keys at FPP p (bucket_size 0: the least memory); throws as for_capacity.
   static cuckoo_sizing sizing_for(std::uint64_t n, double p, std::uint32_t bucket_size = 0);
+  // The probability that an absent key's f-bit fingerprint equals a stored one: 1 and 0 of the
+  // top bits both make 1, so (2^f + 2) / 4^f.
+  static double fingerprint_match(std::uint32_t fingerprint_bits) noexcept;
   // The load a table of b slots per bucket is sized for (the load its inserts reach).
   static double design_load(std::uint32_t bucket_size);
   // Capacity and FPP of table `index` of a chain of `options` (index 0: n and p of a filter
-  // that never grows).
+  // that never grows), and its geometry (options.bucket_size must be set: table 0's b); throws
+  // errc::invalid_argument past the last table a chain can have, errc::too_large past 2^62 keys.
   static std::uint64_t table_capacity(const cuckoo_options& options, std::size_t index);
   static double table_fpp(const cuckoo_options& options, std::size_t index);
+  static cuckoo_sizing table_sizing(const cuckoo_options& options, std::size_t index);
 
   static constexpr hash_scheme scheme() noexcept { return hash_scheme::xxh3_64_cuckoo; }
   static digest_type digest_of(std::string_view key) noexcept { return xxh3_64(key); }

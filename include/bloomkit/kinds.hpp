@@ -398,6 +398,12 @@ inline constexpr bool refreshes_keys = kind_traits<Filter>::kind == filter_kind:
 // static_filter_takes_no_inserts; front ends refuse before they read keys).
 template <file_kind Filter>
 inline constexpr bool takes_inserts = kind_traits<Filter>::kind != filter_kind::static_set;
+// Whether an insert can be refused because the filter is full (a cuckoo filter that cannot
+// grow): its insert answers false and its insert_many stores a prefix of the keys and returns its
+// length, so a front end that gets fewer stores than keys reports the filter full (the keys
+// before kept, the rest not added).
+template <file_kind Filter>
+inline constexpr bool refuses_when_full = kind_traits<Filter>::kind == filter_kind::cuckoo;
 // Whether every insert changes the filter, its key new or not: a front end saves such a filter
 // after any insert.
 template <file_kind Filter>
@@ -445,6 +451,18 @@ void report_sizing(const Filter& f, Report& r) {
     r.add("growth", f.growth())
         .add("tightening", f.tightening())
         .add("memory_ceiling", f.memory_ceiling());
+  } else if constexpr (kind == filter_kind::cuckoo) {
+    // Its geometry, and what it costs against the counting filter of the same n and p (4-bit
+    // counters over the classic filter's m).
+    const double bits = static_cast<double>(f.byte_size()) * 8;
+    const std::uint64_t counting = 4 * optimal_params(f.capacity(), f.target_fpp()).bits;
+    r.add("bucket_size", f.bucket_size())
+        .add("fingerprint_bits", f.fingerprint_bits())
+        .add("buckets", f.tables().front().buckets())
+        .add("design_load", f.tables().front().design_load())
+        .add("bits_per_key", bits / static_cast<double>(f.capacity()))
+        .add("counting_bits", counting)
+        .add("counting_ratio", bits / static_cast<double>(counting));
   } else if constexpr (kind == filter_kind::window) {
     r.add("window", f.length())
         .add("window_unit", f.unit() == window_unit::seconds ? "seconds" : "inserts")

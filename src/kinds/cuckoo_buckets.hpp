@@ -31,29 +31,47 @@ struct cuckoo_geometry {
   cuckoo_lanes ones = 0;          // bit 0 of every lane
   cuckoo_lanes highs = 0;         // bit f - 1 of every lane
   std::uint64_t slot_mask = 0;    // 2^f - 1
+  // Table 0 of its chain: m_0, f_0, and span = m / m_0 (E^L; 1 in table 0).
+  std::uint64_t first_buckets = 0;
+  std::uint32_t first_bits = 0;
+  std::uint64_t span = 1;
 
   cuckoo_geometry() = default;
-  cuckoo_geometry(std::uint64_t m, std::uint32_t b, std::uint32_t f) noexcept
+  cuckoo_geometry(std::uint64_t m, std::uint32_t b, std::uint32_t f, std::uint64_t m0,
+                  std::uint32_t f0) noexcept
       : buckets(m),
         bucket_size(b),
         bits(f),
         bucket_bits(std::uint64_t{b} * f),
-        slot_mask((std::uint64_t{1} << f) - 1) {
+        slot_mask((std::uint64_t{1} << f) - 1),
+        first_buckets(m0),
+        first_bits(f0),
+        span(m / m0) {
     for (std::uint32_t j = 0; j < b; ++j) ones |= cuckoo_lanes{1} << (j * f);
     highs = ones << (f - 1);
   }
 
   std::uint32_t fingerprint(std::uint64_t h) const noexcept {
-    return 1 + static_cast<std::uint32_t>(((h & 0xffffffffU) * slot_mask) >> 32);
+    const auto top = static_cast<std::uint32_t>((h & 0xffffffffU) >> (32 - bits));
+    return top > 1 ? top : 1;
   }
-  // The other bucket of a fingerprint in bucket i: (g(fp) - i) mod m, an involution.
+  // m_0 multiply-high(x, m_0)-wide steps, and in table L its digit x' mod E^L above them, so
+  // that a position modulo an earlier table's m is the position there.
+  std::uint64_t position(std::uint64_t x) const noexcept {
+    const std::uint64_t low = detail::multiply_high(x, first_buckets);
+    if (span == 1) return low;
+    return low + first_buckets * (detail::fuse_mix(x) % span);
+  }
+  // The other bucket of a fingerprint in bucket i: (g(fp_0) - i) mod m, an involution.
   std::uint64_t alternate(std::uint64_t i, std::uint32_t fp) const noexcept {
-    const std::uint64_t g = detail::multiply_high(detail::fuse_mix(fp), buckets);
+    std::uint32_t first = fp >> (bits - first_bits);
+    first = first > 1 ? first : 1;
+    const std::uint64_t g = position(detail::fuse_mix(first));
     return g >= i ? g - i : g + buckets - i;
   }
   cuckoo_place place(std::uint64_t h) const noexcept {
     const std::uint32_t fp = fingerprint(h);
-    const std::uint64_t first = detail::multiply_high(h, buckets);
+    const std::uint64_t first = position(h);
     return {first, alternate(first, fp), fp};
   }
 
@@ -126,7 +144,7 @@ struct cuckoo_table_access {
     return reinterpret_cast<unsigned char*>(t.words_.mutable_words().data());
   }
   static cuckoo_geometry geometry(const cuckoo_table& t) noexcept {
-    return {t.buckets_, t.bucket_size_, t.fingerprint_bits_};
+    return {t.buckets_, t.bucket_size_, t.fingerprint_bits_, t.first_buckets_, t.first_bits_};
   }
   static std::uint64_t& items(cuckoo_table& t) noexcept { return t.items_; }
 };

@@ -33,12 +33,6 @@ void validate(const cuckoo_options& o) {
                                            " is not in 0..32768 (0: the filter never grows)");
 }
 
-// The sizing of table `index` of a chain of `o` whose first table has b-slot buckets.
-cuckoo_sizing level_sizing(const cuckoo_options& o, std::size_t index, std::uint32_t b) {
-  return cuckoo_filter::sizing_for(cuckoo_filter::table_capacity(o, index),
-                                   cuckoo_filter::table_fpp(o, index), b);
-}
-
 }  // namespace
 
 cuckoo_filter cuckoo_filter::for_capacity(std::uint64_t n, double p) {
@@ -47,7 +41,8 @@ cuckoo_filter cuckoo_filter::for_capacity(std::uint64_t n, double p) {
 
 cuckoo_filter::cuckoo_filter(const cuckoo_options& options) : options_(options) {
   validate(options_);
-  const cuckoo_sizing first = level_sizing(options_, 0, options_.bucket_size);
+  const cuckoo_sizing first =
+      sizing_for(options_.capacity, table_fpp(options_, 0), options_.bucket_size);
   options_.bucket_size = first.bucket_size;  // the choice made, as files record it
   tables_.emplace_back(first, options_.capacity);
 }
@@ -55,20 +50,21 @@ cuckoo_filter::cuckoo_filter(const cuckoo_options& options) : options_(options) 
 cuckoo_filter cuckoo_filter::from_tables(const cuckoo_options& options,
                                          std::vector<cuckoo_table> tables) {
   validate(options);
+  require_option(options.bucket_size != 0, "a cuckoo filter's tables need its bucket size");
   require_option(!tables.empty() && tables.size() <= max_tables,
                  "a cuckoo filter has 1.." + std::to_string(max_tables) + " tables, not " +
                      std::to_string(tables.size()));
   require_option(
       tables.size() == 1 || options.expansion != 0,
       "a cuckoo filter that never grows has one table, not " + std::to_string(tables.size()));
-  const std::uint32_t b =
-      options.bucket_size != 0 ? options.bucket_size : tables.front().bucket_size();
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    const cuckoo_sizing s = level_sizing(options, i, b);
+    const cuckoo_sizing s = table_sizing(options, i);
     const cuckoo_table& t = tables[i];
     require_option(t.buckets() == s.buckets && t.bucket_size() == s.bucket_size &&
                        t.fingerprint_bits() == s.fingerprint_bits &&
-                       t.capacity() == table_capacity(options, i),
+                       t.capacity() == table_capacity(options, i) &&
+                       t.first_buckets_ == tables[0].buckets() &&
+                       t.first_bits_ == tables[0].fingerprint_bits(),
                    "table " + std::to_string(i) + " (" + std::to_string(t.buckets()) +
                        " buckets of " + std::to_string(t.bucket_size()) + " " +
                        std::to_string(t.fingerprint_bits()) + "-bit slots for " +
@@ -93,15 +89,17 @@ bool cuckoo_filter::grow() {
   const std::size_t next = tables_.size();
   if (options_.expansion == 0 || next >= max_tables) return false;
   cuckoo_sizing s;
-  std::uint64_t capacity = 0;
   try {
-    capacity = table_capacity(options_, next);
-    s = level_sizing(options_, next, tables_.front().bucket_size());
+    s = table_sizing(options_, next);
   } catch (const error& e) {
+    // No table past 2^62 keys or 32-bit fingerprints: the chain is full.
     if (e.code() == errc::invalid_argument || e.code() == errc::too_large) return false;
     throw;
   }
-  tables_.emplace_back(s, capacity);
+  const cuckoo_table& t0 = tables_.front();
+  const cuckoo_sizing first{t0.bucket_size(), t0.fingerprint_bits(), t0.buckets(),
+                            t0.design_load()};
+  tables_.emplace_back(s, table_capacity(options_, next), &first);
   return true;
 }
 

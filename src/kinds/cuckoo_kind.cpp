@@ -76,7 +76,7 @@ std::optional<std::string> cuckoo_entry_problem(const cuckoo_entry& e, std::uint
   std::uint64_t capacity = 0;
   try {
     capacity = cuckoo_filter::table_capacity(o, i);
-    s = cuckoo_filter::sizing_for(capacity, cuckoo_filter::table_fpp(o, i), o.bucket_size);
+    s = cuckoo_filter::table_sizing(o, i);
   } catch (const error& e) {
     return table + "cannot exist: " + e.what();
   }
@@ -159,9 +159,13 @@ cuckoo_filter open_cuckoo(const filter_file& file, verify check, bool copy) {
         cuckoo_table::bytes_for(e.buckets, e.bucket_size, e.fingerprint_bits);
     const cuckoo_sizing s{e.bucket_size, e.fingerprint_bits, e.buckets,
                           cuckoo_filter::design_load(e.bucket_size)};
+    const cuckoo_sizing first =
+        tables.empty() ? s
+                       : cuckoo_sizing{tables[0].bucket_size(), tables[0].fingerprint_bits(),
+                                       tables[0].buckets(), s.load};
     tables.emplace_back(s, e.capacity,
-                        sub_filter_bits(payload + offset, bytes * 8, mapping.owner, copy), e.items);
-    if (full) throw_if(check_cuckoo_table(tables.back(), i), source);
+                        sub_filter_bits(payload + offset, bytes * 8, mapping.owner, copy), e.items,
+                        &first);
     items += e.items;
     bits += e.buckets * e.bucket_size * e.fingerprint_bits;
     gap = offset + bytes;
@@ -175,6 +179,11 @@ cuckoo_filter open_cuckoo(const filter_file& file, verify check, bool copy) {
     corrupt("inconsistent table of tables: the tables hold " + std::to_string(items) +
             " items in " + std::to_string(bits) + " bits, the header says " +
             std::to_string(h.inserted) + " items in " + std::to_string(h.bits));
+  }
+  if (full) {
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+      throw_if(check_cuckoo_table(tables[i], i), source);
+    }
   }
   mapping.owner->check();
   return cuckoo_filter::from_tables(o, std::move(tables));

@@ -2,26 +2,27 @@
 // capacity and FPP of each table of a chain.
 //
 // The rule. A table of m buckets of b slots sized for n keys is loaded to at most the design load
-// a_b (the load b-slot buckets reach with 500 kicks before an insert fails, Fan et al. 2014):
-// m = ceil(n / (b a_b)) + slack, the slack 2 sqrt(n / b) + 1 buckets (small tables fill
-// unevenly: without it 1 in ~30 tables of 100 keys failed before their capacity). A key not in
-// the table matches one of the 2 b load stored fingerprints of its two buckets, each with
-// probability 1 / (2^f - 1) (fingerprints are never 0), so
-//   FPP(f, b) = 1 - (1 - 1 / (2^f - 1))^(2 b a_b),
+// a_b (under the load b-slot buckets reach with 500 kicks before an insert fails, Fan et al.
+// 2014; measured below): m = ceil(n / (b a_b)) + slack, the slack 2 sqrt(n / b) + 1 buckets for
+// the uneven fill of small tables. A key not in the table matches one of the 2 b a_b stored
+// fingerprints of its two buckets, each with probability q = (2^f + 2) / 4^f (fingerprints are
+// never 0: fingerprint_match), so
+//   FPP(f, b) = 1 - (1 - q)^(2 b a_b),
 // and f is the smallest width with FPP(f, b) <= p. Of b in {2, 4, 8} the one of fewest bits
 // (m b f) wins; a user may set any b in 2..8 (b = 1 is refused: its tables filled to only 26..58%
 // before an insert failed).
-//   p       b  f   bits/key (n = 10^6)   counting filter   ratio
-//   1e-2    4  10  10.66                 38.34             0.28
-//   1e-3    4  13  13.86                 57.51             0.24
-//   1e-4    4  17  18.13                 76.68             0.24
-// Measured (CuckooSizing tests, 2 x 10^5 absent keys at capacity): the FPP stays under p and
-// above p / 4 (the rounding of f up makes it smaller than p by up to 2x, and the load at
-// capacity is a little under a_b).
+//   p       b  f   bits/key (n = 10^6)   counting filter   ratio   FPP measured at capacity
+//   1e-2    4  10  10.68                 38.34             0.279   7.3e-3
+//   1e-3    4  13  13.88                 57.51             0.241   9.1e-4
+//   1e-4    4  17  18.15                 76.68             0.237   5.4e-5
+// (bits per key: the table's bytes, slack and padding included, over n; FPP: 2 x 10^6 absent
+// keys, load 0.937 at capacity; CuckooFpp tests check 2 x 10^4 keys at each p.) The FPP stays
+// under p and above p / 2: f is rounded up, and the load at capacity is under a_b.
 //
-// A chain (expansion E > 0): table L holds n E^L keys at FPP p 2^-(L+1), so that the compound
-// FPP 1 - prod(1 - p_L) <= sum p_L < p however long the chain; each table keeps the first's b,
-// and its f grows by one bit per table (less where the rounding of f had room to spare).
+// A chain (expansion E > 0): table L holds n E^L keys in m_0 E^L buckets (the hashing of chains
+// needs the multiple: cuckoo_filter.hpp) at FPP p 2^-(L+1), so that the compound FPP
+// 1 - prod(1 - p_L) <= sum p_L < p however long the chain; each table keeps the first's b, and
+// its f grows by one bit per table (less where the rounding of f had room to spare).
 
 #include <cmath>
 #include <limits>
@@ -40,7 +41,7 @@ void require_sizing(bool ok, const std::string& what) {
 
 // FPP of a table of b-slot buckets at its design load with f-bit fingerprints.
 double table_fpp_at(std::uint32_t f, std::uint32_t b) {
-  const double q = 1.0 / (std::ldexp(1.0, static_cast<int>(f)) - 1.0);
+  const double q = cuckoo_filter::fingerprint_match(f);
   return -std::expm1(2.0 * b * cuckoo_filter::design_load(b) * std::log1p(-q));
 }
 
@@ -65,6 +66,11 @@ cuckoo_sizing sizing_with(std::uint64_t n, double p, std::uint32_t b) {
 }
 
 }  // namespace
+
+double cuckoo_filter::fingerprint_match(std::uint32_t fingerprint_bits) noexcept {
+  const int f = static_cast<int>(fingerprint_bits);
+  return std::ldexp(std::ldexp(1.0, f) + 2.0, -2 * f);
+}
 
 double cuckoo_filter::design_load(std::uint32_t bucket_size) {
   // Under the loads b = 2, 4, 8 reached before an insert failed (0.87, 0.957, 0.99 at 10^5 keys;
@@ -106,18 +112,30 @@ std::uint64_t cuckoo_filter::table_capacity(const cuckoo_options& o, std::size_t
   require_sizing(o.expansion != 0 && index < max_tables,
                  "a cuckoo filter of expansion " + std::to_string(o.expansion) + " has no table " +
                      std::to_string(index));
-  const double capacity =
-      static_cast<double>(o.capacity) * std::pow(static_cast<double>(o.expansion), index);
-  if (capacity >= 0x1p62) {
-    throw error(errc::too_large, "table " + std::to_string(index) +
-                                     " of a cuckoo filter would hold more than 2^62 keys");
+  std::uint64_t capacity = o.capacity;
+  for (std::size_t i = 0; i < index; ++i) {
+    if (capacity > (std::uint64_t{1} << 62) / o.expansion) {
+      throw error(errc::too_large, "table " + std::to_string(index) +
+                                       " of a cuckoo filter would hold more than 2^62 keys");
+    }
+    capacity *= o.expansion;
   }
-  return static_cast<std::uint64_t>(capacity);
+  return capacity;
 }
 
 double cuckoo_filter::table_fpp(const cuckoo_options& o, std::size_t index) {
   if (o.expansion == 0) return o.target_fpp;
   return std::ldexp(o.target_fpp, -static_cast<int>(index + 1));
+}
+
+cuckoo_sizing cuckoo_filter::table_sizing(const cuckoo_options& o, std::size_t index) {
+  const std::uint64_t capacity = table_capacity(o, index);
+  cuckoo_sizing s = sizing_for(capacity, table_fpp(o, index), o.bucket_size);
+  if (index > 0) {  // E^L times table 0's buckets (the hashing of chains, cuckoo_filter.hpp)
+    s.buckets =
+        sizing_for(o.capacity, table_fpp(o, 0), o.bucket_size).buckets * (capacity / o.capacity);
+  }
+  return s;
 }
 
 }  // namespace bloomkit

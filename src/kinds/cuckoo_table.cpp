@@ -17,21 +17,24 @@ std::uint64_t cuckoo_table::bytes_for(std::uint64_t buckets, std::uint32_t bucke
   return (bits + 63) / 64 * 8 + 16;
 }
 
-cuckoo_table::cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity)
+cuckoo_table::cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity,
+                           const cuckoo_sizing* first)
     : cuckoo_table(
           sizing, capacity,
-          bit_array(bytes_for(sizing.buckets, sizing.bucket_size, sizing.fingerprint_bits) * 8),
-          0) {}
+          bit_array(bytes_for(sizing.buckets, sizing.bucket_size, sizing.fingerprint_bits) * 8), 0,
+          first) {}
 
 cuckoo_table::cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity, bit_array words,
-                           std::uint64_t items)
+                           std::uint64_t items, const cuckoo_sizing* first)
     : words_(std::move(words)),
       buckets_(sizing.buckets),
       capacity_(capacity),
       items_(items),
       design_load_(sizing.load),
       bucket_size_(sizing.bucket_size),
-      fingerprint_bits_(sizing.fingerprint_bits) {
+      fingerprint_bits_(sizing.fingerprint_bits),
+      first_buckets_(first != nullptr ? first->buckets : sizing.buckets),
+      first_bits_(first != nullptr ? first->fingerprint_bits : sizing.fingerprint_bits) {
   const auto b = sizing.bucket_size, f = sizing.fingerprint_bits;
   if (b < cuckoo_filter::min_bucket_size || b > cuckoo_filter::max_bucket_size ||
       f < cuckoo_filter::min_fingerprint_bits || f > cuckoo_filter::max_fingerprint_bits ||
@@ -40,6 +43,12 @@ cuckoo_table::cuckoo_table(const cuckoo_sizing& sizing, std::uint64_t capacity, 
                 "a cuckoo table of " + std::to_string(sizing.buckets) + " buckets of " +
                     std::to_string(b) + " slots of " + std::to_string(f) +
                     " bits is out of range (2..8 slots, 2..32 bits, at most 120 bits a bucket)");
+  }
+  if (first_buckets_ == 0 || buckets_ % first_buckets_ != 0 || first_bits_ > f ||
+      first_bits_ < cuckoo_filter::min_fingerprint_bits) {
+    throw error(errc::invalid_argument,
+                "a cuckoo table of a chain needs a multiple of its first table's buckets and at "
+                "least its fingerprint bits");
   }
   if (words_.byte_size() != bytes_for(sizing.buckets, b, f) || items > slots()) {
     throw error(errc::invalid_argument, "a cuckoo table's words do not match its geometry");
@@ -51,7 +60,7 @@ double cuckoo_table::load_factor() const noexcept {
 }
 
 double cuckoo_table::estimated_fpp() const noexcept {
-  const double q = 1.0 / (std::ldexp(1.0, static_cast<int>(fingerprint_bits_)) - 1.0);
+  const double q = cuckoo_filter::fingerprint_match(fingerprint_bits_);
   return -std::expm1(2.0 * bucket_size_ * load_factor() * std::log1p(-q));
 }
 

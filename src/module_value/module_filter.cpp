@@ -70,6 +70,12 @@ std::size_t add_keys(module_filter& f, std::span<const std::string_view> keys,
           // A window refreshes a key it holds (the key moves to the current slice).
           filter.insert_many(keys, added);
           return keys.size();
+        } else if constexpr (refuses_when_full<Filter>) {
+          // A cuckoo filter stores a copy per add and stops at the first it has no room for:
+          // the keys after it are not handled (the caller answers that the filter is full).
+          const std::size_t stored = filter.insert_many(keys);
+          std::fill_n(added.begin(), stored, true);
+          return stored;
         } else if constexpr (counts_repeats<Filter>) {
           // Every insert counts, so that one BK.REMOVE undoes one add.
           for (std::size_t i = 0; i < keys.size(); ++i) added[i] = filter.insert(keys[i]);

@@ -1,10 +1,11 @@
 // bloomkit's own commands, for what RedisBloom lacks:
-//   BK.RESERVE key capacity fpp [KIND classic|blocked|counting|scalable|window]
+//   BK.RESERVE key capacity fpp [KIND classic|blocked|counting|scalable|window|cuckoo]
 //              [EXPANSION s] [WINDOW duration|count] [SLICES s]
 //                                      made by the registry (create_any): each name is the
 //                                      CLI's --kind type (scalable: a chain of classic filters,
 //                                      window: the grouped window_filter)
-//   BK.REMOVE key item [item ...]      counting filters: one reply per item, 1 when removed
+//   BK.REMOVE key item [item ...]      counting and cuckoo filters: one reply per item, 1 when
+//                                      removed
 //   BK.INFO key                        the fields of `bloomkit info --json` (docs/CLI.md), of
 //                                      bloomkit's keys and of RedisBloom's (kind redisbloom)
 //   BK.CONVERT key                     a RedisBloom key made bloomkit's (convert_command.cpp)
@@ -170,7 +171,7 @@ int bk_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 int bk_remove(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   static constexpr const char* needs_counting =
-      "ERR BK.REMOVE needs a counting filter (BK.RESERVE key n p KIND counting)";
+      "ERR BK.REMOVE needs a counting or cuckoo filter (BK.RESERVE key n p KIND counting)";
   if (argc < 3) return RedisModule_WrongArity(ctx);
   filter_key key(ctx, argv[1], open_read | open_write);
   if (key.chain() != nullptr) return RedisModule_ReplyWithError(ctx, needs_counting);

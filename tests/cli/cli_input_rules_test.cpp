@@ -299,7 +299,7 @@ TEST_F(CliNames, OrdinaryNamesPrintAsBefore) {
     const result r = run({"remove", f, "k"});
     EXPECT_EQ(r.status, 1) << r;
     EXPECT_EQ(r.err, "bloomkit: error: '" + f +
-                         "' holds a classic filter; only counting filters can remove keys\n");
+                         "' holds a classic filter; only counting and cuckoo filters can remove keys\n");
   }
 }
 
@@ -340,7 +340,7 @@ TEST_F(CliNames, ControlBytesAreEscapedInEveryOutputLine) {
   result r = run({"remove", f, "k"});
   EXPECT_EQ(r.status, 1) << r;
   EXPECT_EQ(r.err, "bloomkit: error: " + f_shown +
-                       " holds a classic filter; only counting filters can remove keys\n");
+                       " holds a classic filter; only counting and cuckoo filters can remove keys\n");
   // Errors the library words (it names files as given): control bytes escaped, one line.
   r = run({"info", at("missing\nfile.bf")});
   EXPECT_EQ(r.status, 1) << r;

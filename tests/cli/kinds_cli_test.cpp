@@ -120,7 +120,7 @@ TEST_P(CliKinds, RemoveOnlyFromCountingFilters) {
   } else {
     EXPECT_EQ(r.status, 1) << r;
     EXPECT_EQ(r.err, "bloomkit: error: '" + f + "' holds a " + kind +
-                         " filter; only counting filters can remove keys\n")
+                         " filter; only counting and cuckoo filters can remove keys\n")
         << r;
     EXPECT_EQ(ok({"query", f, "a", "b"}), "1\ta\n1\tb\n");
   }

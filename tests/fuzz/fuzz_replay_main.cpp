@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
       real_file(scalable_bloom_filter(10, 0.05, 2, 0.5, 1 << 16), 60, dir, "scalable"),
       real_file(blocked_bloom_filter::for_capacity(300, 0.01), 300, dir, "blocked"),
       static_file(300, 0.01, dir, "static"),
+      real_file(bloomkit::cuckoo_filter({.capacity = 50, .target_fpp = 0.01, .expansion = 2}), 120,
+                dir, "cuckoo"),
   };
   std::filesystem::remove_all(dir);
   return bloomkit::test::run_replay(argc, argv, seeds, {"fuzz replay", 20261122, 3000, 160});

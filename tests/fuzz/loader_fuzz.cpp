@@ -61,6 +61,14 @@ void exercise(const std::string& path) {
       if (present[i] != f.contains(keys[i])) std::abort();
     }
   });
+  // A cuckoo filter: a key it stored is present and removable; a full one refuses it unchanged.
+  exercise_kind<bloomkit::cuckoo_filter>(path, [](auto& f) {
+    const std::uint64_t items = f.items();
+    if (f.insert("fuzz")) {
+      if (!f.contains("fuzz") || f.count("fuzz") == 0 || !f.remove("fuzz")) std::abort();
+    }
+    if (f.items() != items) std::abort();
+  });
   exercise_kind<bloomkit::scalable_bloom_filter>(path, [](auto& f) {
     try {
       insert_and_find(f);

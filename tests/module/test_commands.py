@@ -177,3 +177,27 @@ def test_redis_cli_drives_every_command(shared_server, r):
     assert cli("BK.REMOVE", "k", "a").strip() == "1"
     assert cli("BF.EXISTS", "k", "a").strip() == "0"
     assert "kind\ncounting" in cli("BK.INFO", "k")
+
+
+def test_cuckoo_kind_through_the_registry(r):
+    # BK.RESERVE ... KIND cuckoo: every BF.ADD stores a copy, BK.REMOVE takes one out (0 and no
+    # change for a key never added), and a full table answers RedisBloom's full error, the keys
+    # before it kept; DUMP / RESTORE keeps it whole.
+    assert r.execute_command("BK.RESERVE", "ck", 40, 0.01, "KIND", "cuckoo") in (b"OK", "OK", True)
+    assert r.execute_command("BF.ADD", "ck", "a") == 1
+    assert r.execute_command("BF.ADD", "ck", "a") == 1
+    assert r.execute_command("BK.REMOVE", "ck", "a", "never") == [1, 0]
+    assert r.execute_command("BF.EXISTS", "ck", "a") == 1
+    assert r.execute_command("BK.REMOVE", "ck", "a") == [1]
+    assert r.execute_command("BF.EXISTS", "ck", "a") == 0
+    info = dict(zip(*[iter(r.execute_command("BK.INFO", "ck"))] * 2))
+    assert info[b"kind"] == b"cuckoo"
+    assert int(info[b"bucket_size"]) >= 2 and int(info[b"fingerprint_bits"]) >= 8
+    keys = [f"id:{i}" for i in range(200)]
+    replies = r.execute_command("BF.MADD", "ck", *keys)
+    assert isinstance(replies[-1], ResponseError) and "full" in str(replies[-1])
+    taken = len(replies) - 1
+    assert 40 <= taken < 200 and replies[:-1] == [1] * taken
+    assert r.execute_command("BF.MEXISTS", "ck", *keys[:taken]) == [1] * taken
+    r.execute_command("RESTORE", "ck2", 0, r.execute_command("DUMP", "ck"))
+    assert r.execute_command("BF.MEXISTS", "ck2", *keys[:taken]) == [1] * taken

@@ -18,6 +18,7 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/counting_bloom_filter.hpp"
+#include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/detail/filter_access.hpp"
 #include "bloomkit/file.hpp"
 #include "bloomkit/redis/shard_layout.hpp"
@@ -40,7 +41,9 @@ inline bool grouped_window(const golden_vector& v) {
 inline bool placed(const golden_vector& v) {
   // Static filters: their cells depend on the whole set; golden_test checks their lookups
   // against the document's instead (golden::static_contains).
-  return !v.scheme.starts_with("guava") && v.kind != "static" &&
+  // Cuckoo filters: a fingerprint's slot depends on the kicks before it; golden_test checks
+  // their lookups against the document's (golden::cuckoo_contains).
+  return !v.scheme.starts_with("guava") && v.kind != "static" && v.kind != "cuckoo" &&
          !(v.kind == "scalable" && v.scheme == "xxh3-64-split-block") &&
          !(v.kind == "window" && v.scheme == "xxh3-128");
 }
@@ -171,6 +174,10 @@ inline void build_golden(const golden_vector& v, const std::filesystem::path& ou
     save(f, out);
   } else if (v.kind == "window" && v.scheme == "xxh3-128-window-groups") {
     window_filter f({v.capacity, v.target_fpp, v.window, window_unit::inserts, v.slices});
+    apply_operations(f, v, how);
+    save(f, out);
+  } else if (v.kind == "cuckoo") {
+    auto f = sized<cuckoo_filter>(v);
     apply_operations(f, v, how);
     save(f, out);
   } else if (v.kind == "static") {

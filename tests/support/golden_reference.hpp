@@ -156,4 +156,44 @@ inline bool static_contains(const std::vector<unsigned char>& file, std::string_
   return xor_of_cells == (h & ((std::uint64_t{1} << b) - 1));
 }
 
+// Whether the cuckoo filter file `file` (kind 8) holds `key`, by docs/FORMAT.md's lookup: read
+// bit by bit from the bytes, with none of the library's code.
+inline bool cuckoo_contains(const std::vector<unsigned char>& file, std::string_view key) {
+  const auto u64 = [&](std::size_t at) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | file.at(at + i);
+    return v;
+  };
+  const auto fmix64 = [](std::uint64_t x) {
+    x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
+    x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  };
+  const std::uint64_t b = u64(88), tables = u64(112), payload = u64(64);
+  const std::uint64_t h = XXH3_64bits(key.data(), key.size());
+  const std::uint64_t m0 = u64(payload), f0 = u64(payload + 8) & 0xffffffffU;
+  for (std::uint64_t j = 0; j < tables; ++j) {
+    const std::size_t entry = payload + 40 * j;
+    const std::uint64_t m = u64(entry), f = u64(entry + 8) & 0xffffffffU;
+    const std::uint64_t table = payload + u64(entry + 32);
+    const auto pos = [&](std::uint64_t x) {
+      return multiply_high(x, m0) + m0 * (fmix64(x) % (m / m0));
+    };
+    const std::uint64_t fp = std::max<std::uint64_t>(1, (h & 0xffffffffU) >> (32 - f));
+    const std::uint64_t first = std::max<std::uint64_t>(1, fp >> (f - f0));
+    const std::uint64_t i1 = pos(h), i2 = (pos(fmix64(first)) + m - i1) % m;
+    for (const std::uint64_t bucket : {i1, i2}) {
+      for (std::uint64_t slot = 0; slot < b; ++slot) {
+        std::uint64_t value = 0;
+        for (std::uint64_t bit = 0; bit < f; ++bit) {
+          const std::uint64_t at = (bucket * b + slot) * f + bit;
+          value |= static_cast<std::uint64_t>((file.at(table + at / 8) >> (at % 8)) & 1) << bit;
+        }
+        if (value == fp) return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace bloomkit::golden

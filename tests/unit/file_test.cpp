@@ -327,9 +327,10 @@ TEST(File, ReadHeaderReportsFields) {
 // parse_kind reads back what to_string writes.
 TEST(File, KindNamesComeFromTheRegistry) {
   ASSERT_EQ(kind_names.size(), native_kinds::size);
-  const char* expected[] = {"classic", "blocked", "counting", "scalable", "window", "static"};
+  const char* expected[] = {"classic", "blocked", "counting", "scalable",
+                            "window",  "static",  "cuckoo"};
   // Kind 6 is RedisBloom's chain, which bloomkit::compat names.
-  const std::uint32_t values[] = {1, 2, 3, 4, 5, 7};
+  const std::uint32_t values[] = {1, 2, 3, 4, 5, 7, 8};
   ASSERT_EQ(std::size(expected), kind_names.size());
   for (std::size_t i = 0; i < kind_names.size(); ++i) {
     EXPECT_EQ(static_cast<std::uint32_t>(kind_names[i].kind), values[i]);

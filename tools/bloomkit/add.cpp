@@ -6,6 +6,8 @@
 // Prints: added <new> new of <keys> keys (on stderr with --print-new, which prints the new keys
 // on stdout: new_keys.hpp)
 // Warns on stderr when the filter now holds more keys than its capacity (not scalable ones).
+// A filter that refuses a key because it is full (a cuckoo filter) keeps the keys it took before
+// (saved) and the command fails naming it (filter_kinds.hpp: full_filter_error).
 
 #include <memory>
 #include <string>
@@ -41,14 +43,24 @@ void run_add(const add_options& o) {
   apply_now(filter, o.now, o.file);
   const key_type key_type = header.keys();
   key_encoder encoder(key_type, quoted_name(o.file));
-  const key_tally added =
-      o.print_new
-          ? insert_printing_new(o.keys,
-                                [&](auto batch, std::span<bool> answers) {
-                                  return insert_many(filter, encoder.encode(batch), answers);
-                                })
-          : tally_keys(o.keys,
-                       [&](auto batch) { return insert_many(filter, encoder.encode(batch)); });
+  const auto held = [&] { return std::visit([](const auto& f) { return f.inserted(); }, filter); };
+  const std::uint64_t held_before = held();
+  key_tally added;
+  try {
+    added = o.print_new
+                ? insert_printing_new(o.keys,
+                                      [&](auto batch, std::span<bool> answers) {
+                                        return insert_many(filter, encoder.encode(batch), answers);
+                                      })
+                : tally_keys(o.keys, [&](auto batch) {
+                    return insert_many(filter, encoder.encode(batch));
+                  });
+  } catch (const filter_full&) {
+    // A full filter (kinds.hpp: refuses_when_full): the keys it took are kept, then the error.
+    save(filter, o.file, key_type);
+    out.commit("");
+    throw full_filter_error(filter, o.file, held() - held_before);
+  }
   const std::uint64_t keys = added.keys;
   const std::uint64_t fresh = added.counted;
   // A key is new when it changed the filter: no new key means the file would not change, except

@@ -1,6 +1,8 @@
 // bloomkit build FILE [--capacity N] --fpp P [--kind K] [--threads T] [INPUT...]
 // bloomkit build FILE --kind static --fpp P [--threads T] [--temp-dir DIR] [KEYFILE...|-]
 //   (build_static.cpp: a static filter is built from its whole key set, with no capacity)
+// bloomkit build FILE --kind cuckoo --fpp P [--capacity N] [--threads T] [KEYFILE...|-]
+//   (build_cuckoo.cpp: the distinct keys, each inserted once; sized for them by default)
 //
 // Creates a filter and fills it from input files (stdin when there are none, or for "-") with
 // T threads (default: every core) inserting through the lock-free insert_many_concurrent. Kinds
@@ -29,6 +31,7 @@
 
 #include "arguments.hpp"
 #include "bloomkit/any_filter.hpp"
+#include "build_cuckoo.hpp"
 #include "build_static.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
@@ -57,6 +60,7 @@ struct build_options {
 };
 
 constexpr std::string_view static_kind = "static";
+constexpr std::string_view cuckoo_kind = "cuckoo";
 
 // build --kind static: what the other kinds' options would mean is refused, not ignored.
 void run_build_static(const build_options& o) {
@@ -68,6 +72,15 @@ void run_build_static(const build_options& o) {
   if (o.now.given()) throw usage_error("--now applies only to --kind window");
   check_kind_options(o.kind);
   run_static_build({o.file, o.fpp, o.threads, o.temp_dir, o.inputs});
+}
+
+// build --kind cuckoo: sized from the distinct keys unless --capacity is given.
+void run_build_cuckoo(const build_options& o) {
+  if (o.now.given()) throw usage_error("--now applies only to --kind window");
+  check_kind_options(o.kind);
+  std::optional<std::uint64_t> capacity;
+  if (o.capacity_option->count() > 0) capacity = parse_count(o.capacity, "--capacity");
+  run_cuckoo_build({o.file, o.fpp, capacity, o.threads, o.kind, o.inputs});
 }
 
 // Inserts the keys of every input with `threads` workers (one for kinds without concurrent
@@ -87,6 +100,7 @@ key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned 
 void run_build(const build_options& o) {
   if (o.kind.kind == static_kind) return run_build_static(o);
   if (o.temp_dir_option->count() > 0) throw usage_error("--temp-dir applies only to --kind static");
+  if (o.kind.kind == cuckoo_kind) return run_build_cuckoo(o);
   const auto start = std::chrono::steady_clock::now();
   std::optional<std::uint64_t> capacity;
   if (o.capacity_option->count() > 0) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -139,14 +140,46 @@ bool inserts_concurrently(const any_filter& filter) noexcept {
                     filter);
 }
 
+error full_filter_error(const any_filter& filter, std::string_view file, std::uint64_t added) {
+  const auto [held, load] = std::visit(
+      [](const auto& f) {
+        return std::pair{f.inserted(), f.fill_ratio()};
+      },
+      filter);
+  return error(errc::too_large,
+               fmt::format("{} is full: it took {} of the keys and refused the next ({}, {} "
+                           "fingerprints, load factor {:.3f}); the keys it took were saved, the "
+                           "rest were not added (create it with a larger --capacity)",
+                           quoted_name(file), added, describe_kind(filter), held, load));
+}
+
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys) {
-  return std::visit([&](auto& f) -> std::size_t { return f.insert_many(keys); }, filter);
+  return std::visit(
+      [&]<class F>(F& f) -> std::size_t {
+        const std::size_t stored = f.insert_many(keys);
+        if constexpr (refuses_when_full<F>) {
+          if (stored < keys.size()) throw filter_full{stored};
+        }
+        return stored;
+      },
+      filter);
 }
 
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys,
                         std::span<bool> added) {
   return std::visit(
-      [&](auto& f) -> std::size_t { return detail::insert_many_answering(f, keys, added); },
+      [&]<class F>(F& f) -> std::size_t {
+        if constexpr (refuses_when_full<F>) {
+          // Every insert it stores is new to it (it counts repeats): the stored prefix.
+          detail::require_result_slots(keys.size(), added.size(), "insert_many");
+          const std::size_t stored = f.insert_many(keys);
+          for (std::size_t i = 0; i < keys.size(); ++i) added[i] = i < stored;
+          if (stored < keys.size()) throw filter_full{stored};
+          return stored;
+        } else {
+          return detail::insert_many_answering(f, keys, added);
+        }
+      },
       filter);
 }
 
@@ -230,7 +263,7 @@ bool remove(any_filter& filter, std::string_view file, std::string_view key) {
           return f.remove(key);
         } else {
           throw error(errc::unsupported,
-                      fmt::format("{} holds {}; only counting filters can remove keys",
+                      fmt::format("{} holds {}; only counting and cuckoo filters can remove keys",
                                   quoted_name(file), describe_kind(filter)));
         }
       },

@@ -93,7 +93,16 @@ std::string describe_kind(const any_filter& filter);
 // Whether a filter of this kind takes concurrent inserts (build uses every core for those).
 bool inserts_concurrently(const any_filter& filter) noexcept;
 
-// Batched insert and lookup, whatever the kind.
+// What insert_many throws when a filter that refuses inserts once full (kinds.hpp:
+// refuses_when_full, a cuckoo filter) stored only the first `stored` keys of a batch.
+struct filter_full {
+  std::uint64_t stored = 0;
+};
+// The error that `file`, found full, is reported with: it names the file, the keys it took
+// (`added`: kept) and its load, and says the rest were not added. errc::too_large.
+error full_filter_error(const any_filter& filter, std::string_view file, std::uint64_t added);
+
+// Batched insert and lookup, whatever the kind. Throws filter_full as above.
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys);
 // As above, and added[i]: whether keys[i] was new (detail/answered_inserts.hpp).
 std::size_t insert_many(any_filter& filter, std::span<const std::string_view> keys,
@@ -113,7 +122,7 @@ void combine(any_filter& into, std::string_view into_name, const any_filter& oth
 // format, whose capacity is only inferred from m and k (docs/INTEROP.md).
 void warn_if_past_capacity(const any_filter& filter, std::string_view file);
 
-// Removes one key from a counting filter; true if it was (probably) present. Throws
+// Removes one key from a counting or cuckoo filter; true if it was (probably) present. Throws
 // errc::unsupported naming the file for kinds that cannot remove.
 bool remove(any_filter& filter, std::string_view file, std::string_view key);
 

@@ -1,8 +1,9 @@
 // bloomkit remove FILE [KEY...]
 //
-// Removes keys (the KEY arguments, or stdin's lines; "-" is stdin) from a counting filter file
-// and saves it (atomically) when anything changed. A key that is definitely absent is left alone
-// (counting_bloom_filter::remove refuses it). Other kinds cannot remove: an error naming the kind.
+// Removes keys (the KEY arguments, or stdin's lines; "-" is stdin) from a counting or cuckoo
+// filter file and saves it (atomically) when anything changed. A key that is definitely absent is
+// left alone (counting_bloom_filter::remove and cuckoo_filter::remove refuse it). Other kinds
+// cannot remove: an error naming the kind.
 // Prints: removed <removed> of <keys> keys
 
 #include <memory>
@@ -42,7 +43,7 @@ void run_remove(const remove_options& o) {
 
 command add_remove_command(CLI::App& app) {
   auto o = std::make_shared<remove_options>();
-  CLI::App* sub = app.add_subcommand("remove", "Remove keys from a counting filter file");
+  CLI::App* sub = app.add_subcommand("remove", "Remove keys from a counting or cuckoo filter file");
   add_required_argument(*sub, "FILE", o->file, "Counting filter file to update");
   add_keys_argument(*sub, o->keys, "remove");
   return {sub, "remove", [o] { run_remove(*o); }};

@@ -185,7 +185,7 @@ void write(golden_vector v, const std::vector<std::string>& removed,
   v.file = dir / (v.name + ".bloom");
   const auto inserted = keys(v.key_type, v.kind == "scalable" ? 60 : 100, false);
   for (const auto& k : inserted) v.operations.push_back({false, k});
-  if (v.kind == "counting" || v.kind == "static") {
+  if (v.kind == "counting" || v.kind == "static" || v.kind == "cuckoo") {
     for (std::size_t i = 0; i < 10; ++i) v.operations.push_back({false, inserted[i]});
   }
   for (const auto& k : removed) v.operations.push_back({true, k});
@@ -320,6 +320,14 @@ int main(int argc, char** argv) try {
   st.hashes = 3;
   st.bits = static_filter::bits_for(100, st.target_fpp);
   write(st, {}, dir);
+
+  // A cuckoo filter for 100 keys at p = 0.01 (b = 4, f = 10, 38 buckets): keys 0..9 twice (two
+  // copies of their fingerprints), keys 90..99 removed again.
+  {
+    const auto inserted = keys("string", 100, false);
+    write(sized<cuckoo_filter>("cuckoo_string", "cuckoo", "string"),
+          {inserted.begin() + 90, inserted.end()}, dir);
+  }
 
   // The local copy of a Redis filter of 4 shards of 1024 bits (bloomkit redis pull).
   golden_vector r;
