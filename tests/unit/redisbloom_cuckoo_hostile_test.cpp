@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
@@ -18,6 +19,11 @@ namespace {
 
 namespace cf = bloomkit::redisbloom::cuckoo;
 using bloomkit::errc;
+
+// prefix + i (built by append: GCC 12's -Wrestrict misreads literal + std::string here).
+std::string named(std::string_view prefix, std::uint64_t i) {
+  return std::string(prefix).append(std::to_string(i));
+}
 
 template <class F>
 std::string error_of(F f, errc expected) {
@@ -108,7 +114,7 @@ TEST(RedisBloomCuckooProperties, NoFalseNegativeAndFailedInsertsChangeNothing) {
         if (--it->second == 0) held.erase(it);
         continue;
       }
-      const std::string item = "k" + std::to_string(rng() % 300);
+      const std::string item = named("k", rng() % 300);
       if (f.max_expansions_reached()) break;
       const cf::filter before = f;
       const auto status = rng() % 2 == 0 ? f.insert(item) : f.insert_unique(item);
@@ -139,7 +145,7 @@ TEST(RedisBloomCuckooProperties, CompactFreesAnEmptiedNewestSubFilter) {
   cf::filter f = cf::filter::make(8, 2, 5, 1);
   std::vector<std::string> added;
   for (int i = 0; f.num_filters() < 2; ++i) {
-    added.push_back(std::string(1, 'x').append(std::to_string(i)));
+    added.push_back(named("x", static_cast<std::uint64_t>(i)));
     ASSERT_EQ(f.insert(added.back()), cf::insert_status::inserted);
   }
   // Deleting the newest item empties the newest sub-filter; with deletes past 10% of the items
@@ -150,6 +156,40 @@ TEST(RedisBloomCuckooProperties, CompactFreesAnEmptiedNewestSubFilter) {
   EXPECT_EQ(f.num_deletes(), 0u);
   EXPECT_EQ(f.info_size(), 40u + 16u + 8u);
   for (const auto& a : added) EXPECT_TRUE(f.contains(a)) << a;
+}
+
+// An allocator that holds exactly the bytes asked for: the filter's own bytes are then CF.INFO
+// Size, RedisBloom's count of its structs and slots.
+struct exact_allocator final : bloomkit::storage_allocator {
+  std::uint64_t live = 0;
+  bloomkit::storage_block allocate(std::size_t bytes) override {
+    const std::size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (p == nullptr) throw bloomkit::error(errc::too_large, "no memory");
+    std::memset(p, 0, rounded);
+    live += bytes;
+    return {static_cast<std::uint64_t*>(p), p, bytes};
+  }
+  void deallocate(const bloomkit::storage_block& block) noexcept override {
+    live -= block.bytes;
+    std::free(block.base);
+  }
+};
+
+TEST(RedisBloomCuckooMemory, AFilterHoldsWhatRedisBloomCounts) {
+  exact_allocator exact;
+  bloomkit::set_storage_allocator(exact);
+  {
+    cf::filter f = cf::filter::make(64, 2, 5, 2);
+    for (int i = 0; f.num_filters() < 3; ++i)
+      (void)f.insert(named("m", static_cast<std::uint64_t>(i) * 7));
+    EXPECT_EQ(f.memory_bytes(), f.info_size());
+    EXPECT_EQ(exact.live, f.slot_bytes());
+    const cf::filter copy = f;
+    EXPECT_EQ(copy.memory_bytes(), f.info_size());
+  }
+  EXPECT_EQ(exact.live, 0u);
+  bloomkit::set_storage_allocator(bloomkit::mapped_memory_allocator());
 }
 
 TEST(RedisBloomCuckooRdb, OlderEncodingsLoadWithRedisBloomsDefaults) {
@@ -202,7 +242,7 @@ TEST(RedisBloomCuckooRdb, HostileFieldsAreRefusedNamingTheField) {
 
 TEST(RedisBloomCuckooDump, EveryTruncationAndFlippedByteIsRefusedOrLoadsExactly) {
   cf::filter f = cf::filter::make(64, 2, 20, 2);
-  for (int i = 0; i < 80; ++i) (void)f.insert("item-" + std::to_string(i));
+  for (int i = 0; i < 80; ++i) (void)f.insert(named("item-", static_cast<std::uint64_t>(i)));
   const auto good = cf::write_dump(f);
   EXPECT_EQ(cf::read_dump(good, "good"), f);
   for (std::size_t n = 0; n < good.size(); ++n) {

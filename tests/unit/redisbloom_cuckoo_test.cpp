@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "bloomkit/compat/redisbloom_cuckoo.hpp"
+#include "compat/rdb_payload.hpp"
 #include "support/json.hpp"
 #include "support/redisbloom_cuckoo_replay.hpp"
 #include "support/redisbloom_vectors.hpp"
@@ -168,6 +171,36 @@ TEST(RedisBloomCuckooVectors, DumpPayloadLoadsToRedisBloomsFilter) {
     EXPECT_EQ(f.info_size(), final_state["cf_info"]["Size"].u64()) << k.name;
     EXPECT_LT(f.info_size(), final_state["memory_usage"].u64()) << k.name;
   }
+}
+
+// dump.rdb's entries: type byte 7, the key name, then the same module value as the DUMP payload,
+// read through the field_source the module backs with RedisModule_Load*.
+TEST(RedisBloomCuckooVectors, RdbFileEntriesLoadToTheDumpedFilters) {
+  const json index = bloomkit::test::read_json(vectors_dir() / "rdb_keys.json");
+  std::ifstream in(vectors_dir() / index["file"].str(), std::ios::binary);
+  const std::string rdb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(rdb.size(), index["bytes"].u64());
+  std::size_t loaded = 0;
+  for (const json& entry : index["keys"].items) {
+    if (entry["type"].str() != cf::type_name) continue;
+    const std::string where = entry["key"].str();
+    const auto at = static_cast<std::size_t>(entry["rdb_entry_offset"].u64());
+    const auto n = static_cast<std::size_t>(entry["rdb_entry_bytes"].u64());
+    ASSERT_LE(at + n, rdb.size()) << where;
+    namespace rdb_io = bloomkit::redisbloom::rdb;
+    rdb_io::reader r(bytes_of(rdb).subspan(at, n), where);
+    EXPECT_EQ(r.byte(), rdb_io::type_module_2) << where;
+    EXPECT_EQ(std::string(r.string()), where);
+    const auto type = bloomkit::redisbloom::decode_module_id(r.length());
+    EXPECT_EQ(type.name, cf::type_name) << where;
+    rdb_io::payload_source fields(r);
+    const cf::filter f = cf::load_fields(fields, type.encver);
+    rdb_io::end_of_value(r);
+    const json k = bloomkit::test::read_json(vectors_dir() / entry["file"].str());
+    EXPECT_EQ(f, cf::read_dump(bytes_of(unhex(k["final"]["dump_hex"].str())), where)) << where;
+    ++loaded;
+  }
+  EXPECT_EQ(loaded, vectors().size());
 }
 
 TEST(RedisBloomCuckooVectors, ScanDumpChunksLoadToTheDumpedFilter) {

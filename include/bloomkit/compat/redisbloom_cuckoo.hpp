@@ -11,7 +11,7 @@
 //   f.remove("alice");          // true (CF.DEL answers 1)
 //   auto payload = bloomkit::redisbloom::cuckoo::write_dump(f);  // what RESTORE accepts
 //
-// Facts (docs/REDIS.md, "RedisBloom's cuckoo filter"):
+// Facts (docs/INTEROP.md, "RedisBloom's cuckoo filter"):
 // - h = MurmurHash64A(item, seed 0); fingerprint fp = h % 255 + 1 (one byte, 0 = empty slot);
 //   alt(fp, x) = x XOR (fp * 0x5bd1e995). In a sub-filter of nb buckets an item's buckets are
 //   h % nb and alt(fp, h) % nb; a bucket is bucket_size consecutive slot bytes.
