@@ -2,6 +2,7 @@
 // storage, its figures and CF.RESERVE's range rules (redisbloom_cuckoo.hpp). Inserts, lookups,
 // deletes and compaction are in redisbloom_cuckoo_ops.cpp.
 
+#include <bit>
 #include <cstring>
 #include <new>
 #include <string>
@@ -45,6 +46,9 @@ void check_fields(const fields& f) {
 
 }  // namespace
 
+// The same bookkeeping as RedisBloom's structs (CF.INFO Size counts 40 + 16 per sub-filter).
+static_assert(sizeof(filter) == info_filter_bytes);
+
 // ---- rules -----------------------------------------------------------------------------------
 
 std::optional<std::string_view> reserve_problem(long long capacity, long long bucket_size,
@@ -76,17 +80,18 @@ filter filter::make(std::uint64_t capacity, std::uint16_t bucket_size, std::uint
   if (expansion > max_expansion) throw error(errc::invalid_argument, std::string(expansion_text));
   filter f;
   f.expansion_ = static_cast<std::uint16_t>(next_power_of_two(expansion));
-  f.bucket_size_ = bucket_size;
+  f.bucket_size_ = static_cast<std::uint8_t>(bucket_size);
   f.max_iterations_ = max_iterations;
-  f.num_buckets_ = next_power_of_two(capacity / bucket_size);
-  if (f.num_buckets_ == 0) f.num_buckets_ = 1;
-  if (f.num_buckets_ > max_slot_bytes / bucket_size) {
-    throw error(errc::too_large, "RedisBloom cuckoo filter: " + std::to_string(f.num_buckets_) +
+  std::uint64_t buckets = next_power_of_two(capacity / bucket_size);
+  if (buckets == 0) buckets = 1;
+  if (buckets > max_slot_bytes / bucket_size) {
+    throw error(errc::too_large, "RedisBloom cuckoo filter: " + std::to_string(buckets) +
                                      " buckets of " + std::to_string(bucket_size) +
                                      " slots: more than bloomkit's " +
                                      std::to_string(max_slot_bytes) + " bytes");
   }
-  f.add_sub(f.num_buckets_);
+  f.buckets_log2_ = static_cast<std::uint8_t>(std::countr_zero(buckets));
+  f.add_sub(buckets);
   return f;
 }
 
@@ -100,10 +105,11 @@ filter filter::from_fields(const fields& fs, std::span<const std::uint64_t> sub_
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < sub_buckets.size(); ++i) {
     const std::uint64_t b = sub_buckets[i];
-    if (b < 1 || b > max_num_buckets || b > (max_slot_bytes - total) / fs.bucket_size) {
-      corrupt("sub-filter " + std::to_string(i) + ": " + std::to_string(b) +
-              " buckets (1 to 2^56-1, all slots within " + std::to_string(max_slot_bytes) +
-              " bytes)");
+    if (b == 0 || b != access::buckets_of(f, i) || b > (max_slot_bytes - total) / fs.bucket_size) {
+      corrupt("sub-filter " + std::to_string(i) + ": " + std::to_string(b) + " buckets (" +
+              std::to_string(fs.num_buckets) + " x " + std::to_string(fs.expansion) + "^" +
+              std::to_string(i) + " below 2^56, all slots within " +
+              std::to_string(max_slot_bytes) + " bytes)");
     }
     total += b * fs.bucket_size;
   }
@@ -114,28 +120,40 @@ filter filter::from_fields(const fields& fs, std::span<const std::uint64_t> sub_
 filter filter::access::empty(const fields& fs) {
   check_fields(fs);
   filter f;
-  f.num_buckets_ = fs.num_buckets;
+  f.buckets_log2_ = static_cast<std::uint8_t>(std::countr_zero(fs.num_buckets));
   f.num_items_ = fs.num_items;
   f.num_deletes_ = fs.num_deletes;
-  f.bucket_size_ = fs.bucket_size;
+  f.bucket_size_ = static_cast<std::uint8_t>(fs.bucket_size);
   f.max_iterations_ = fs.max_iterations;
   f.expansion_ = fs.expansion;
   return f;
 }
 
+std::uint64_t filter::access::buckets_of(const filter& f, std::size_t i) noexcept {
+  std::uint64_t b = f.num_buckets();
+  for (std::size_t j = 0; j < i; ++j) {
+    if (f.expansion_ == 0 || b > max_num_buckets / f.expansion_) return 0;
+    b *= f.expansion_;
+  }
+  return b;
+}
+
 std::span<std::uint8_t> filter::access::append(filter& f, std::uint64_t buckets,
                                                std::size_t index) {
   const std::uint64_t room = max_slot_bytes - f.slot_bytes();
-  if (buckets < 1 || buckets > max_num_buckets || buckets > room / f.bucket_size_) {
-    corrupt("sub-filter " + std::to_string(index) + ": " + std::to_string(buckets) +
-            " buckets (1 to 2^56-1, all slots within " + std::to_string(max_slot_bytes) +
-            " bytes)");
+  if (index != f.num_filters_ || buckets == 0 || buckets != buckets_of(f, index) ||
+      buckets > room / f.bucket_size_) {
+    corrupt("sub-filter " + std::to_string(index) + ": " + std::to_string(buckets) + " buckets (" +
+            std::to_string(f.num_buckets()) + " x " + std::to_string(f.expansion_) + "^" +
+            std::to_string(index) + " below 2^56, all slots within " +
+            std::to_string(max_slot_bytes) + " bytes)");
   }
   f.add_sub(buckets);
-  return f.mutable_sub_slots(f.num_filters_ - 1u);
+  return f.mutable_sub_slots(index);
 }
 
 void filter::add_sub(std::uint64_t buckets) {
+  static_assert(sizeof(sub) == info_sub_filter_bytes);
   storage_allocator& allocator = allocator_ != nullptr ? *allocator_ : current_storage_allocator();
   const std::size_t n = num_filters_;
   // Room for the new table first: a failure leaves the filter as it was.
@@ -147,8 +165,17 @@ void filter::add_sub(std::uint64_t buckets) {
     ::operator delete(table);
     throw;
   }
+  auto* slots = reinterpret_cast<std::uint8_t*>(block.words);
+  const auto offset = static_cast<std::uint64_t>(slots - static_cast<std::uint8_t*>(block.base));
+  if (block.bytes > sub::low48 || offset > 0xffff) {
+    allocator.deallocate(block);
+    ::operator delete(table);
+    throw error(errc::too_large, "RedisBloom cuckoo filter: a storage block of " +
+                                     std::to_string(block.bytes) + " bytes, its data " +
+                                     std::to_string(offset) + " bytes in");
+  }
   if (n != 0) std::memcpy(static_cast<void*>(table), subs_, sizeof(sub) * n);
-  table[n] = sub{reinterpret_cast<std::uint8_t*>(block.words), block.base, buckets, block.bytes};
+  table[n] = sub{slots, block.bytes | offset << 48};
   ::operator delete(subs_);
   subs_ = table;
   allocator_ = &allocator;
@@ -157,15 +184,10 @@ void filter::add_sub(std::uint64_t buckets) {
 
 bool filter::grow() {
   if (num_filters_ == max_filters) return false;
-  // expansion^num_filters, refused past 2^56 buckets (RedisBloom's check) or bloomkit's bytes.
-  std::uint64_t growth = 1;
-  for (std::uint16_t i = 0; i < num_filters_; ++i) {
-    if (expansion_ != 0 && growth > max_num_buckets / expansion_) return false;
-    growth *= expansion_;
-  }
-  if (growth == 0 || growth > max_num_buckets / num_buckets_) return false;
-  const std::uint64_t buckets = num_buckets_ * growth;
-  if (buckets > (max_slot_bytes - slot_bytes()) / bucket_size_) return false;
+  // num_buckets * expansion^num_filters: refused past 2^56 buckets (RedisBloom's check) or
+  // bloomkit's bytes.
+  const std::uint64_t buckets = access::buckets_of(*this, num_filters_);
+  if (buckets == 0 || buckets > (max_slot_bytes - slot_bytes()) / bucket_size_) return false;
   try {
     add_sub(buckets);
   } catch (const error&) {
@@ -177,27 +199,23 @@ bool filter::grow() {
 }
 
 void filter::release() noexcept {
-  for (std::size_t i = 0; i < num_filters_; ++i) {
-    const sub& s = subs_[i];
-    allocator_->deallocate(storage_block{reinterpret_cast<std::uint64_t*>(s.slots), s.base,
-                                         static_cast<std::size_t>(s.held)});
-  }
+  for (std::size_t i = 0; i < num_filters_; ++i) allocator_->deallocate(subs_[i].block());
   ::operator delete(subs_);
   subs_ = nullptr;
   num_filters_ = 0;
 }
 
 filter::filter(const filter& other)
-    : num_buckets_(other.num_buckets_),
+    : allocator_(other.allocator_),
       num_items_(other.num_items_),
       num_deletes_(other.num_deletes_),
-      bucket_size_(other.bucket_size_),
       max_iterations_(other.max_iterations_),
-      expansion_(other.expansion_) {
-  allocator_ = other.allocator_;
+      expansion_(other.expansion_),
+      bucket_size_(other.bucket_size_),
+      buckets_log2_(other.buckets_log2_) {
   try {
     for (std::size_t i = 0; i < other.num_filters_; ++i) {
-      add_sub(other.subs_[i].num_buckets);
+      add_sub(other.sub_buckets(i));
       const auto from = other.sub_slots(i);
       std::memcpy(subs_[i].slots, from.data(), from.size());
     }
@@ -215,13 +233,13 @@ filter& filter::operator=(const filter& other) {
 filter::filter(filter&& other) noexcept
     : subs_(other.subs_),
       allocator_(other.allocator_),
-      num_buckets_(other.num_buckets_),
       num_items_(other.num_items_),
       num_deletes_(other.num_deletes_),
       num_filters_(other.num_filters_),
-      bucket_size_(other.bucket_size_),
       max_iterations_(other.max_iterations_),
-      expansion_(other.expansion_) {
+      expansion_(other.expansion_),
+      bucket_size_(other.bucket_size_),
+      buckets_log2_(other.buckets_log2_) {
   other.subs_ = nullptr;
   other.num_filters_ = 0;
 }
@@ -231,13 +249,13 @@ filter& filter::operator=(filter&& other) noexcept {
     release();
     subs_ = other.subs_;
     allocator_ = other.allocator_;
-    num_buckets_ = other.num_buckets_;
     num_items_ = other.num_items_;
     num_deletes_ = other.num_deletes_;
     num_filters_ = other.num_filters_;
-    bucket_size_ = other.bucket_size_;
     max_iterations_ = other.max_iterations_;
     expansion_ = other.expansion_;
+    bucket_size_ = other.bucket_size_;
+    buckets_log2_ = other.buckets_log2_;
     other.subs_ = nullptr;
     other.num_filters_ = 0;
   }
@@ -251,13 +269,13 @@ filter::~filter() {
 // ---- figures ---------------------------------------------------------------------------------
 
 fields filter::header_fields() const noexcept {
-  return fields{num_buckets_, num_items_,      num_deletes_, num_filters_,
-                bucket_size_, max_iterations_, expansion_};
+  return fields{num_buckets(), num_items_,      num_deletes_, num_filters_,
+                bucket_size_,  max_iterations_, expansion_};
 }
 
 std::uint64_t filter::slot_bytes() const noexcept {
   std::uint64_t n = 0;
-  for (std::size_t i = 0; i < num_filters_; ++i) n += subs_[i].num_buckets * bucket_size_;
+  for (std::size_t i = 0; i < num_filters_; ++i) n += sub_buckets(i) * bucket_size_;
   return n;
 }
 
@@ -267,7 +285,7 @@ std::uint64_t filter::info_size() const noexcept {
 
 std::array<info_field, 8> filter::info() const noexcept {
   return {{{"Size", info_size()},
-           {"Number of buckets", num_buckets_},
+           {"Number of buckets", num_buckets()},
            {"Number of filters", num_filters_},
            {"Number of items inserted", num_items_},
            {"Number of items deleted", num_deletes_},
@@ -277,7 +295,7 @@ std::array<info_field, 8> filter::info() const noexcept {
 }
 
 std::string filter::debug_text() const {
-  return "bktsize:" + std::to_string(bucket_size_) + " buckets:" + std::to_string(num_buckets_) +
+  return "bktsize:" + std::to_string(bucket_size_) + " buckets:" + std::to_string(num_buckets()) +
          " items:" + std::to_string(num_items_) + " deletes:" + std::to_string(num_deletes_) +
          " filters:" + std::to_string(num_filters_) +
          " max_iterations:" + std::to_string(max_iterations_) +
@@ -286,20 +304,20 @@ std::string filter::debug_text() const {
 
 std::uint64_t filter::memory_bytes() const noexcept {
   std::uint64_t n = sizeof(filter) + sizeof(sub) * num_filters_;
-  for (std::size_t i = 0; i < num_filters_; ++i) n += subs_[i].held;
+  for (std::size_t i = 0; i < num_filters_; ++i) n += subs_[i].held();
   return n;
 }
 
 std::uint64_t filter::sub_buckets(std::size_t i) const noexcept {
-  return subs_[i].num_buckets;
+  return access::buckets_of(*this, i);
 }
 
 std::span<const std::uint8_t> filter::sub_slots(std::size_t i) const noexcept {
-  return {subs_[i].slots, static_cast<std::size_t>(subs_[i].num_buckets * bucket_size_)};
+  return {subs_[i].slots, static_cast<std::size_t>(sub_buckets(i) * bucket_size_)};
 }
 
 std::span<std::uint8_t> filter::mutable_sub_slots(std::size_t i) noexcept {
-  return {subs_[i].slots, static_cast<std::size_t>(subs_[i].num_buckets * bucket_size_)};
+  return {subs_[i].slots, static_cast<std::size_t>(sub_buckets(i) * bucket_size_)};
 }
 
 bool operator==(const filter& x, const filter& y) noexcept {

@@ -35,6 +35,12 @@ std::uint16_t count_in(const std::uint8_t* bucket, std::uint16_t size, std::uint
 
 enum class relocation : std::int8_t { failed = -1, empty = 0, moved = 1 };
 
+// A sub-filter's slots and bucket count.
+struct sub_view {
+  std::uint8_t* slots = nullptr;
+  std::uint64_t num_buckets = 0;
+};
+
 }  // namespace
 
 std::uint64_t hash(std::string_view item) noexcept {
@@ -55,20 +61,21 @@ lookup lookup_of(std::uint64_t h) noexcept {
 
 // The steps below need the sub-filters' slots; they work on the filter's private table.
 struct filter::access::steps {
-  filter& f;
-  filter::sub* subs;
+  const filter& f;
 
-  std::uint8_t* bucket(const filter::sub& s, std::uint64_t h) const noexcept {
+  sub_view view(std::size_t i) const noexcept { return {f.subs_[i].slots, buckets_of(f, i)}; }
+
+  std::uint8_t* bucket(const sub_view& s, std::uint64_t h) const noexcept {
     return s.slots + bucket_start(h, s.num_buckets, f.bucket_size());
   }
   // The first empty slot of bucket h1, then of bucket h2.
-  std::uint8_t* free_slot(const filter::sub& s, std::uint64_t h1, std::uint64_t h2) const noexcept {
+  std::uint8_t* free_slot(const sub_view& s, std::uint64_t h1, std::uint64_t h2) const noexcept {
     if (auto* slot = find_slot(bucket(s, h1), f.bucket_size(), 0)) return slot;
     return find_slot(bucket(s, h2), f.bucket_size(), 0);
   }
   // Filter_KOInsert: max_iterations kicks from bucket h1 % nb of sub-filter s; when they fail,
   // the same kicks undone in reverse order, so the slots are as they were.
-  bool kick_insert(const filter::sub& s, const lookup& p) const noexcept {
+  bool kick_insert(const sub_view& s, const lookup& p) const noexcept {
     const std::uint64_t nb = s.num_buckets;
     const std::uint16_t size = f.bucket_size();
     std::uint8_t fp = p.fp;
@@ -93,11 +100,11 @@ struct filter::access::steps {
   // relocateSlot: a fingerprint of sub-filter `from` (bucket index `at`) into the first older
   // sub-filter with room in bucket at or alt(fp, at).
   relocation relocate(std::size_t from, std::uint64_t at, std::uint16_t slot) const noexcept {
-    std::uint8_t& fp = subs[from].slots[at * f.bucket_size() + slot];
+    std::uint8_t& fp = f.subs_[from].slots[at * f.bucket_size() + slot];
     if (fp == 0) return relocation::empty;
     const std::uint64_t other = alt_index(fp, at);
     for (std::size_t j = 0; j < from; ++j) {
-      if (auto* home = free_slot(subs[j], at, other)) {
+      if (auto* home = free_slot(view(j), at, other)) {
         *home = fp;
         fp = 0;
         return relocation::moved;
@@ -110,15 +117,15 @@ struct filter::access::steps {
 insert_status filter::insert_hash(std::uint64_t h) {
   const lookup p = lookup_of(h);
   for (;;) {
-    filter::access::steps steps{*this, subs_};
+    filter::access::steps steps{*this};
     for (std::size_t i = num_filters_; i-- > 0;) {
-      if (auto* slot = steps.free_slot(subs_[i], p.h1, p.h2)) {
+      if (auto* slot = steps.free_slot(steps.view(i), p.h1, p.h2)) {
         *slot = p.fp;
         ++num_items_;
         return insert_status::inserted;
       }
     }
-    if (steps.kick_insert(subs_[num_filters_ - 1u], p)) {
+    if (steps.kick_insert(steps.view(num_filters_ - 1u), p)) {
       ++num_items_;
       return insert_status::inserted;
     }
@@ -136,7 +143,7 @@ insert_status filter::insert_unique_hash(std::uint64_t h) {
 bool filter::contains_hash(std::uint64_t h) const noexcept {
   const lookup p = lookup_of(h);
   for (std::size_t i = 0; i < num_filters_; ++i) {
-    const sub& s = subs_[i];
+    const sub_view s = access::steps{*this}.view(i);
     if (find_slot(s.slots + bucket_start(p.h1, s.num_buckets, bucket_size_), bucket_size_, p.fp) ||
         find_slot(s.slots + bucket_start(p.h2, s.num_buckets, bucket_size_), bucket_size_, p.fp)) {
       return true;
@@ -150,7 +157,7 @@ std::uint64_t filter::count_hash(std::uint64_t h) const noexcept {
   std::uint64_t n = 0;
   // Both candidate buckets are counted, also when they are the same bucket (as RedisBloom).
   for (std::size_t i = 0; i < num_filters_; ++i) {
-    const sub& s = subs_[i];
+    const sub_view s = access::steps{*this}.view(i);
     n += count_in(s.slots + bucket_start(p.h1, s.num_buckets, bucket_size_), bucket_size_, p.fp);
     n += count_in(s.slots + bucket_start(p.h2, s.num_buckets, bucket_size_), bucket_size_, p.fp);
   }
@@ -160,7 +167,7 @@ std::uint64_t filter::count_hash(std::uint64_t h) const noexcept {
 bool filter::remove_hash(std::uint64_t h) {
   const lookup p = lookup_of(h);
   for (std::size_t i = num_filters_; i-- > 0;) {
-    const sub& s = subs_[i];
+    const sub_view s = access::steps{*this}.view(i);
     auto* slot =
         find_slot(s.slots + bucket_start(p.h1, s.num_buckets, bucket_size_), bucket_size_, p.fp);
     if (slot == nullptr) {
@@ -182,20 +189,19 @@ bool filter::remove_hash(std::uint64_t h) {
 }
 
 void filter::compact(bool keep_going) noexcept {
-  filter::access::steps steps{*this, subs_};
+  filter::access::steps steps{*this};
   // From the newest sub-filter down to the second; only the newest may be freed, so an older
   // one left non-empty ends the pass unless keep_going (CF.COMPACT).
   for (std::size_t i = num_filters_; --i > 0;) {
     bool all_moved = true;
-    const sub& s = subs_[i];
+    const sub_view s = steps.view(i);
     for (std::uint64_t b = 0; b < s.num_buckets; ++b) {
       for (std::uint16_t slot = 0; slot < bucket_size_; ++slot) {
         if (steps.relocate(i, b, slot) == relocation::failed) all_moved = false;
       }
     }
     if (all_moved && i == num_filters_ - 1u) {
-      allocator_->deallocate(storage_block{reinterpret_cast<std::uint64_t*>(s.slots), s.base,
-                                           static_cast<std::size_t>(s.held)});
+      allocator_->deallocate(subs_[i].block());
       subs_[i] = sub{};
       --num_filters_;
     } else if (!all_moved && !keep_going) {

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "arguments.hpp"
 #include "bloomkit/error.hpp"
@@ -53,6 +54,23 @@ void reply_added(RedisModuleCtx* ctx, cuckoo_insert result, add_form form) {
                                                                          : 0);
 }
 
+// After an add some of whose items maxmemory refused (they changed nothing here): replicas get
+// the command with only the other items, in order, so that they end in this filter's state
+// (replicated commands are never refused). CF.ADD / CF.ADDNX of a refused item replicate nothing.
+void replicate_accepted(RedisModuleCtx* ctx, RedisModuleString* name,
+                        std::span<RedisModuleString* const> items, const std::vector<bool>& refused,
+                        const cf_create_options& o, bool unique, add_form form, const char* event) {
+  std::vector<RedisModuleString*> accepted;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!refused[i]) accepted.push_back(items[i]);
+  }
+  if (form == add_form::single || accepted.empty()) return;
+  RedisModule_Replicate(ctx, unique ? "CF.INSERTNX" : "CF.INSERT", "sclcv", name, "CAPACITY",
+                        static_cast<long long>(o.capacity), "ITEMS", accepted.data(),
+                        accepted.size());
+  RedisModule_NotifyKeyspaceEvent(ctx, notify_generic, event, name);
+}
+
 // RedisBloom's cfInsertCommon: opens (and with `o.create`, creates) the key, refuses a filter at
 // cf-max-expansions sub-filters, then adds each item in order.
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
@@ -76,15 +94,18 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
   memory_budget budget(ctx);
   if (form != add_form::single) RedisModule_ReplyWithArray(ctx, static_cast<long>(items.size()));
   std::uint64_t added = 0;
-  for (RedisModuleString* item : items) {
+  std::vector<bool> refused;  // sized at the first refusal
+  for (std::size_t i = 0; i < items.size(); ++i) {
     cuckoo_insert result{};
     try {
-      result = insert_item(f, view_of(item), unique);
+      result = insert_item(f, view_of(items[i]), unique);
     } catch (const error&) {
       // A sub-filter maxmemory (or the allocator) refuses: this item is not added, the filter is
       // as it was, and the items before it stay.
       reply_error(ctx,
                   budget.refusal().empty() ? std::string(cuckoo_no_memory_text) : budget.refusal());
+      refused.resize(items.size());
+      refused[i] = true;
       continue;
     }
     if (result == cuckoo_insert::inserted) ++added;
@@ -96,7 +117,11 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name,
     reply_added(ctx, result, form);
   }
   note_adds(added);
-  announce_write(ctx, event, name);
+  if (refused.empty()) {
+    announce_write(ctx, event, name);
+  } else {
+    replicate_accepted(ctx, name, items, refused, o, unique, form, event);
+  }
   return module_ok;
 }
 

@@ -62,7 +62,7 @@ int cf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (data.size() != header_bytes) return RedisModule_ReplyWithError(ctx, "Invalid header");
     memory_budget budget(ctx);
     std::string refusal;
-    std::unique_ptr<cuckoo_value> f;
+    cuckoo_ptr f;
     try {
       f = from_header(data, refusal);
     } catch (const error& e) {

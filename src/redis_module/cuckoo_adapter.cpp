@@ -3,6 +3,7 @@
 #include "cuckoo_adapter.hpp"
 
 #include <bit>
+#include <new>
 
 #include "bloomkit/error.hpp"
 
@@ -10,11 +11,21 @@ namespace bloomkit::redis_module {
 
 namespace cf = redisbloom::cuckoo;
 
-std::unique_ptr<cuckoo_value> make_cuckoo(std::uint64_t capacity, std::uint32_t bucket_size,
-                                          std::uint32_t max_iterations, std::uint32_t expansion) {
-  return std::make_unique<cuckoo_value>(cf::filter::make(
-      capacity, static_cast<std::uint16_t>(bucket_size), static_cast<std::uint16_t>(max_iterations),
-      static_cast<std::uint16_t>(expansion)));
+namespace {
+
+// Moves a filter into an object of Redis's allocator.
+cuckoo_ptr adopt(cf::filter&& f) {
+  void* room = RedisModule_Alloc(sizeof(cuckoo_value));
+  return cuckoo_ptr(new (room) cuckoo_value(std::move(f)));
+}
+
+}  // namespace
+
+cuckoo_ptr make_cuckoo(std::uint64_t capacity, std::uint32_t bucket_size,
+                       std::uint32_t max_iterations, std::uint32_t expansion) {
+  return adopt(cf::filter::make(capacity, static_cast<std::uint16_t>(bucket_size),
+                                static_cast<std::uint16_t>(max_iterations),
+                                static_cast<std::uint16_t>(expansion)));
 }
 
 std::uint64_t cuckoo_slot_bytes(std::uint64_t capacity, std::uint32_t bucket_size) noexcept {
@@ -23,7 +34,9 @@ std::uint64_t cuckoo_slot_bytes(std::uint64_t capacity, std::uint32_t bucket_siz
 }
 
 void free_cuckoo(cuckoo_value* value) noexcept {
-  delete value;
+  if (value == nullptr) return;
+  value->~cuckoo_value();
+  RedisModule_Free(value);
 }
 
 cuckoo_insert insert_item(cuckoo_value& f, std::string_view item, bool unique) {
@@ -67,9 +80,9 @@ void save_cuckoo(const cuckoo_value& f, RedisModuleIO* io) {
   cf::save_fields(f, out);
 }
 
-std::unique_ptr<cuckoo_value> load_cuckoo(RedisModuleIO* io, int encver) {
+cuckoo_ptr load_cuckoo(RedisModuleIO* io, int encver) {
   rdb_reader<redisbloom::field_source> in(io);
-  return std::make_unique<cuckoo_value>(cf::load_fields(in, encver));
+  return adopt(cf::load_fields(in, encver));
 }
 
 std::vector<unsigned char> header_of(const cuckoo_value& f) {
@@ -82,9 +95,9 @@ cuckoo_chunk chunk_at(const cuckoo_value& f, long long iterator) {
   return {chunk.next, chunk.data};
 }
 
-std::unique_ptr<cuckoo_value> from_header(std::string_view header, std::string& refusal) {
+cuckoo_ptr from_header(std::string_view header, std::string& refusal) {
   try {
-    return std::make_unique<cuckoo_value>(cf::filter_from_header(
+    return adopt(cf::filter_from_header(
         {reinterpret_cast<const unsigned char*>(header.data()), header.size()}));
   } catch (const cf::chunk_error& e) {
     refusal = std::string(cf::redisbloom_text(e.problem()));

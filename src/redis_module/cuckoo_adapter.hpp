@@ -18,14 +18,21 @@ namespace bloomkit::redis_module {
 // A key's filter: the compat library's, as it is.
 using cuckoo_value = redisbloom::cuckoo::filter;
 
+// A filter the module owns: its object in Redis's allocator (used_memory counts it, as its
+// slots), freed by free_cuckoo.
+void free_cuckoo(cuckoo_value* value) noexcept;
+struct cuckoo_deleter {
+  void operator()(cuckoo_value* value) const noexcept { free_cuckoo(value); }
+};
+using cuckoo_ptr = std::unique_ptr<cuckoo_value, cuckoo_deleter>;
+
 // CF.RESERVE / CF.ADD / CF.INSERT's filter: RedisBloom's sizing (buckets = next power of two of
 // capacity / bucket_size; expansion rounded up to a power of two, 0 never grows). Throws
 // bloomkit::error (errc::too_large when its slots cannot be allocated).
-std::unique_ptr<cuckoo_value> make_cuckoo(std::uint64_t capacity, std::uint32_t bucket_size,
-                                          std::uint32_t max_iterations, std::uint32_t expansion);
+cuckoo_ptr make_cuckoo(std::uint64_t capacity, std::uint32_t bucket_size,
+                       std::uint32_t max_iterations, std::uint32_t expansion);
 // The bytes make_cuckoo allocates for its slots (checked against maxmemory first).
 std::uint64_t cuckoo_slot_bytes(std::uint64_t capacity, std::uint32_t bucket_size) noexcept;
-void free_cuckoo(cuckoo_value* value) noexcept;
 
 enum class cuckoo_insert { inserted, exists, no_space };
 // CF.ADD (unique false) / CF.ADDNX (unique true) of one item, RedisBloom's exact placement,
@@ -54,7 +61,7 @@ cuckoo_figures figures_of(const cuckoo_value& f);
 
 // The RDB value (encoding version 4, RedisBloom's calls in its order) and older versions.
 void save_cuckoo(const cuckoo_value& f, RedisModuleIO* io);
-std::unique_ptr<cuckoo_value> load_cuckoo(RedisModuleIO* io, int encver);  // throws on bad input
+cuckoo_ptr load_cuckoo(RedisModuleIO* io, int encver);  // throws on bad input
 inline constexpr int cuckoo_encoding_version = 4;
 inline constexpr const char* cuckoo_type_name = "MBbloomCF";
 
@@ -70,7 +77,7 @@ cuckoo_chunk chunk_at(const cuckoo_value& f, long long iterator);
 // CF.LOADCHUNK: the filter of a header (null with RedisBloom's text in `refusal` when it does
 // not read: "Couldn't create filter!"); a chunk at `iterator` (false when it does not fit:
 // "Couldn't load chunk!").
-std::unique_ptr<cuckoo_value> from_header(std::string_view header, std::string& refusal);
+cuckoo_ptr from_header(std::string_view header, std::string& refusal);
 bool load_chunk(cuckoo_value& f, long long iterator, std::string_view data);
 
 }  // namespace bloomkit::redis_module

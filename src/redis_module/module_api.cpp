@@ -34,6 +34,7 @@ decltype(RedisModule_ModuleTypeSetValue) RedisModule_ModuleTypeSetValue = nullpt
 decltype(RedisModule_GetExpire) RedisModule_GetExpire = nullptr;
 decltype(RedisModule_SetExpire) RedisModule_SetExpire = nullptr;
 decltype(RedisModule_ReplicateVerbatim) RedisModule_ReplicateVerbatim = nullptr;
+decltype(RedisModule_Replicate) RedisModule_Replicate = nullptr;
 decltype(RedisModule_NotifyKeyspaceEvent) RedisModule_NotifyKeyspaceEvent = nullptr;
 decltype(RedisModule_SaveUnsigned) RedisModule_SaveUnsigned = nullptr;
 decltype(RedisModule_LoadUnsigned) RedisModule_LoadUnsigned = nullptr;
@@ -107,6 +108,7 @@ const std::array required_functions{
     api_entry{"RedisModule_GetExpire", &RedisModule_GetExpire},
     api_entry{"RedisModule_SetExpire", &RedisModule_SetExpire},
     api_entry{"RedisModule_ReplicateVerbatim", &RedisModule_ReplicateVerbatim},
+    api_entry{"RedisModule_Replicate", &RedisModule_Replicate},
     api_entry{"RedisModule_NotifyKeyspaceEvent", &RedisModule_NotifyKeyspaceEvent},
     api_entry{"RedisModule_SaveUnsigned", &RedisModule_SaveUnsigned},
     api_entry{"RedisModule_LoadUnsigned", &RedisModule_LoadUnsigned},

@@ -90,6 +90,10 @@ extern int (*RedisModule_ModuleTypeSetValue)(RedisModuleKey* key, RedisModuleTyp
 extern long long (*RedisModule_GetExpire)(RedisModuleKey* key);
 extern int (*RedisModule_SetExpire)(RedisModuleKey* key, long long milliseconds);
 extern int (*RedisModule_ReplicateVerbatim)(RedisModuleCtx* ctx);
+// Replicates a command of the module's choosing (format: 's' a RedisModuleString, 'c' a C
+// string, 'l' a long long, 'v' an array of RedisModuleString* and its size_t count).
+extern int (*RedisModule_Replicate)(RedisModuleCtx* ctx, const char* command, const char* format,
+                                    ...);
 extern int (*RedisModule_NotifyKeyspaceEvent)(RedisModuleCtx* ctx, int type, const char* event,
                                               RedisModuleString* key);
 extern void (*RedisModule_SaveUnsigned)(RedisModuleIO* io, std::uint64_t value);

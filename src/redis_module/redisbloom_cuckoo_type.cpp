@@ -26,7 +26,7 @@ void save_filter(RedisModuleIO* io, void* value) {
 
 void* load_filter(RedisModuleIO* io, int encver) {
   try {
-    std::unique_ptr<cuckoo_value> f = load_cuckoo(io, encver);
+    cuckoo_ptr f = load_cuckoo(io, encver);
     note_load();
     note_filter_created();
     return f.release();
@@ -104,7 +104,7 @@ cuckoo_key::~cuckoo_key() {
   if (key_ != nullptr) RedisModule_CloseKey(key_);
 }
 
-cuckoo_value& cuckoo_key::create(std::unique_ptr<cuckoo_value> filter) {
+cuckoo_value& cuckoo_key::create(cuckoo_ptr filter) {
   RedisModule_ModuleTypeSetValue(key_, cuckoo_type, filter.get());  // Redis owns it from here
   note_filter_created();
   type_ = keytype_module;

@@ -29,7 +29,7 @@ class cuckoo_key {
   bool wrong_type() const noexcept { return !empty() && filter_ == nullptr; }
   cuckoo_value* filter() const noexcept { return filter_; }
   // Stores a new filter in the empty key (the key takes ownership).
-  cuckoo_value& create(std::unique_ptr<cuckoo_value> filter);
+  cuckoo_value& create(cuckoo_ptr filter);
 
  private:
   RedisModuleKey* key_ = nullptr;

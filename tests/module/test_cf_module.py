@@ -96,6 +96,24 @@ def test_a_replica_receives_cf_writes(server_factory):
         assert s.call("DUMP", "cf:loaded") == m.call("DUMP", "cf:loaded")
 
 
+def test_a_replica_matches_a_master_whose_maxmemory_refused_some_items(server_factory):
+    # The master refuses the items that need a 64 MiB sub-filter; the replica (no maxmemory, and
+    # replicated commands are never refused) gets the command without them and ends the same.
+    master = server_factory("--repl-diskless-sync-delay", "0", "--maxmemory", "40mb",
+                            "--maxmemory-policy", "noeviction")
+    replica = server_factory("--replicaof", "127.0.0.1", str(master.port))
+    with RespClient(master.port) as m, RespClient(replica.port) as s:
+        wait_for(lambda: b"master_link_status:up" in s.call("INFO", "replication"), "the sync")
+        m.call("CF.RESERVE", "cf:grows", 2048, "BUCKETSIZE", 1, "EXPANSION", 32768)
+        for command in ("CF.INSERT", "CF.INSERTNX"):
+            replies = m.call(command, "cf:grows", "ITEMS", *[f"{command}{i}" for i in range(3000)])
+            assert any(isinstance(r, ErrorReply) for r in replies)
+        assert isinstance(m.call("CF.ADD", "cf:grows", "one more"), ErrorReply)
+        assert m.call("WAIT", 1, 5000) == 1
+        wait_for(lambda: s.call("DEBUG", "DIGEST") == m.call("DEBUG", "DIGEST"), "the writes")
+        assert s.call("DUMP", "cf:grows") == m.call("DUMP", "cf:grows")
+
+
 def test_a_read_only_user_can_ask_but_not_write(shared_server):
     with RespClient(shared_server.port) as admin:
         admin.call("FLUSHALL")

@@ -72,6 +72,10 @@ def test_a_server_started_on_redisbloom_rdb_answers(server_factory):
         for entry in facts["keys"]:
             if entry["type"] == "string":
                 assert c.call("GET", entry["key"]) == bytes.fromhex(entry["value_hex"])
+            elif entry["type"] == "hash":
+                fields = c.call("HGETALL", entry["key"])
+                assert dict(zip(fields[::2], fields[1::2])) == {
+                    bytes.fromhex(f): bytes.fromhex(v) for f, v in entry["fields_hex"]}
         for v in cuckoo_vectors():
             check_state(c, v.key, v)
             check_probes(c, v.key, v, exists_and_count=False)
@@ -88,11 +92,16 @@ def test_a_server_started_on_redisbloom_rdb_answers(server_factory):
 
 
 def run_session(server, protocol, records):
-    """Runs a session's records on a fresh connection, the session keys made as the vectors'
-    generator made them (the plain string key with SET)."""
+    """Runs a session's records on a fresh connection, beside the vectors' plain keys (the string
+    and hash of their dump.rdb, which the sessions use as keys of another type)."""
     with connect(server, protocol) as c:
         c.call("FLUSHALL")
-        c.call("SET", "plain:pub:string", "a plain string")
+        for entry in rdb_keys()["keys"]:
+            if entry["type"] == "string":
+                c.call("SET", entry["key"], bytes.fromhex(entry["value_hex"]))
+            elif entry["type"] == "hash":
+                c.call("HSET", entry["key"], *[bytes.fromhex(x) for pair in entry["fields_hex"]
+                                               for x in pair])
         got = pipeline(c, [argv_of(r) for r in records])
         c.call("FLUSHALL")
     return got

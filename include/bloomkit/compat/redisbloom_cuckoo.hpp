@@ -11,7 +11,7 @@
 //   f.remove("alice");          // true (CF.DEL answers 1)
 //   auto payload = bloomkit::redisbloom::cuckoo::write_dump(f);  // what RESTORE accepts
 //
-// Facts (docs/REDIS.md, "RedisBloom's cuckoo filter"):
+// Facts (docs/INTEROP.md, "RedisBloom's cuckoo filter"):
 // - h = MurmurHash64A(item, seed 0); fingerprint fp = h % 255 + 1 (one byte, 0 = empty slot);
 //   alt(fp, x) = x XOR (fp * 0x5bd1e995). In a sub-filter of nb buckets an item's buckets are
 //   h % nb and alt(fp, h) % nb; a bucket is bucket_size consecutive slot bytes.
@@ -159,7 +159,8 @@ class filter {
   // f.num_filters), every slot empty: what the loaders fill. Throws errc::corrupt_file naming
   // the bad field (RedisBloom's integrity rules: bucket size 1..255, 1..65535 sub-filters, max
   // iterations >= 1, expansion <= 32768 and 0 only with one sub-filter, num_buckets a power of
-  // two in 1..2^56-1; each sub-filter's buckets in 1..2^56-1; all slot bytes within
+  // two in 1..2^56-1; sub-filter i of num_buckets * expansion^i buckets, below 2^56; all slot
+  // bytes within
   // max_slot_bytes), errc::too_large when the allocator cannot allocate.
   static filter from_fields(const fields& f, std::span<const std::uint64_t> sub_buckets);
 
@@ -194,7 +195,7 @@ class filter {
 
   // --- figures ---
   fields header_fields() const noexcept;
-  std::uint64_t num_buckets() const noexcept { return num_buckets_; }
+  std::uint64_t num_buckets() const noexcept { return std::uint64_t{1} << buckets_log2_; }
   std::uint64_t num_items() const noexcept { return num_items_; }
   std::uint64_t num_deletes() const noexcept { return num_deletes_; }
   std::uint16_t num_filters() const noexcept { return num_filters_; }
@@ -208,8 +209,9 @@ class filter {
   std::array<info_field, 8> info() const noexcept;
   // CF.DEBUG: "bktsize:2 buckets:512 items:3 deletes:0 filters:1 max_iterations:20 expansion:1".
   std::string debug_text() const;
-  // Bytes this filter holds: its struct, its sub-filter table and each sub-filter's slots as
-  // requested from the storage allocator.
+  // Bytes this filter holds: its struct (40), its sub-filter table (16 per sub-filter) and each
+  // sub-filter's slots as the storage allocator holds them: info_size() when the allocator gives
+  // exactly the bytes asked for.
   std::uint64_t memory_bytes() const noexcept;
   std::uint64_t slot_bytes() const noexcept;  // all sub-filters' slots
 
@@ -231,16 +233,16 @@ class filter {
   void add_sub(std::uint64_t buckets);  // throws
   void release() noexcept;
 
-  // 48 bytes.
-  sub* subs_ = nullptr;  // num_filters_ of them, from operator new
+  // 40 bytes, as RedisBloom's struct CuckooFilter (num_buckets is a power of two: its log2).
+  sub* subs_ = nullptr;  // num_filters_ of them (16 bytes each), from operator new
   storage_allocator* allocator_ = nullptr;
-  std::uint64_t num_buckets_ = 0;
   std::uint64_t num_items_ = 0;
   std::uint64_t num_deletes_ = 0;
   std::uint16_t num_filters_ = 0;
-  std::uint16_t bucket_size_ = 0;
   std::uint16_t max_iterations_ = 0;
   std::uint16_t expansion_ = 0;
+  std::uint8_t bucket_size_ = 0;
+  std::uint8_t buckets_log2_ = 0;
 };
 
 // ---- RDB value (type MBbloomCF) --------------------------------------------------------------
