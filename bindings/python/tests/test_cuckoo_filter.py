@@ -74,7 +74,14 @@ def test_adds_and_removes_of_added_keys_lose_no_key(seed):
             key = rng.choice(pool)
             if max(held.get(key, 0), f.count(key)) >= 2 * f.bucket_size - 1:
                 continue  # 2b copies fill both of its buckets
-            f.add(key)
+            before = len(f)
+            try:
+                f.add(key)
+            except bloomkit.TooLargeError:
+                # Repeats can fill a key's two buckets and their neighbours long before the
+                # table is: refused, nothing lost; a filter that may grow never refuses.
+                assert f.expansion == 0 and len(f) == before
+                continue
             held[key] = held.get(key, 0) + 1
         if step % 500 == 0 or step == 5999:
             assert all(k in f for k in held)
