@@ -298,8 +298,9 @@ TEST_F(CliNames, OrdinaryNamesPrintAsBefore) {
     EXPECT_EQ(parse_lines(ok({"info", f})).at("file"), f);
     const result r = run({"remove", f, "k"});
     EXPECT_EQ(r.status, 1) << r;
-    EXPECT_EQ(r.err, "bloomkit: error: '" + f +
-                         "' holds a classic filter; only counting and cuckoo filters can remove keys\n");
+    EXPECT_EQ(r.err,
+              "bloomkit: error: '" + f +
+                  "' holds a classic filter; only counting and cuckoo filters can remove keys\n");
   }
 }
 
@@ -339,8 +340,9 @@ TEST_F(CliNames, ControlBytesAreEscapedInEveryOutputLine) {
   // Errors the tool words: the name as in outputs, inside the message's quotes.
   result r = run({"remove", f, "k"});
   EXPECT_EQ(r.status, 1) << r;
-  EXPECT_EQ(r.err, "bloomkit: error: " + f_shown +
-                       " holds a classic filter; only counting and cuckoo filters can remove keys\n");
+  EXPECT_EQ(r.err,
+            "bloomkit: error: " + f_shown +
+                " holds a classic filter; only counting and cuckoo filters can remove keys\n");
   // Errors the library words (it names files as given): control bytes escaped, one line.
   r = run({"info", at("missing\nfile.bf")});
   EXPECT_EQ(r.status, 1) << r;

@@ -168,9 +168,9 @@ TEST_F(Cli, KindDefaultsToClassicAndUnknownKindsAreUsageErrors) {
   ok({"create", at("c.bf"), "--capacity", "100", "--fpp", "0.01", "--kind", "classic"});
   EXPECT_EQ(read("d.bf"), read("c.bf"));
   const result r =
-      run({"create", at("x.bf"), "--capacity", "100", "--fpp", "0.01", "--kind", "cuckoo"});
+      run({"create", at("x.bf"), "--capacity", "100", "--fpp", "0.01", "--kind", "quotient"});
   EXPECT_EQ(r.status, 2) << r;
-  EXPECT_NE(r.err.find("--kind: cuckoo not in {"), std::string::npos) << r;
+  EXPECT_NE(r.err.find("--kind: quotient not in {"), std::string::npos) << r;
   EXPECT_FALSE(exists("x.bf"));
 }
 
@@ -252,7 +252,7 @@ TEST_F(Cli, SizeOfScalableFiltersTakesTheirOptionsAndOtherKindsRefuseThem) {
     EXPECT_EQ(r.err.rfind("bloomkit: error: --growth applies only to --kind scalable\n", 0), 0u)
         << r;
   }
-  const result unknown = run({"size", "--capacity", "100", "--fpp", "0.01", "--kind", "cuckoo"});
+  const result unknown = run({"size", "--capacity", "100", "--fpp", "0.01", "--kind", "quotient"});
   EXPECT_EQ(unknown.status, 2) << unknown;
 }
 

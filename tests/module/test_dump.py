@@ -151,7 +151,7 @@ def test_bk_reserve_and_info(r):
     for arguments, message in [
         ((0, 0.01), "capacity should be larger than 0"),
         ((10, 1.5), "error rate range"),
-        ((10, 0.01, "KIND", "cuckoo"), "unknown KIND"),
+        ((10, 0.01, "KIND", "quotient"), "unknown KIND"),
         ((10, 0.01, "WINDOW", "1h"), "WINDOW needs KIND window"),
         ((10, 0.01, "KIND", "window"), "needs WINDOW"),
         ((10, 0.01, "KIND", "window", "WINDOW", "1y"), "bad WINDOW"),
@@ -173,7 +173,7 @@ def test_bk_remove(r):
     assert r.execute_command("BK.REMOVE", "c", "a", "b") == [1, 1]
     assert r.bf().mexists("c", "a", "b") == [0, 0]
     r.bf().add("plain", "a")
-    with pytest.raises(ResponseError, match="needs a counting filter"):
+    with pytest.raises(ResponseError, match="needs a counting or cuckoo filter"):
         r.execute_command("BK.REMOVE", "plain", "a")
     with pytest.raises(ResponseError, match="not found"):
         r.execute_command("BK.REMOVE", "missing", "a")
