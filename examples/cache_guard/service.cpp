@@ -208,7 +208,9 @@ guard_filter service::open_filter(client& redis) {
   } else if (f.is_static() && f.target_fpp() != options_.fpp) {
     problem = "p " + std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.fpp);
   } else if (!f.is_static() && options_.capacity != 0 &&
-             (f.capacity() != options_.capacity || f.target_fpp() != options_.fpp)) {
+             ((f.is_cuckoo() ? f.capacity() < options_.capacity
+                             : f.capacity() != options_.capacity) ||
+              f.target_fpp() != options_.fpp)) {
     problem = "capacity " + std::to_string(f.capacity()) + " and p " +
               std::to_string(f.target_fpp()) + ", asked " + std::to_string(options_.capacity) +
               " and " + std::to_string(options_.fpp);
@@ -286,9 +288,14 @@ guard_filter service::create_filter(client& redis, item_store& db, std::uint64_t
   }
   if (cuckoo()) {
     auto f = module_cuckoo::create(redis, name, capacity, options_.fpp);
-    std::fprintf(stderr, "created filter %s: cuckoo (CF.*), capacity %llu, p %g, bucket size %u\n",
-                 name.c_str(), static_cast<unsigned long long>(capacity), options_.fpp,
-                 f.bucket_size());
+    if (f.commands() == module_cuckoo::command_set::bk) {
+      std::fprintf(stderr, "created filter %s: cuckoo (BK.* native), capacity %llu, p %g\n",
+                   name.c_str(), static_cast<unsigned long long>(capacity), options_.fpp);
+    } else {
+      std::fprintf(
+          stderr, "created filter %s: cuckoo (CF.*), capacity %llu, p %g, bucket size %u\n",
+          name.c_str(), static_cast<unsigned long long>(capacity), options_.fpp, f.bucket_size());
+    }
     return guard_filter(std::move(f));
   }
   redis_filter f = counting() ? bloomkit::redis::redis_counting_filter::create(
@@ -301,8 +308,11 @@ guard_filter service::create_filter(client& redis, item_store& db, std::uint64_t
 }
 
 service::scan service::recreate_filter(client& redis, item_store& db, const char* verb) {
-  const std::uint64_t capacity =
+  std::uint64_t capacity =
       options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
+  // A native cuckoo filter never grows: room for twice the rows, whatever --capacity says (its
+  // reload after "full" lands here).
+  if (cuckoo()) capacity = std::max<std::uint64_t>(capacity, 2 * db.count());
   discard_filter(redis, options_);
   guard_filter f = create_filter(redis, db, capacity);
   // Every row committed from here on is added by its POST /item through a handle of this filter

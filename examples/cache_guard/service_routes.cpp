@@ -77,9 +77,13 @@ void service::install_routes() {
         const auto* redis_error = dynamic_cast<const bloomkit::error*>(&e);
         // The filter is gone: the reload this requests (or the one running) loads this row too.
         const bool gone = redis_error != nullptr && redis_error->code() == errc::not_found;
+        // A native cuckoo filter with no room: the row is stored and lookups bypass the filter
+        // until the reload (at twice the rows) has added it, so the POST succeeded.
+        const bool full = redis_error != nullptr && redis_error->code() == errc::too_large;
         if (!gone) insert_failures_.fetch_add(1);
         if (redis_error != nullptr) redis_failed(*redis_error);
-        if (!gone) {
+        if (full) request_reload("adding item " + key + ": " + e.what());
+        if (!gone && !full) {
           // The row exists, so the filter must not be trusted until a reload has added it.
           request_reload("adding item " + key + " failed: " + e.what());
           throw std::runtime_error("item " + key +
