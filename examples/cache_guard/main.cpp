@@ -142,9 +142,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--filter-name", o.filter_name, "name of the Redis filter")->capture_default_str();
   app.add_option("--filter", o.filter_kind,
-                 "counting (DELETE removes ids from the filter), cuckoo (the same with the "
-                 "server's CF.* commands: needs the bloomkit module, about a third of the "
-                 "memory), bloom (deleted ids stay in it until a rebuild: --rebuild-every) or "
+                 "counting (DELETE removes ids from the filter), cuckoo (the same in a cuckoo "
+                 "filter in the server: the bloomkit module's native kind, about a third of the "
+                 "memory, or RedisBloom's CF.* commands), bloom (deleted ids stay in it until a "
+                 "rebuild: --rebuild-every) or "
                  "static (a static generation of the ids with a delta for new ones; "
                  "--rebuild-every folds them in)")
       ->check(CLI::IsMember({"counting", "cuckoo", "bloom", "static"}))

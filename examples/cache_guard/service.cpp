@@ -310,9 +310,12 @@ guard_filter service::create_filter(client& redis, item_store& db, std::uint64_t
 service::scan service::recreate_filter(client& redis, item_store& db, const char* verb) {
   std::uint64_t capacity =
       options_.capacity != 0 ? options_.capacity : std::max<std::uint64_t>(2 * db.count(), 1000);
-  // A native cuckoo filter never grows: room for twice the rows, whatever --capacity says (its
-  // reload after "full" lands here).
-  if (cuckoo()) capacity = std::max<std::uint64_t>(capacity, 2 * db.count());
+  // A native cuckoo filter never grows: room for every row (the kind's sizing leaves some over
+  // its capacity), and for twice the rows when it was found full (the reload of POST /item).
+  if (cuckoo()) {
+    const std::uint64_t rows = db.count();
+    capacity = std::max(capacity, cuckoo_full_.exchange(false) ? 2 * rows : rows);
+  }
   discard_filter(redis, options_);
   guard_filter f = create_filter(redis, db, capacity);
   // Every row committed from here on is added by its POST /item through a handle of this filter

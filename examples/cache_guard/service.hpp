@@ -188,6 +188,8 @@ class service {
   // them, the filter may lack an existing id, so lookups bypass it (never a false negative).
   std::atomic<std::uint64_t> insert_failures_{0};
   std::atomic<std::uint64_t> failures_covered_{0};
+  // A native cuckoo filter had no room for an insert: the next recreate doubles the rows.
+  std::atomic<bool> cuckoo_full_{false};
   // Until then (steady_clock ticks) Redis was found unreachable: requests skip it.
   std::atomic<std::int64_t> redis_down_until_{0};
 

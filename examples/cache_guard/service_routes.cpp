@@ -82,6 +82,7 @@ void service::install_routes() {
         const bool full = redis_error != nullptr && redis_error->code() == errc::too_large;
         if (!gone) insert_failures_.fetch_add(1);
         if (redis_error != nullptr) redis_failed(*redis_error);
+        if (full) cuckoo_full_.store(true);
         if (full) request_reload("adding item " + key + ": " + e.what());
         if (!gone && !full) {
           // The row exists, so the filter must not be trusted until a reload has added it.
