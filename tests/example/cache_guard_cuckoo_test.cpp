@@ -129,6 +129,29 @@ TEST_F(CacheGuardCuckoo, AFullNativeFilterIsReloadedLargerLosingNoId) {
   stop_service();
 }
 
+// A rebuild whose ids outgrow the native table (its meta says capacity 1000, the database has
+// seeded_items rows) starts again at twice the capacity until they fit, and records it.
+TEST_F(CacheGuardCuckoo, ARebuildOutgrowingTheNativeTableDoublesIt) {
+  use_module_server();
+  start("service.err", {"--filter", "cuckoo", "--negative-ttl", "0"});
+  stop_service();
+  const std::string meta = std::string(filter) + ":cuckoo";
+  ASSERT_EQ(redis_->raw({"HSET", meta, "capacity", "1000"}).integer(), 0);
+  start("again.err", {"--filter", "cuckoo", "--negative-ttl", "0", "--capacity", "1000"});
+  const auto rebuilt = http_->Post("/admin/rebuild", "", "text/plain");
+  ASSERT_TRUE(rebuilt && rebuilt->status == 200) << (rebuilt ? rebuilt->body : "no reply");
+  EXPECT_NE(rebuilt->body.find("\"generation\": 2"), std::string::npos) << rebuilt->body;
+  const long long capacity = std::stoll(redis_->raw({"HGET", meta, "capacity"}).str());
+  EXPECT_GT(capacity, 1000);
+  EXPECT_EQ(capacity % 1000, 0);
+  EXPECT_GE(redis_->raw({"BK.CARD", filter}).integer(), seeded_items);
+  int wrong = 0;
+  for (std::int64_t id = 1; id <= seeded_items; id += 13) wrong += get(id) != 200;
+  EXPECT_EQ(wrong, 0);
+  expect_filter_blocks_absent_ids(absent_base + 11);
+  stop_service();
+}
+
 TEST_F(CacheGuardCuckoo, WithoutCfCommandsItStopsPointingToCounting) {
   process p({CACHE_GUARD_EXE, "--db", db_, "--redis", redis_->url(), "--listen", "127.0.0.1:0",
              "--filter", "cuckoo"},
