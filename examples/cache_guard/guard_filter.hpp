@@ -2,7 +2,7 @@
 // The service's filter handle, whichever kind --filter asked for: a native Redis filter (bloom,
 // counting), a static generation with a delta (static: the ids of the last rebuild in binary
 // fuse tables, the ids created since in the delta; the scheduled rebuild folds them in) or a
-// cuckoo filter of the server's CF.* commands (cuckoo: module_cuckoo.hpp).
+// cuckoo filter in the server (cuckoo: the module's native kind or CF.*, module_cuckoo.hpp).
 
 #include <cstdint>
 #include <span>
