@@ -1,4 +1,5 @@
-# Builds and runs a consumer project in WORK_DIR. Fails on the first step that fails.
+# Builds and runs a consumer project in WORK_DIR (with GENERATOR when given). Fails on the first
+# step that fails.
 # - With BLOOMKIT_BUILD_DIR: installs that (already built) bloomkit into WORK_DIR/prefix and builds
 #   CONSUMER_SOURCE_DIR against it through find_package(bloomkit).
 # - With BLOOMKIT_SOURCE_DIR: builds CONSUMER_SOURCE_DIR, which adds bloomkit's sources with
@@ -18,7 +19,10 @@ if(BLOOMKIT_BUILD_DIR)
 else()
   set(bloomkit_location -DBLOOMKIT_SOURCE_DIR=${BLOOMKIT_SOURCE_DIR})
 endif()
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
+if(GENERATOR)
+  set(generator -G ${GENERATOR})
+endif()
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build ${generator}
   ${bloomkit_location}
   -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
   "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
