@@ -196,6 +196,25 @@ inline void expect_refused(const std::filesystem::path& path, const std::string&
   }
 }
 
+// `mapped`, a filter mapped from `path`, once the file is cut to 4096 bytes under it: looking up
+// `keys` (which it holds) ends in one errc::io_error, never in a false negative.
+template <class Filter>
+void expect_cut_file_is_an_error(const Filter& mapped, const std::filesystem::path& path,
+                                 const std::vector<std::string>& keys) {
+  std::filesystem::resize_file(path, 4096);
+  std::size_t errors = 0;
+  for (const auto& k : keys) {
+    try {
+      if (!mapped.contains(k)) FAIL() << "a false negative from a cut file: " << k;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io_error);
+      ++errors;
+      break;
+    }
+  }
+  EXPECT_EQ(errors, 1U);
+}
+
 // A field of type T at byte `off` of a file's bytes, as it lies in memory (the formats are
 // little-endian, like every machine bloomkit builds on), and its overwrite.
 template <class T>

@@ -211,18 +211,7 @@ TEST(CuckooFile, AMappedFileCutUnderItIsAnErrorNotAnAnswer) {
   ASSERT_EQ(f.insert_many(views(keys)), keys.size());
   save(f, dir / "c.bloom");
   const auto mapped = map<cuckoo_filter>(dir / "c.bloom");
-  std::filesystem::resize_file(dir / "c.bloom", 4096);
-  std::size_t errors = 0;
-  for (const auto& k : keys) {
-    try {
-      if (!mapped.contains(k)) FAIL() << "a false negative from a cut file: " << k;
-    } catch (const error& e) {
-      EXPECT_EQ(e.code(), errc::io_error);
-      ++errors;
-      break;
-    }
-  }
-  EXPECT_EQ(errors, 1U);
+  test::expect_cut_file_is_an_error(mapped, dir / "c.bloom", keys);
 }
 
 TEST(CuckooFile, CreatedThroughTheRegistry) {
