@@ -121,6 +121,17 @@ struct composite_kind {
   static void check_source(const Filter& f) { f.check_sources(); }
 };
 
+// What the traits of a filter with a mapped-file check of its own (static, cuckoo) share: k,
+// that check, no key type nor growth. Their file codecs are their own (src/kinds/<kind>_kind.cpp).
+template <class Filter>
+struct self_checked_kind {
+  using filter_type = Filter;
+  static constexpr bool records_key_type = false;
+  static constexpr bool grows = false;
+  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
+  static void check_source(const filter_type& f) { f.check_source(); }
+};
+
 // Classic filters, with the native probes or a peer's (compat/*.hpp, docs/INTEROP.md).
 template <class Policy>
 struct kind_traits<basic_bloom_filter<Policy>> : sized_kind<basic_bloom_filter<Policy>> {
@@ -242,16 +253,12 @@ struct kind_traits<basic_window_filter<Sub>> : window_kind<basic_window_filter<S
 // Static filters (static_filter.hpp): built once from a whole key set, by `bloomkit build` or
 // static_filter::build, never created empty; the file codec is src/kinds/static_kind.cpp.
 template <>
-struct kind_traits<static_filter> {
-  using filter_type = static_filter;
+struct kind_traits<static_filter> : self_checked_kind<static_filter> {
   static constexpr filter_kind kind = filter_kind::static_set;
   static constexpr std::string_view name = "static";
   static constexpr hash_scheme scheme = hash_scheme::xxh3_64_binary_fuse;
-  static constexpr bool records_key_type = false;
-  static constexpr bool grows = false;
   // Throws errc::invalid_argument: an empty static filter is no filter (it takes no inserts).
   static filter_type create(const kind_request& r);
-  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   // The fingerprint width, the bits per key it reached, its shards, its distinct keys, and the
   // keys per fingerprint slot its construction reached (the fill by construction).
   template <class Report>
@@ -262,7 +269,6 @@ struct kind_traits<static_filter> {
         .add("keys", f.size())
         .add("load", f.load());
   }
-  static void check_source(const filter_type& f) { f.check_source(); }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);
@@ -274,17 +280,13 @@ struct kind_traits<static_filter> {
 // Cuckoo filters (cuckoo_filter.hpp): created for n and p never growing (a chain of tables, its
 // expansion, comes from cuckoo_options or a file); the file codec is src/kinds/cuckoo_kind.cpp.
 template <>
-struct kind_traits<cuckoo_filter> {
-  using filter_type = cuckoo_filter;
+struct kind_traits<cuckoo_filter> : self_checked_kind<cuckoo_filter> {
   static constexpr filter_kind kind = filter_kind::cuckoo;
   static constexpr std::string_view name = "cuckoo";
   static constexpr hash_scheme scheme = hash_scheme::xxh3_64_cuckoo;
-  static constexpr bool records_key_type = false;
-  static constexpr bool grows = false;
   static filter_type create(const kind_request& r) {
     return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
   }
-  static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   // Its load, geometry (of the first table: a chain's later tables have wider fingerprints),
   // fingerprints stored, tables, growth and kick bound.
   template <class Report>
@@ -300,7 +302,6 @@ struct kind_traits<cuckoo_filter> {
         .add("bits_per_key",
              static_cast<double>(f.byte_size()) * 8 / static_cast<double>(f.capacity()));
   }
-  static void check_source(const filter_type& f) { f.check_source(); }
 
   static std::optional<detail::file_problem> check_fields(const file_header& h);
   static file_header header_of(const filter_type& f);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "little_endian.hpp"
 #include "redisbloom_slot.hpp"
 
 namespace bloomkit::redisbloom {
@@ -17,13 +18,6 @@ static_assert(std::endian::native == std::endian::little, "RedisBloom's layouts 
 
 void put_le(std::vector<unsigned char>& out, std::uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
-}
-
-std::uint64_t get_le(const unsigned char*& p, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  p += bytes;
-  return v;
 }
 
 [[noreturn]] void bad_chunk(chunk_problem p, const std::string& what) {
@@ -97,10 +91,10 @@ chain chain_from_header(std::span<const unsigned char> header) {
                                            std::to_string(header_fixed_bytes) + ")");
   }
   const unsigned char* p = header.data();
-  const std::uint64_t size = get_le(p, 8);
-  const std::uint64_t nfilters = get_le(p, 4);
-  const auto options = static_cast<std::uint32_t>(get_le(p, 4));
-  const auto growth = static_cast<std::uint32_t>(get_le(p, 4));
+  const std::uint64_t size = read_le(p, 8);
+  const std::uint64_t nfilters = read_le(p, 4);
+  const auto options = static_cast<std::uint32_t>(read_le(p, 4));
+  const auto growth = static_cast<std::uint32_t>(read_le(p, 4));
   if (nfilters == 0) bad_chunk(chunk_problem::bad_data, "a header of no links");
   if (nfilters > max_links) {
     bad_chunk(chunk_problem::bad_data, "a header of " + std::to_string(nfilters) +
@@ -112,14 +106,14 @@ chain chain_from_header(std::span<const unsigned char> header) {
   }
   std::vector<link_fields> links(nfilters);
   for (link_fields& f : links) {
-    f.bytes = get_le(p, 8);
-    f.bits = get_le(p, 8);
-    f.size = get_le(p, 8);
-    f.error = std::bit_cast<double>(get_le(p, 8));
-    f.bpe = std::bit_cast<double>(get_le(p, 8));
-    f.hashes = static_cast<std::uint32_t>(get_le(p, 4));
-    f.entries = get_le(p, 8);
-    f.n2 = static_cast<std::uint8_t>(get_le(p, 1));
+    f.bytes = read_le(p, 8);
+    f.bits = read_le(p, 8);
+    f.size = read_le(p, 8);
+    f.error = std::bit_cast<double>(read_le(p, 8));
+    f.bpe = std::bit_cast<double>(read_le(p, 8));
+    f.hashes = static_cast<std::uint32_t>(read_le(p, 4));
+    f.entries = read_le(p, 8);
+    f.n2 = static_cast<std::uint8_t>(read_le(p, 1));
   }
   try {
     return chain::from_fields(size, options, growth, links);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "little_endian.hpp"
 #include "redisbloom_cuckoo_sub.hpp"
 
 namespace bloomkit::redisbloom::cuckoo {
@@ -13,12 +14,6 @@ namespace {
 
 void put_le(unsigned char*& p, std::uint64_t v, int bytes) noexcept {
   for (int i = 0; i < bytes; ++i) *p++ = static_cast<unsigned char>(v >> (8 * i));
-}
-
-std::uint64_t get_le(const unsigned char*& p, int bytes) noexcept {
-  std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(*p++) << (8 * i);
-  return v;
 }
 
 [[noreturn]] void refuse(chunk_problem p, const std::string& what) {
@@ -67,13 +62,13 @@ std::array<unsigned char, header_bytes> header_chunk(const filter& f) {
 fields decode_header(std::span<const unsigned char, header_bytes> header) noexcept {
   const unsigned char* p = header.data();
   fields fs;
-  fs.num_items = get_le(p, 8);
-  fs.num_buckets = get_le(p, 8);
-  fs.num_deletes = get_le(p, 8);
-  fs.num_filters = get_le(p, 8);
-  fs.bucket_size = static_cast<std::uint16_t>(get_le(p, 2));
-  fs.max_iterations = static_cast<std::uint16_t>(get_le(p, 2));
-  fs.expansion = static_cast<std::uint16_t>(get_le(p, 2));
+  fs.num_items = read_le(p, 8);
+  fs.num_buckets = read_le(p, 8);
+  fs.num_deletes = read_le(p, 8);
+  fs.num_filters = read_le(p, 8);
+  fs.bucket_size = static_cast<std::uint16_t>(read_le(p, 2));
+  fs.max_iterations = static_cast<std::uint16_t>(read_le(p, 2));
+  fs.expansion = static_cast<std::uint16_t>(read_le(p, 2));
   return fs;
 }
 

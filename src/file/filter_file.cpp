@@ -65,6 +65,15 @@ file_check check_zero(const unsigned char* begin, std::uint64_t length, const st
   return {};
 }
 
+file_check check_padding_bits(const unsigned char* begin, std::uint64_t used_bits,
+                              std::uint64_t length, const std::string& where) {
+  if (used_bits % 8 != 0 && (begin[used_bits / 8] >> (used_bits % 8)) != 0) {
+    return file_problem{errc::corrupt_file, "non-zero padding " + where};
+  }
+  const std::uint64_t whole = (used_bits + 7) / 8;
+  return check_zero(begin + whole, length - whole, where);
+}
+
 filter_file::filter_file(const std::filesystem::path& path) : source_(path.string()) {
   unique_fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) fail_errno(source_, "cannot open");

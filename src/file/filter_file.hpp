@@ -71,5 +71,9 @@ class filter_file {
 file_check check_tail_bits(std::uint64_t bits, const unsigned char* words, std::uint64_t length);
 // `length` bytes at `begin` are zero; the problem names `where` otherwise.
 file_check check_zero(const unsigned char* begin, std::uint64_t length, const std::string& where);
+// The bits of `length` bytes at `begin` past the first `used_bits` (a table's padding after its
+// slots) are zero; the problem names `where` otherwise.
+file_check check_padding_bits(const unsigned char* begin, std::uint64_t used_bits,
+                              std::uint64_t length, const std::string& where);
 
 }  // namespace bloomkit::detail

@@ -107,13 +107,9 @@ std::optional<std::string> cuckoo_entry_problem(const cuckoo_entry& e, std::uint
 // says it holds items.
 file_check check_cuckoo_table(const cuckoo_table& t, std::uint64_t i) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(t.words().data());
-  const std::uint64_t used = t.slots() * t.fingerprint_bits();
-  const std::string where = "past the slots of table " + std::to_string(i);
-  if (used % 8 != 0 && (bytes[used / 8] >> (used % 8)) != 0) {
-    return file_problem{errc::corrupt_file, "non-zero padding " + where};
-  }
-  const std::uint64_t whole = (used + 7) / 8;
-  if (auto problem = check_zero(bytes + whole, t.words().byte_size() - whole, where)) {
+  if (auto problem =
+          check_padding_bits(bytes, t.slots() * t.fingerprint_bits(), t.words().byte_size(),
+                             "past the slots of table " + std::to_string(i))) {
     return problem;
   }
   std::uint64_t stored = 0;

@@ -102,14 +102,8 @@ std::optional<std::string> entry_problem(const shard_entry& e, std::uint64_t i,
 // The padding bits past a table's slots are zero.
 file_check check_table_padding(const unsigned char* table, std::uint64_t slots, std::uint32_t bits,
                                std::uint64_t i) {
-  const std::uint64_t used = slots * bits;
-  const std::uint64_t bytes = fuse_table_bytes(slots, bits);
-  const std::string where = "past the slots of shard " + std::to_string(i);
-  if (used % 8 != 0 && (table[used / 8] >> (used % 8)) != 0) {
-    return file_problem{errc::corrupt_file, "non-zero padding " + where};
-  }
-  const std::uint64_t whole = (used + 7) / 8;
-  return check_zero(table + whole, bytes - whole, where);
+  return check_padding_bits(table, slots * bits, fuse_table_bytes(slots, bits),
+                            "past the slots of shard " + std::to_string(i));
 }
 
 static_filter open_static(const filter_file& file, verify check, bool copy) {

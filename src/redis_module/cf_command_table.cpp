@@ -3,6 +3,7 @@
 // CF.COMPACT, which RedisBloom flags `readonly fast` although it moves and frees sub-filters:
 // here `write`, so that a replica or a read-only user cannot run it. The texts are bloomkit's.
 
+#include "command_doc_parts.hpp"
 #include "command_table.hpp"
 #include "commands.hpp"
 
@@ -11,23 +12,11 @@ namespace bloomkit::redis_module {
 namespace cf_command_docs {
 
 using enum command_arg_type;
-
-constexpr const char* since = "0.1.0";
-constexpr std::uint64_t reads = key_ro | key_access;
-constexpr std::uint64_t inserts = key_rw | key_insert;
-constexpr std::uint64_t updates = key_rw | key_update;
-
-command_arg key_item[] = {
-    {.name = "key", .type = key, .key_spec_index = 0}, {.name = "item", .type = string}, {}};
-command_arg key_items[] = {{.name = "key", .type = key, .key_spec_index = 0},
-                           {.name = "item", .type = string, .flags = arg_multiple},
-                           {}};
-command_arg key_only[] = {{.name = "key", .type = key, .key_spec_index = 0}, {}};
+using namespace command_doc_parts;
 
 command_arg bucket_size_value[] = {{.name = "bucketsize", .type = integer}, {}};
 command_arg max_iterations_value[] = {{.name = "maxiterations", .type = integer}, {}};
-command_arg expansion_value[] = {{.name = "expansion", .type = integer}, {}};
-command_arg reserve_args[] = {{.name = "key", .type = key, .key_spec_index = 0},
+command_arg reserve_args[] = {key_arg,
                               {.name = "capacity", .type = integer},
                               {.name = "bucketsize",
                                .type = block,
@@ -39,36 +28,13 @@ command_arg reserve_args[] = {{.name = "key", .type = key, .key_spec_index = 0},
                                .token = "MAXITERATIONS",
                                .flags = arg_optional,
                                .subargs = max_iterations_value},
-                              {.name = "expansion",
-                               .type = block,
-                               .token = "EXPANSION",
-                               .flags = arg_optional,
-                               .subargs = expansion_value},
+                              expansion_block,
                               {}};
 
-command_arg capacity_value[] = {{.name = "capacity", .type = integer}, {}};
-command_arg insert_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
-    {.name = "capacity",
-     .type = block,
-     .token = "CAPACITY",
-     .flags = arg_optional,
-     .subargs = capacity_value},
-    {.name = "nocreate", .type = pure_token, .token = "NOCREATE", .flags = arg_optional},
-    {.name = "items", .type = pure_token, .token = "ITEMS"},
-    {.name = "item", .type = string, .flags = arg_multiple},
-    {}};
-
-command_arg scandump_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0}, {.name = "iterator", .type = integer}, {}};
-command_arg loadchunk_args[] = {{.name = "key", .type = key, .key_spec_index = 0},
-                                {.name = "iterator", .type = integer},
-                                {.name = "data", .type = string},
-                                {}};
+command_arg insert_args[] = {key_arg, capacity_block, nocreate_token, items_token, item_list, {}};
 
 constexpr const char* per_item = "O(k + i), k the sub-filters, i the max iterations";
 constexpr const char* lookup = "O(k), k the sub-filters";
-constexpr const char* per_chunk = "O(n), n the chunk's bytes";
 
 // clang-format off
 constexpr command_spec table[] = {

@@ -4,6 +4,7 @@
 
 #include "command_table.hpp"
 
+#include "command_doc_parts.hpp"
 #include "commands.hpp"
 
 namespace bloomkit::redis_module {
@@ -12,54 +13,30 @@ namespace bloomkit::redis_module {
 namespace command_docs {
 
 using enum command_arg_type;
+using namespace command_doc_parts;
 
-constexpr const char* first = "0.1.0";
-constexpr std::uint64_t reads = key_ro | key_access;
-constexpr std::uint64_t inserts = key_rw | key_insert;
-
-command_arg key_item[] = {
-    {.name = "key", .type = key, .key_spec_index = 0}, {.name = "item", .type = string}, {}};
-command_arg key_items[] = {{.name = "key", .type = key, .key_spec_index = 0},
-                           {.name = "item", .type = string, .flags = arg_multiple},
-                           {}};
-command_arg key_only[] = {{.name = "key", .type = key, .key_spec_index = 0}, {}};
-
-command_arg expansion_value[] = {{.name = "expansion", .type = integer}, {}};
 command_arg reserve_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
+    key_arg,
     {.name = "error_rate", .type = double_value},
     {.name = "capacity", .type = integer},
-    {.name = "expansion",
-     .type = block,
-     .token = "EXPANSION",
-     .flags = arg_optional,
-     .subargs = expansion_value},
+    expansion_block,
     {.name = "nonscaling", .type = pure_token, .token = "NONSCALING", .flags = arg_optional},
     {}};
 
-command_arg capacity_value[] = {{.name = "capacity", .type = integer}, {}};
 command_arg error_value[] = {{.name = "error", .type = double_value}, {}};
 command_arg insert_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
-    {.name = "capacity",
-     .type = block,
-     .token = "CAPACITY",
-     .flags = arg_optional,
-     .subargs = capacity_value},
+    key_arg,
+    capacity_block,
     {.name = "error",
      .type = block,
      .token = "ERROR",
      .flags = arg_optional,
      .subargs = error_value},
-    {.name = "expansion",
-     .type = block,
-     .token = "EXPANSION",
-     .flags = arg_optional,
-     .subargs = expansion_value},
-    {.name = "nocreate", .type = pure_token, .token = "NOCREATE", .flags = arg_optional},
+    expansion_block,
+    nocreate_token,
     {.name = "nonscaling", .type = pure_token, .token = "NONSCALING", .flags = arg_optional},
-    {.name = "items", .type = pure_token, .token = "ITEMS"},
-    {.name = "item", .type = string, .flags = arg_multiple},
+    items_token,
+    item_list,
     {}};
 
 command_arg info_fields[] = {{.name = "capacity", .type = pure_token, .token = "CAPACITY"},
@@ -69,30 +46,19 @@ command_arg info_fields[] = {{.name = "capacity", .type = pure_token, .token = "
                              {.name = "expansion", .type = pure_token, .token = "EXPANSION"},
                              {}};
 command_arg info_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
+    key_arg,
     {.name = "single_value", .type = one_of, .flags = arg_optional, .subargs = info_fields},
     {}};
-
-command_arg scandump_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0}, {.name = "iterator", .type = integer}, {}};
-command_arg loadchunk_args[] = {{.name = "key", .type = key, .key_spec_index = 0},
-                                {.name = "iterator", .type = integer},
-                                {.name = "data", .type = string},
-                                {}};
 
 command_arg kind_value[] = {{.name = "kind", .type = string}, {}};
 command_arg window_value[] = {{.name = "window", .type = string}, {}};
 command_arg slices_value[] = {{.name = "slices", .type = integer}, {}};
 command_arg bk_reserve_args[] = {
-    {.name = "key", .type = key, .key_spec_index = 0},
+    key_arg,
     {.name = "capacity", .type = integer},
     {.name = "fpp", .type = double_value},
     {.name = "kind", .type = block, .token = "KIND", .flags = arg_optional, .subargs = kind_value},
-    {.name = "expansion",
-     .type = block,
-     .token = "EXPANSION",
-     .flags = arg_optional,
-     .subargs = expansion_value},
+    expansion_block,
     {.name = "window",
      .type = block,
      .token = "WINDOW",
@@ -106,50 +72,48 @@ command_arg bk_reserve_args[] = {
     {}};
 
 constexpr const char* per_key = "O(k) per item, k the number of hash functions";
-constexpr const char* per_chunk = "O(n), n the chunk's bytes";
 
 // clang-format off
 constexpr command_spec table[] = {
     {"reserve", command_family::bf, bf_reserve, "write deny-oom", "write fast", -4, inserts,
-     "Creates a Bloom filter (RedisBloom's arguments)", "O(1)", first, reserve_args},
+     "Creates a Bloom filter (RedisBloom's arguments)", "O(1)", since, reserve_args},
     {"add", command_family::both, bf_add, "write deny-oom", "write", 3, inserts,
-     "Adds an item to a Bloom filter, creating the filter if it does not exist", per_key, first,
+     "Adds an item to a Bloom filter, creating the filter if it does not exist", per_key, since,
      key_item},
     {"madd", command_family::both, bf_madd, "write deny-oom", "write", -3, inserts,
-     "Adds items to a Bloom filter, creating the filter if it does not exist", per_key, first,
+     "Adds items to a Bloom filter, creating the filter if it does not exist", per_key, since,
      key_items},
     {"insert", command_family::both, bf_insert, "write deny-oom", "write", -4, inserts,
      "Adds items to a Bloom filter, creating it with the given options if it does not exist",
-     per_key, first, insert_args},
+     per_key, since, insert_args},
     {"exists", command_family::both, bf_exists, "readonly fast", "read", 3, reads,
-     "Whether an item may have been added to a Bloom filter", per_key, first, key_item},
+     "Whether an item may have been added to a Bloom filter", per_key, since, key_item},
     {"mexists", command_family::both, bf_mexists, "readonly fast", "read", -3, reads,
-     "Whether each item may have been added to a Bloom filter", per_key, first, key_items},
+     "Whether each item may have been added to a Bloom filter", per_key, since, key_items},
     {"info", command_family::bf, bf_info, "readonly fast", "read fast", -2, reads,
-     "A Bloom filter's capacity, size, sub-filters, items and expansion", "O(1)", first,
+     "A Bloom filter's capacity, size, sub-filters, items and expansion", "O(1)", since,
      info_args},
     {"card", command_family::both, bf_card, "readonly fast", "read fast", 2, reads,
-     "The number of items added to a Bloom filter", "O(1)", first, key_only},
+     "The number of items added to a Bloom filter", "O(1)", since, key_only},
     {"scandump", command_family::both, bf_scandump, "readonly fast", "read", 3, reads,
-     "Reads a Bloom filter's image in chunks, for BF.LOADCHUNK", per_chunk, first,
+     "Reads a Bloom filter's image in chunks, for BF.LOADCHUNK", per_chunk, since,
      scandump_args},
-    {"loadchunk", command_family::both, bf_loadchunk, "write deny-oom", "write", 4,
-     key_rw | key_update, "Restores a Bloom filter from BF.SCANDUMP's chunks", per_chunk, first,
-     loadchunk_args},
+    {"loadchunk", command_family::both, bf_loadchunk, "write deny-oom", "write", 4, updates,
+     "Restores a Bloom filter from BF.SCANDUMP's chunks", per_chunk, since, loadchunk_args},
     {"debug", command_family::bf, bf_debug, "readonly", "read", 2, reads,
      "A Bloom filter's sub-filters, one line each (RedisBloom's BF.DEBUG)", "O(n), n the sub-filters",
-     first, key_only},
+     since, key_only},
     {"reserve", command_family::bk, bk_reserve, "write deny-oom", "write", -4, inserts,
      "Creates a filter of any bloomkit kind (classic, blocked, counting, scalable, window)",
-     "O(1)", first, bk_reserve_args},
+     "O(1)", since, bk_reserve_args},
     {"remove", command_family::bk, bk_remove, "write", "write", -3, key_rw | key_delete,
-     "Removes items from a counting filter", per_key, first, key_items},
+     "Removes items from a counting filter", per_key, since, key_items},
     {"info", command_family::bk, bk_info, "readonly", "read", 2, reads,
-     "A filter's kind, hash scheme and figures (bloomkit info --json's fields)", "O(1)", first,
+     "A filter's kind, hash scheme and figures (bloomkit info --json's fields)", "O(1)", since,
      key_only},
-    {"convert", command_family::bk, bk_convert, "write", "write", 2, key_rw | key_update,
+    {"convert", command_family::bk, bk_convert, "write", "write", 2, updates,
      "Turns a RedisBloom key (type MBbloom--) into a bloomkit key in place, keeping its bits",
-     "O(n), n the filter's bytes", first, key_only},
+     "O(n), n the filter's bytes", since, key_only},
 };
 // clang-format on
 

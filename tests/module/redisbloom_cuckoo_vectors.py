@@ -7,12 +7,10 @@ maps)."""
 
 import functools
 import json
-import os
 import shutil
 from pathlib import Path
 
-import pytest
-
+from redisbloom_vectors import find_vectors
 from resp_client import ErrorReply, RespClient, SimpleString
 
 BATCH = 100  # probes per CF.MEXISTS, as the vectors were recorded
@@ -20,12 +18,8 @@ PIPELINE = 2000  # commands sent before their replies are read
 
 
 def vectors_dir():
-    given = os.environ.get("BLOOMKIT_REDISBLOOM_CUCKOO_VECTORS")
-    path = (Path(given) if given else
-            Path(__file__).resolve().parents[1] / "data" / "redisbloom-cuckoo")
-    if not (path / "manifest.json").exists():
-        pytest.skip(f"no RedisBloom cuckoo vectors at {path}")
-    return path
+    return find_vectors("BLOOMKIT_REDISBLOOM_CUCKOO_VECTORS", "redisbloom-cuckoo",
+                        "RedisBloom cuckoo vectors")
 
 
 class CuckooVector:

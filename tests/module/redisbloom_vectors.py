@@ -13,12 +13,18 @@ import pytest
 BATCH = 1000
 
 
-def vectors_dir():
-    given = os.environ.get("BLOOMKIT_REDISBLOOM_VECTORS")
-    path = Path(given) if given else Path(__file__).resolve().parents[1] / "data" / "redisbloom"
+def find_vectors(variable, name, what):
+    """A vector set's directory: $variable when set, tests/data/<name> otherwise. Skips the test
+    when it holds no manifest.json."""
+    given = os.environ.get(variable)
+    path = Path(given) if given else Path(__file__).resolve().parents[1] / "data" / name
     if not (path / "manifest.json").exists():
-        pytest.skip(f"no RedisBloom vectors at {path}")
+        pytest.skip(f"no {what} at {path}")
     return path
+
+
+def vectors_dir():
+    return find_vectors("BLOOMKIT_REDISBLOOM_VECTORS", "redisbloom", "RedisBloom vectors")
 
 
 class Vector:

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,6 +133,29 @@ std::vector<guarding_reader> header_readers() {
       {file_header_size, [](const std::filesystem::path& p) { map<Filter>(p, verify::header); }}};
 }
 
+// load, map and map(verify::header): the readers of a kind whose files have a table of their
+// own after the header (static shards, cuckoo tables), which map(verify::header) checks too.
+template <class Filter>
+std::vector<file_reader> table_readers() {
+  auto readers = full_readers<Filter>();
+  readers.push_back([](const std::filesystem::path& p) { map<Filter>(p, verify::header); });
+  return readers;
+}
+
+// Every truncation and flipped byte of `good`, a file of a kind read by table_readers<Filter>(),
+// rejected: by load and map wherever it is, by read_header in the header, and by
+// map(verify::header) in the header and the first `table_bytes` of the table after it.
+template <class Filter>
+void expect_table_file_damage_rejected(const std::vector<unsigned char>& good,
+                                       const std::filesystem::path& path, std::size_t table_bytes) {
+  const auto readers = table_readers<Filter>();
+  expect_every_truncation_rejected(good, path, readers);
+  expect_every_flip_rejected(
+      good, path, {readers[0], readers[1]},
+      {{file_header_size, [](const std::filesystem::path& p) { read_header(p); }},
+       {file_header_size + table_bytes, readers[2]}});
+}
+
 // Every reader of Filter's files: the full readers and the header-guarded ones.
 template <class Filter>
 std::vector<file_reader> all_readers() {
@@ -150,6 +174,45 @@ inline void write_forged(const std::vector<unsigned char>& good, const std::file
   const auto encoded = encode_header(h);
   std::copy(encoded.begin(), encoded.end(), bytes.begin());
   write_bytes(path, bytes);
+}
+
+// Writes `bytes` to `path` with the table after its header (`entries` entries of `entry_size`
+// bytes, then their XXH64) and both file checksums valid again: an edited table as a hostile
+// writer can make it.
+inline void write_sealed_table(std::vector<unsigned char> bytes, const file_header& header,
+                               std::size_t entries, std::size_t entry_size,
+                               const std::filesystem::path& path) {
+  const std::size_t table = file_header_size;
+  const std::uint64_t sum = XXH64(bytes.data() + table, entries * entry_size, 0);
+  std::memcpy(bytes.data() + table + entries * entry_size, &sum, sizeof sum);
+  write_bytes(path, with_valid_checksums(std::move(bytes), header));
+}
+
+// Every reader refuses `path` with `code`, in an error naming the file and `problem`.
+inline void expect_refused(const std::filesystem::path& path, const std::string& problem,
+                           std::span<const file_reader> readers, errc code = errc::corrupt_file) {
+  for (const auto& read : readers) {
+    EXPECT_EQ(expect_error_naming(path, problem, [&] { read(path); }), code) << problem;
+  }
+}
+
+// `mapped`, a filter mapped from `path`, once the file is cut to 4096 bytes under it: looking up
+// `keys` (which it holds) ends in one errc::io_error, never in a false negative.
+template <class Filter>
+void expect_cut_file_is_an_error(const Filter& mapped, const std::filesystem::path& path,
+                                 const std::vector<std::string>& keys) {
+  std::filesystem::resize_file(path, 4096);
+  std::size_t errors = 0;
+  for (const auto& k : keys) {
+    try {
+      if (!mapped.contains(k)) FAIL() << "a false negative from a cut file: " << k;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io_error);
+      ++errors;
+      break;
+    }
+  }
+  EXPECT_EQ(errors, 1U);
 }
 
 // A field of type T at byte `off` of a file's bytes, as it lies in memory (the formats are

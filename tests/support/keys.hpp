@@ -1,5 +1,6 @@
 #pragma once
-// Deterministic key sets for tests: URL-like keys of about 64 bytes, disjoint by prefix.
+// Deterministic key sets for tests: URL-like keys of about 64 bytes, disjoint by prefix, and
+// 64-bit hashes of imaginary keys.
 
 #include <cstdint>
 #include <random>
@@ -24,6 +25,14 @@ inline std::vector<std::string> make_keys(std::size_t count, std::uint64_t set,
     keys.push_back(std::move(key));
   }
   return keys;
+}
+
+// `n` pseudo-random 64-bit hashes, the same for the same seed.
+inline std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> hashes(n);
+  for (auto& h : hashes) h = rng();
+  return hashes;
 }
 
 inline std::vector<std::string_view> views(const std::vector<std::string>& keys) {

@@ -19,7 +19,6 @@
 namespace bloomkit {
 namespace {
 
-using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
 using test::temp_dir;
@@ -125,9 +124,7 @@ TEST(CuckooFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(bytes.size(), file_header_size + offset);
 }
 
-const std::vector<test::file_reader> readers = {
-    [](const auto& p) { load<cuckoo_filter>(p); }, [](const auto& p) { map<cuckoo_filter>(p); },
-    [](const auto& p) { map<cuckoo_filter>(p, verify::header); }};
+const std::vector<test::file_reader> readers = test::table_readers<cuckoo_filter>();
 
 TEST(CuckooFile, EveryTruncationAndFlipIsRejected) {
   temp_dir dir;
@@ -135,10 +132,7 @@ TEST(CuckooFile, EveryTruncationAndFlipIsRejected) {
   ASSERT_TRUE(f.insert("a"));
   save(f, dir / "c.bloom");
   const auto good = read_bytes(dir / "c.bloom");
-  test::expect_every_truncation_rejected(good, dir / "bad.bloom", readers);
-  test::expect_every_flip_rejected(good, dir / "bad.bloom", {readers[0], readers[1]},
-                                   {{file_header_size, [](const auto& p) { read_header(p); }},
-                                    {file_header_size + entry_size + 8, readers[2]}});
+  test::expect_table_file_damage_rejected<cuckoo_filter>(good, dir / "bad.bloom", entry_size + 8);
 }
 
 TEST(CuckooFile, ForgedHeadersNameTheField) {
@@ -147,11 +141,7 @@ TEST(CuckooFile, ForgedHeadersNameTheField) {
   const auto good = read_bytes(dir / "c.bloom");
   const auto forged = [&](auto edit, const std::string& problem, errc code = errc::corrupt_file) {
     test::write_forged(good, dir / "bad.bloom", edit);
-    for (const auto& read : readers) {
-      EXPECT_EQ(expect_error_naming(dir / "bad.bloom", problem, [&] { read(dir / "bad.bloom"); }),
-                code)
-          << problem;
-    }
+    test::expect_refused(dir / "bad.bloom", problem, readers, code);
   };
   forged([](file_header& h) { h.kind_params[0] = 1; }, "bucket size 1 is not in 2..8");
   forged([](file_header& h) { h.kind_params[0] = 9; }, "bucket size 9 is not in 2..8");
@@ -183,16 +173,8 @@ TEST(CuckooFile, HostileTablesAreRefused) {
   const auto hostile = [&](auto edit, const std::string& problem, std::size_t reader_count = 3) {
     auto bytes = good;
     edit(bytes);
-    const std::size_t table = file_header_size;
-    test::write_field<std::uint64_t>(bytes, table + 2 * entry_size,
-                                     XXH64(bytes.data() + table, 2 * entry_size, 0));
-    test::write_bytes(dir / "bad.bloom", test::with_valid_checksums(bytes, h));
-    for (std::size_t r = 0; r < reader_count; ++r) {
-      EXPECT_EQ(
-          expect_error_naming(dir / "bad.bloom", problem, [&] { readers[r](dir / "bad.bloom"); }),
-          errc::corrupt_file)
-          << problem;
-    }
+    test::write_sealed_table(bytes, h, 2, entry_size, dir / "bad.bloom");
+    test::expect_refused(dir / "bad.bloom", problem, std::span(readers).first(reader_count));
   };
   const std::size_t e1 = file_header_size + entry_size;  // table 1's entry
   hostile([&](auto& b) { test::write_field<std::uint64_t>(b, e1, 1ULL << 40); }, "table 1 has");
@@ -229,18 +211,7 @@ TEST(CuckooFile, AMappedFileCutUnderItIsAnErrorNotAnAnswer) {
   ASSERT_EQ(f.insert_many(views(keys)), keys.size());
   save(f, dir / "c.bloom");
   const auto mapped = map<cuckoo_filter>(dir / "c.bloom");
-  std::filesystem::resize_file(dir / "c.bloom", 4096);
-  std::size_t errors = 0;
-  for (const auto& k : keys) {
-    try {
-      if (!mapped.contains(k)) FAIL() << "a false negative from a cut file: " << k;
-    } catch (const error& e) {
-      EXPECT_EQ(e.code(), errc::io_error);
-      ++errors;
-      break;
-    }
-  }
-  EXPECT_EQ(errors, 1U);
+  test::expect_cut_file_is_an_error(mapped, dir / "c.bloom", keys);
 }
 
 TEST(CuckooFile, CreatedThroughTheRegistry) {

@@ -21,14 +21,8 @@ namespace bloomkit {
 namespace {
 
 using test::make_keys;
+using test::random_hashes;
 using test::views;
-
-std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> out(n);
-  for (auto& h : out) h = rng();
-  return out;
-}
 
 TEST(CuckooSizing, LeastMemoryRuleAndCountingRatio) {
   const auto s = cuckoo_filter::sizing_for(1'000'000, 0.01);

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "bloomkit/compat/redisbloom_cuckoo.hpp"
+#include "support/chunk_errors.hpp"
+#include "support/errors.hpp"
 #include "support/redisbloom_fields.hpp"
 
 namespace {
@@ -25,29 +27,8 @@ std::string named(std::string_view prefix, std::uint64_t i) {
   return std::string(prefix).append(std::to_string(i));
 }
 
-template <class F>
-std::string error_of(F f, errc expected) {
-  try {
-    f();
-  } catch (const bloomkit::error& e) {
-    EXPECT_EQ(e.code(), expected) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
-
-template <class F>
-cf::chunk_problem chunk_problem_of(F f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const cf::chunk_error& e) {
-    if (message != nullptr) *message = e.what();
-    return e.problem();
-  }
-  ADD_FAILURE() << "no chunk_error";
-  return cf::chunk_problem::cannot_load;
-}
+using bloomkit::test::error_of;
+constexpr auto chunk_problem_of = bloomkit::test::chunk_problem_of<cf::chunk_problem>;
 
 std::array<unsigned char, cf::header_bytes> header_of(const cf::fields& fs) {
   std::array<unsigned char, cf::header_bytes> h{};

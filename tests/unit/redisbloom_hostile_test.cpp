@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "bloomkit/compat/redisbloom.hpp"
+#include "support/chunk_errors.hpp"
+#include "support/errors.hpp"
 #include "support/redisbloom_fields.hpp"
 #include "support/redisbloom_vectors.hpp"
 
@@ -24,27 +26,8 @@ std::span<const unsigned char> bytes_of(const std::string& s) {
   return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
 }
 
-template <class F>
-std::string error_of(F f, errc expected) {
-  try {
-    f();
-  } catch (const bloomkit::error& e) {
-    EXPECT_EQ(e.code(), expected) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
-
-rb::chunk_problem chunk_problem_of(auto f) {
-  try {
-    f();
-  } catch (const rb::chunk_error& e) {
-    return e.problem();
-  }
-  ADD_FAILURE() << "no chunk_error";
-  return rb::chunk_problem::bad_data;
-}
+using bloomkit::test::error_of;
+constexpr auto chunk_problem_of = bloomkit::test::chunk_problem_of<rb::chunk_problem>;
 
 rb::chain filled(std::uint64_t capacity, double p, std::uint32_t growth, bool non_scaling,
                  int keys) {

@@ -13,6 +13,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/static_builder.hpp"
+#include "support/keys.hpp"
 #include "support/temp_dir.hpp"
 
 namespace bloomkit {
@@ -20,12 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> hashes(n);
-  for (auto& h : hashes) h = rng();
-  return hashes;
-}
+using test::random_hashes;
 
 void expect_same_filter(const static_filter& a, const static_filter& b) {
   ASSERT_EQ(a.shard_bits(), b.shard_bits());

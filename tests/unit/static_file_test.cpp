@@ -18,7 +18,6 @@
 namespace bloomkit {
 namespace {
 
-using test::expect_error_naming;
 using test::make_keys;
 using test::read_bytes;
 using test::temp_dir;
@@ -125,19 +124,14 @@ TEST(StaticFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(bytes.size(), file_header_size + offset);
 }
 
-const std::vector<test::file_reader> readers = {
-    [](const auto& p) { load<static_filter>(p); }, [](const auto& p) { map<static_filter>(p); },
-    [](const auto& p) { map<static_filter>(p, verify::header); }};
+const std::vector<test::file_reader> readers = test::table_readers<static_filter>();
 
 TEST(StaticFile, EveryTruncationAndFlipIsRejected) {
   temp_dir dir;
   save(sample(3), dir / "s.bloom");  // one shard of 12 slots: 208 bytes
   const auto good = read_bytes(dir / "s.bloom");
-  test::expect_every_truncation_rejected(good, dir / "bad.bloom", readers);
   // The header and the shard table are guarded even by map(verify::header).
-  test::expect_every_flip_rejected(good, dir / "bad.bloom", {readers[0], readers[1]},
-                                   {{file_header_size, [](const auto& p) { read_header(p); }},
-                                    {file_header_size + entry_size + 8, readers[2]}});
+  test::expect_table_file_damage_rejected<static_filter>(good, dir / "bad.bloom", entry_size + 8);
 }
 
 TEST(StaticFile, ForgedHeadersNameTheProblem) {
@@ -146,11 +140,7 @@ TEST(StaticFile, ForgedHeadersNameTheProblem) {
   const auto good = read_bytes(dir / "s.bloom");
   const auto forged = [&](auto edit, const std::string& problem, errc code = errc::corrupt_file) {
     test::write_forged(good, dir / "bad.bloom", edit);
-    for (const auto& read : readers) {
-      EXPECT_EQ(expect_error_naming(dir / "bad.bloom", problem, [&] { read(dir / "bad.bloom"); }),
-                code)
-          << problem;
-    }
+    test::expect_refused(dir / "bad.bloom", problem, readers, code);
   };
   forged([](file_header& h) { h.kind_params[0] = 0; }, "fingerprint bits 0 is not in 1..32");
   forged([](file_header& h) { h.kind_params[0] = 33; }, "fingerprint bits 33 is not in 1..32");
@@ -190,16 +180,8 @@ TEST(StaticFile, HostileShardTablesAreRefused) {
   const auto hostile = [&](auto edit, const std::string& problem, std::size_t reader_count = 3) {
     auto bytes = good;
     edit(bytes);
-    const std::size_t table = file_header_size;
-    test::write_field<std::uint64_t>(bytes, table + 4 * entry_size,
-                                     XXH64(bytes.data() + table, 4 * entry_size, 0));
-    test::write_bytes(dir / "bad.bloom", test::with_valid_checksums(bytes, h));
-    for (std::size_t r = 0; r < reader_count; ++r) {
-      EXPECT_EQ(
-          expect_error_naming(dir / "bad.bloom", problem, [&] { readers[r](dir / "bad.bloom"); }),
-          errc::corrupt_file)
-          << problem;
-    }
+    test::write_sealed_table(bytes, h, 4, entry_size, dir / "bad.bloom");
+    test::expect_refused(dir / "bad.bloom", problem, std::span(readers).first(reader_count));
   };
   const std::size_t e1 = file_header_size + entry_size;  // shard 1's entry
   hostile([&](auto& b) { test::write_field<std::uint32_t>(b, e1 + 16, 3); },
@@ -237,18 +219,7 @@ TEST(StaticFile, AMappedFileCutUnderItIsAnErrorNotAnAnswer) {
   const auto keys = make_keys(200000, 3);
   save(static_filter::build(views(keys), 0.01), dir / "s.bloom");
   const auto mapped = map<static_filter>(dir / "s.bloom");
-  std::filesystem::resize_file(dir / "s.bloom", 4096);
-  std::size_t errors = 0;
-  for (const auto& k : keys) {
-    try {
-      if (!mapped.contains(k)) FAIL() << "a false negative from a cut file: " << k;
-    } catch (const error& e) {
-      EXPECT_EQ(e.code(), errc::io_error);
-      ++errors;
-      break;
-    }
-  }
-  EXPECT_EQ(errors, 1U);
+  test::expect_cut_file_is_an_error(mapped, dir / "s.bloom", keys);
 }
 
 TEST(StaticFile, CreateIsRefusedPointingToBuild) {

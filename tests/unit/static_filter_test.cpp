@@ -11,16 +11,12 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/static_builder.hpp"
 #include "bloomkit/static_filter.hpp"
+#include "support/keys.hpp"
 
 namespace bloomkit {
 namespace {
 
-std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> hashes(n);
-  for (auto& h : hashes) h = rng();
-  return hashes;
-}
+using test::random_hashes;
 
 TEST(BinaryFuse, UnmixUndoesMix) {
   std::mt19937_64 rng(1);

@@ -39,7 +39,6 @@
 #include "input.hpp"
 #include "output_file.hpp"
 #include "parallel_fill.hpp"
-#include "progress.hpp"
 #include "window_options.hpp"
 
 namespace bloomkit::cli {
@@ -86,14 +85,12 @@ void run_build_cuckoo(const build_options& o) {
 // Inserts the keys of every input with `threads` workers (one for kinds without concurrent
 // inserts).
 template <class Filter>
-key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned threads,
-                      progress_bar& progress) {
+key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned threads) {
   if constexpr (inserts_in_parallel<Filter>) {
-    return fill_in_parallel(
-        inputs, threads, [&](auto keys) { return filter.insert_many_concurrent(keys); }, &progress);
+    return fill_with_progress(inputs, threads,
+                              [&](auto keys) { return filter.insert_many_concurrent(keys); });
   } else {
-    return fill_in_parallel(
-        inputs, 1, [&](auto keys) { return filter.insert_many(keys); }, &progress);
+    return fill_with_progress(inputs, 1, [&](auto keys) { return filter.insert_many(keys); });
   }
 }
 
@@ -124,19 +121,7 @@ void run_build(const build_options& o) {
   }
   // Held from here: a writer of FILE started meanwhile lands after the build, not under it.
   output_file out(o.file);
-  std::vector<input_file> inputs;
-  inputs.reserve(names.size());
-  for (const std::string& name : names) inputs.emplace_back(name);
-
-  std::optional<std::uint64_t> total_bytes = 0;
-  for (const input_file& input : inputs) {
-    if (input.regular()) {
-      *total_bytes += input.size();
-    } else {
-      total_bytes.reset();
-      break;
-    }
-  }
+  std::vector<input_file> inputs = open_inputs(names);
 
   if (!capacity) {
     std::uint64_t lines = 0;
@@ -157,12 +142,8 @@ void run_build(const build_options& o) {
 
   any_filter filter = make_filter(o.kind, *capacity, o.fpp);
   apply_now(filter, o.now, o.file);
-  key_tally result;
-  {
-    progress_bar progress(total_bytes);
-    result = std::visit([&](auto& f) { return fill_filter(f, inputs, threads, progress); }, filter);
-    progress.finish();
-  }
+  const key_tally result =
+      std::visit([&](auto& f) { return fill_filter(f, inputs, threads); }, filter);
   save(filter, o.file);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

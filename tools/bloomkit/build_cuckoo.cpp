@@ -24,7 +24,6 @@
 #include "names.hpp"
 #include "output_file.hpp"
 #include "parallel_fill.hpp"
-#include "progress.hpp"
 
 namespace bloomkit::cli {
 
@@ -35,40 +34,21 @@ void run_cuckoo_build(const cuckoo_build_request& r) {
   } else {
     validate_fpp_option(r.fpp);
   }
-  std::vector<std::string> names = r.inputs;
-  if (names.empty()) names.push_back("-");
   // Held from here: a writer of FILE started meanwhile lands after the build, not under it.
   output_file out(r.file);
-  std::vector<input_file> inputs;
-  inputs.reserve(names.size());
-  for (const std::string& name : names) inputs.emplace_back(name);
-  std::optional<std::uint64_t> total_bytes = 0;
-  for (const input_file& input : inputs) {
-    if (!input.regular()) {
-      total_bytes.reset();
-      break;
-    }
-    *total_bytes += input.size();
-  }
+  std::vector<input_file> inputs = open_inputs(r.inputs);
 
   std::vector<std::uint64_t> hashes;
   std::mutex hashes_lock;
-  key_tally read;
-  {
-    progress_bar progress(total_bytes);
-    read = fill_in_parallel(
-        inputs, r.threads > 0 ? r.threads : default_threads(),
-        [&](std::span<const std::string_view> keys) -> std::size_t {
-          std::vector<std::uint64_t> batch(keys.size());
-          for (std::size_t i = 0; i < keys.size(); ++i)
-            batch[i] = cuckoo_filter::digest_of(keys[i]);
-          const std::lock_guard lock(hashes_lock);
-          hashes.insert(hashes.end(), batch.begin(), batch.end());
-          return 0;
-        },
-        &progress);
-    progress.finish();
-  }
+  const unsigned threads = r.threads > 0 ? r.threads : default_threads();
+  const key_tally read =
+      fill_with_progress(inputs, threads, [&](std::span<const std::string_view> keys) {
+        std::vector<std::uint64_t> batch(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) batch[i] = cuckoo_filter::digest_of(keys[i]);
+        const std::lock_guard lock(hashes_lock);
+        hashes.insert(hashes.end(), batch.begin(), batch.end());
+        return std::size_t{0};
+      });
   // Distinct, then in an order of their own: sorted hashes fill a table's buckets from one end,
   // which makes bounded kick walks fail early (at 70% of capacity, against 108% shuffled, in
   // tables of 5000). A fixed seed: the same keys give the same file, whatever the threads.

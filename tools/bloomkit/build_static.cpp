@@ -32,7 +32,6 @@
 #include "numbers.hpp"
 #include "output_file.hpp"
 #include "parallel_fill.hpp"
-#include "progress.hpp"
 
 namespace bloomkit::cli {
 
@@ -93,34 +92,15 @@ void run_static_build(const static_build_request& r) {
   std::optional<static_builder> builder;
   as_usage_error([&] { builder.emplace(r.fpp, options); });
 
-  std::vector<std::string> names = r.inputs;
-  if (names.empty()) names.push_back("-");
   // Held from here: a writer of FILE started meanwhile lands after the build, not under it.
   output_file out(r.file);
-  std::vector<input_file> inputs;
-  inputs.reserve(names.size());
-  for (const std::string& name : names) inputs.emplace_back(name);
-  std::optional<std::uint64_t> total_bytes = 0;
-  for (const input_file& input : inputs) {
-    if (!input.regular()) {
-      total_bytes.reset();
-      break;
-    }
-    *total_bytes += input.size();
-  }
+  std::vector<input_file> inputs = open_inputs(r.inputs);
 
-  key_tally read;
-  {
-    progress_bar progress(total_bytes);
-    read = fill_in_parallel(
-        inputs, options.threads,
-        [&](std::span<const std::string_view> keys) -> std::size_t {
-          builder->add_many(keys);
-          return 0;
-        },
-        &progress);
-    progress.finish();
-  }
+  const key_tally read = fill_with_progress(
+      inputs, options.threads, [&](std::span<const std::string_view> keys) -> std::size_t {
+        builder->add_many(keys);
+        return 0;
+      });
   any_filter filter = builder->finish();
   save(filter, r.file);
   const double seconds =

@@ -37,6 +37,23 @@ std::uint64_t count_lines(std::string_view bytes) noexcept {
   return lines;
 }
 
+std::vector<input_file> open_inputs(std::vector<std::string> names) {
+  if (names.empty()) names.push_back("-");
+  std::vector<input_file> inputs;
+  inputs.reserve(names.size());
+  for (std::string& name : names) inputs.emplace_back(std::move(name));
+  return inputs;
+}
+
+std::optional<std::uint64_t> total_size(const std::vector<input_file>& inputs) {
+  std::uint64_t total = 0;
+  for (const input_file& input : inputs) {
+    if (!input.regular()) return std::nullopt;
+    total += input.size();
+  }
+  return total;
+}
+
 input_file::input_file(std::string name) : name_(std::move(name)) {
   if (is_stdin()) {
     fd_ = STDIN_FILENO;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,5 +79,11 @@ class input_file {
   std::uint64_t size_ = 0;
   std::unique_ptr<mapped_file> map_;
 };
+
+// Opens the inputs named (stdin when there are none), in order.
+std::vector<input_file> open_inputs(std::vector<std::string> names);
+
+// The bytes of all `inputs` when every one is regular, for a progress bar; none otherwise.
+std::optional<std::uint64_t> total_size(const std::vector<input_file>& inputs);
 
 }  // namespace bloomkit::cli

@@ -138,4 +138,12 @@ key_tally fill_in_parallel(std::vector<input_file>& inputs, unsigned workers,
   return fill(workers, insert, progress).run(inputs);
 }
 
+key_tally fill_with_progress(std::vector<input_file>& inputs, unsigned workers,
+                             const batch_counter& insert) {
+  progress_bar progress(total_size(inputs));
+  const key_tally read = fill_in_parallel(inputs, workers, insert, &progress);
+  progress.finish();
+  return read;
+}
+
 }  // namespace bloomkit::cli

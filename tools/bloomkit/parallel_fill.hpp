@@ -26,4 +26,9 @@ namespace bloomkit::cli {
 key_tally fill_in_parallel(std::vector<input_file>& inputs, unsigned workers,
                            const batch_counter& insert, progress_bar* progress = nullptr);
 
+// fill_in_parallel() under a progress bar on stderr (a terminal's) over the inputs' total_size(),
+// finished once every key is in.
+key_tally fill_with_progress(std::vector<input_file>& inputs, unsigned workers,
+                             const batch_counter& insert);
+
 }  // namespace bloomkit::cli

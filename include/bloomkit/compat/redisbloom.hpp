@@ -307,6 +307,19 @@ struct data_chunk {
 };
 data_chunk next_chunk(const chain& c, std::int64_t iter, std::size_t max_bytes = max_chunk_bytes);
 
+// A refused chunk: errc::corrupt_file, with what is wrong (a Problem enum, BF.*'s or CF.*'s),
+// so that the module can answer with RedisBloom's text.
+template <class Problem>
+class basic_chunk_error : public error {
+ public:
+  basic_chunk_error(Problem p, const std::string& message)
+      : error(errc::corrupt_file, message), problem_(p) {}
+  Problem problem() const noexcept { return problem_; }
+
+ private:
+  Problem problem_;
+};
+
 // What is wrong with a chunk, so that the module can answer with RedisBloom's text.
 enum class chunk_problem : std::uint8_t {
   bad_data,  // "ERR received bad data"
@@ -314,16 +327,7 @@ enum class chunk_problem : std::uint8_t {
   too_big,   // "ERR invalid chunk - Too big for current filter"
 };
 std::string_view redisbloom_text(chunk_problem p) noexcept;
-
-class chunk_error : public error {
- public:
-  chunk_error(chunk_problem p, const std::string& message)
-      : error(errc::corrupt_file, message), problem_(p) {}
-  chunk_problem problem() const noexcept { return problem_; }
-
- private:
-  chunk_problem problem_;
-};
+using chunk_error = basic_chunk_error<chunk_problem>;
 
 // BF.LOADCHUNK iter 1 on an empty key: a chain of the header's links with zeroed bits. Throws
 // chunk_error (bad_data) naming the problem for a header of the wrong length, no links, more

@@ -280,10 +280,7 @@ fields decode_header(std::span<const unsigned char, header_bytes> header) noexce
 // to end. A sub-filter of at most max_bytes comes whole, wherever pos points inside it (RedisBloom
 // does so), next = pos + its size; a larger one comes in pieces of at most max_bytes from pos.
 // Past the end, next is 0 and data empty (the reply [0, nil]). pos < 1 is the command's error.
-struct data_chunk {
-  std::int64_t next = 0;
-  std::span<const std::uint8_t> data;
-};
+using redisbloom::data_chunk;
 data_chunk next_chunk(const filter& f, std::int64_t pos, std::size_t max_bytes = max_chunk_bytes);
 
 // What RedisBloom answers for a refused CF.LOADCHUNK.
@@ -293,16 +290,7 @@ enum class chunk_problem : std::uint8_t {
   cannot_load,     // "Couldn't load chunk!": empty data, a bad position, data past a sub-filter
 };
 std::string_view redisbloom_text(chunk_problem p) noexcept;
-
-class chunk_error : public error {
- public:
-  chunk_error(chunk_problem p, const std::string& message)
-      : error(errc::corrupt_file, message), problem_(p) {}
-  chunk_problem problem() const noexcept { return problem_; }
-
- private:
-  chunk_problem problem_;
-};
+using chunk_error = redisbloom::basic_chunk_error<chunk_problem>;
 
 // CF.LOADCHUNK pos 1 on a missing key: a filter of the header's fields, every slot empty, sub-
 // filter i of num_buckets * expansion^i buckets. Throws chunk_error (invalid_header for a length
