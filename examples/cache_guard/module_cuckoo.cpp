@@ -102,6 +102,15 @@ std::size_t added_by(const reply& r, const std::string& what) {
   return added;
 }
 
+// The `kind` field of a BK.INFO reply (field, value, ...), or "" when it has none.
+std::string kind_of(const reply& info) {
+  const auto& e = info.elements();
+  for (std::size_t i = 0; i + 1 < e.size(); i += 2) {
+    if (e[i].str() == "kind") return e[i + 1].str();
+  }
+  return "";
+}
+
 // fpp as text that reads back as the same double.
 std::string exact_text(double v) {
   char text[32];
@@ -216,6 +225,15 @@ module_cuckoo module_cuckoo::open(bloomkit::redis::client& c, const std::string&
   if (type != want) {
     throw error(errc::wrong_type,
                 "'" + name + "' is a " + type + ", not a cuckoo filter (" + want + ")");
+  }
+  // Every bloomkit kind is a bloomkit1 key: only BK.INFO's `kind` tells a cuckoo filter.
+  if (f.commands_ == command_set::bk) {
+    const std::string kind = kind_of(checked(c.execute(command{{"BK.INFO", name}, 1}), "BK.INFO"));
+    if (kind != "cuckoo") {
+      throw error(errc::wrong_type, "'" + name + "' is a bloomkit " +
+                                        (kind.empty() ? std::string("filter") : kind) +
+                                        " filter, not a cuckoo filter");
+    }
   }
   const std::string in = "cuckoo filter '" + name + "': " + f.meta_key() + " ";
   f.capacity_ = number_field<std::uint64_t>(m[0], in + "capacity");

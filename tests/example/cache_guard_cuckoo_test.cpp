@@ -152,6 +152,26 @@ TEST_F(CacheGuardCuckoo, ARebuildOutgrowingTheNativeTableDoublesIt) {
   stop_service();
 }
 
+// Every bloomkit kind is a `bloomkit1` key: a meta saying `bk` over a blocked filter must not be
+// taken for the cuckoo filter (it cannot remove ids); the service recreates it as one.
+TEST_F(CacheGuardCuckoo, ABloomkitKeyOfAnotherKindIsRecreatedAsCuckoo) {
+  use_module_server();
+  start("service.err", {"--filter", "cuckoo", "--negative-ttl", "0"});
+  stop_service();
+  ASSERT_EQ(redis_->raw({"DEL", filter}).integer(), 1);
+  ASSERT_EQ(redis_->raw({"BK.RESERVE", filter, "1000", "0.01", "KIND", "blocked"}).str(), "OK");
+  start("again.err", {"--filter", "cuckoo", "--negative-ttl", "0"});
+  EXPECT_NE(service_->err().find("not a cuckoo filter"), std::string::npos) << service_->err();
+  const auto info = redis_->raw({"BK.INFO", filter});
+  ASSERT_GE(info.elements().size(), 2u);
+  EXPECT_EQ(info.elements()[0].str(), "kind");
+  EXPECT_EQ(info.elements()[1].str(), "cuckoo");
+  ASSERT_EQ(get(10), 200);
+  ASSERT_EQ(del(10), 200);
+  EXPECT_EQ(get(10), 404);
+  stop_service();
+}
+
 TEST_F(CacheGuardCuckoo, WithoutCfCommandsItStopsPointingToCounting) {
   process p({CACHE_GUARD_EXE, "--db", db_, "--redis", redis_->url(), "--listen", "127.0.0.1:0",
              "--filter", "cuckoo"},
