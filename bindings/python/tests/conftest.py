@@ -3,6 +3,7 @@ started on a free 127.0.0.1 port in a temporary directory and stopped by its PID
 tests do (tests/support/redis_server.cpp)."""
 
 import os
+import pathlib
 import shutil
 import signal
 import socket
@@ -10,6 +11,18 @@ import subprocess
 import time
 
 import pytest
+
+
+def pytest_configure(config):
+    """Under CTest the suite tests the package pip installed into a venv (BLOOMKIT_PYTHON_VENV,
+    CMakeLists.txt here): a bloomkit found anywhere else, the build tree's or the system's, would
+    make every test pass for the wrong copy."""
+    venv = os.environ.get("BLOOMKIT_PYTHON_VENV")
+    if venv:
+        import bloomkit
+        where = pathlib.Path(bloomkit.__file__).resolve()
+        if pathlib.Path(venv).resolve() not in where.parents:
+            raise pytest.UsageError(f"bloomkit was imported from {where}, not from {venv}")
 
 
 @pytest.fixture(scope="session")
