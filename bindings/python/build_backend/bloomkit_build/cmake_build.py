@@ -7,6 +7,7 @@ Config settings (pip --config-settings / -C, python -m build -C):
                    when it is configured already (build/release of the presets), only the
                    target is brought up to date, a no-op after `cmake --build --preset release`
   cmake-args=ARGS  more arguments for a first configure (shell-quoted; repeatable)
+CMAKE_BUILD_PARALLEL_LEVEL in the environment sets the build's jobs, as for any cmake --build.
 """
 
 import hashlib
@@ -22,8 +23,11 @@ from .project import ROOT, BuildError
 
 SETTINGS = ("build-dir", "cmake-args")
 
-# A first configure builds the package and what it links, nothing of the developer's tree.
-_CONFIGURE_DEFAULTS = ["-DCMAKE_BUILD_TYPE=Release", "-DBLOOMKIT_BUILD_PYTHON=ON",
+# A first configure builds the package and what it links, nothing of the developer's tree; as
+# one unity build, as the presets do (a target's sources a few at a time as one file: the
+# headers parsed once per batch).
+_CONFIGURE_DEFAULTS = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_UNITY_BUILD=ON",
+                       "-DBLOOMKIT_BUILD_PYTHON=ON",
                        "-DBLOOMKIT_BUILD_TESTS=OFF", "-DBLOOMKIT_BUILD_FUZZ=OFF",
                        "-DBLOOMKIT_BUILD_EXAMPLES=OFF", "-DBLOOMKIT_BUILD_TOOLS=OFF",
                        "-DBLOOMKIT_BUILD_REDIS_MODULE=OFF"]
