@@ -28,14 +28,15 @@ import zipfile
 PACKAGE_SOURCE = pathlib.Path(__file__).resolve().parents[1]  # bindings/python
 
 
-# pip reads no configuration file (the machine's find-links, index or `user = true` are not
-# the package's) and asks nothing.
-PIP_ENV = dict(os.environ, PIP_CONFIG_FILE=os.devnull, PIP_NO_INPUT="1")
+# pip reads no configuration, from files or PIP_* variables (a machine's find-links, index or
+# `user = true` are not the package's), and asks nothing.
+PIP_ENV = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+PIP_ENV.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INPUT="1")
 
 
-def run(*command):
+def run(*command, **env):
     print("+", " ".join(map(str, command)), flush=True)
-    subprocess.run([str(c) for c in command], check=True, env=PIP_ENV)
+    subprocess.run([str(c) for c in command], check=True, env=dict(PIP_ENV, **env))
 
 
 def venv_python(work):
@@ -70,8 +71,9 @@ def check_record(wheel):
 def install(build_dir, work):
     shutil.rmtree(work, ignore_errors=True)
     dist = work / "dist"
+    # No bytecode of the backend in the source tree: the test command writes under build/ only.
     run(sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist,
-        f"--config-setting=build-dir={build_dir}", PACKAGE_SOURCE)
+        f"--config-setting=build-dir={build_dir}", PACKAGE_SOURCE, PYTHONDONTWRITEBYTECODE="1")
     wheels = list(dist.glob("bloomkit-*.whl"))
     if len(wheels) != 1:
         raise SystemExit(f"expected one wheel in {dist}, found {wheels}")
