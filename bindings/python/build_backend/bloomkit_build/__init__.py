@@ -12,7 +12,6 @@ import pathlib
 import tempfile
 
 from . import cmake_build, project, sdist, wheel
-from .project import BuildError  # noqa: F401  (what a failed hook raises)
 
 
 def _names():

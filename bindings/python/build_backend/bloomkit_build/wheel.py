@@ -56,7 +56,8 @@ def write_wheel(path, package_dir, dist_info, metadata):
     """Writes the wheel at `path` (through a temporary name, so a failed build leaves none)."""
     the_tag = tag()
     files = [(f"bloomkit/{p.relative_to(package_dir).as_posix()}", p)
-             for p in sorted(package_dir.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+             for p in sorted(package_dir.rglob("*"))
+             if p.is_file() and "__pycache__" not in p.parts]
     contents = [(name, source.read_bytes(), os.access(source, os.X_OK)) for name, source in files]
     contents += [(f"{dist_info}/METADATA", metadata.encode(), False),
                  (f"{dist_info}/WHEEL", wheel_file(the_tag).encode(), False)]
