@@ -8,7 +8,8 @@
 //   strings  blocked filter, 35-byte keys: insert_many (all n keys into an empty filter),
 //            contains_many hits and misses (Q queries), contains hits and misses one key at a
 //            time (S queries); limits: hash + one prefetched random line read (write for
-//            inserts), and hash + one dependent random read for the single-key rows
+//            inserts), and hash + one dependent random read for the single-key rows (hash + one
+//            unprefetched independent read beside it)
 //   ints     blocked filter, 64-bit integer keys (int_keys.hpp: the library's integer API if it
 //            has one, else XXH3 of the 8 bytes through the string API); limit: a mixer + one
 //            prefetched line read
@@ -201,8 +202,10 @@ void strings_group(const options& o) {
     const auto one_miss = misses.keys().first(std::min(o.single, misses.size()));
     single_hit.add(single_key_loop(*f, one_hit, true));
     single_hit.add_limit(hash_then_chase_limit<xxh3_of_string>(*arr, one_hit));
+    single_hit.add_alt_limit(hash_then_read_limit<xxh3_of_string>(*arr, one_hit));
     single_miss.add(single_key_loop(*f, one_miss, false));
     single_miss.add_limit(hash_then_chase_limit<xxh3_of_string>(*arr, one_miss));
+    single_miss.add_alt_limit(hash_then_read_limit<xxh3_of_string>(*arr, one_miss));
   }
   for (const auto* row : {&insert_row, &hit_row, &miss_row, &single_hit, &single_miss}) {
     row->print(o.n);

@@ -109,6 +109,16 @@ limit_sample hash_then_chase_limit(const limit_array& arr, std::span<const Key> 
   return {t, "dependent"};
 }
 
+// Hash + one unprefetched independent read per key (a single-key loop's overlapped bound).
+template <class Hash, class Key>
+limit_sample hash_then_read_limit(const limit_array& arr, std::span<const Key> keys) {
+  std::uint64_t v = 0;
+  const per_key t =
+      time_per_key(keys.size(), [&] { v = hash_then_read<Hash>(arr.words(), arr.lines(), keys); });
+  sink = v;
+  return {t, "independent"};
+}
+
 // The single-key path: one contains per key, in a loop; hits must all answer true.
 template <class Filter>
 per_key single_key_loop(const Filter& f, std::span<const std::string_view> keys, bool hits) {

@@ -10,6 +10,9 @@
 //   hash_and_update       the same with a prefetch for writing and an OR into the line (inserts)
 //   hash_then_chase       hash a key seeded with the previous read, then read its line: one
 //                         dependent random read plus the hash, the bound of a single-key lookup
+//                         that waits for its read
+//   hash_then_read        hash and read each key's line without a prefetch, keys independent:
+//                         the bound of a loop of single-key lookups the core overlaps
 // The hash is inlined XXH3-64 (the filter's own) or a multiply-xorshift mixer for integers.
 
 #define XXH_INLINE_ALL
@@ -93,6 +96,21 @@ __attribute__((flatten)) std::uint64_t hash_and_access(std::uint64_t* words, std
     } else {
       sum += *w;
     }
+  }
+  return sum;
+}
+
+// Hash + one random line read per key with no prefetch: the reads of different keys are
+// independent, so the core overlaps as many as its window holds (what a loop of single-key
+// lookups can do at best).
+template <class Hash, class Key>
+__attribute__((flatten)) std::uint64_t hash_then_read(const std::uint64_t* words,
+                                                      std::uint64_t lines,
+                                                      std::span<const Key> keys) noexcept {
+  std::uint64_t sum = 0;
+  for (const Key& k : keys) {
+    const std::uint64_t h = Hash::hash(k);
+    sum += words[line_of(h, lines) * 8 + (h & 7)];
   }
   return sum;
 }
