@@ -15,7 +15,9 @@
 //                         the bound of a loop of single-key lookups the core overlaps
 // The hash is inlined XXH3-64 (the filter's own) or a multiply-xorshift mixer for integers.
 
+#ifndef XXH_INLINE_ALL  // a library header may have inlined xxhash.h already
 #define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 #include <array>
