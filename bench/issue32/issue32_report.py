@@ -119,8 +119,9 @@ def render(samples, context):
         "",
         f"Run {context['started']} UTC, {context['minutes']:.1f} minutes "
         f"({context['build_minutes']:.1f} of them building); before = {context['before']}, "
-        f"after = {context['after']}; rounds: {args['large_rounds']} at n = {args['large']}, "
-        f"{args['rounds']} at n = {args['small']}, each round both builds as adjacent processes in "
+        f"after = {context['after']}; rounds: "
+        + (f"{args['large_rounds']} at n = {args['large']}, " if float(args["large"]) > 0 else "")
+        + f"{args['rounds']} at n = {args['small']}, each round both builds as adjacent processes in "
         f"random order, {args['reps']} repetitions inside each process. Load average (1 min) at "
         f"start {context['load_start'][0]:.1f}, median over the processes "
         f"{context['load1_median']:.1f}, max {context['load1_max']:.1f}, at end "
