@@ -26,7 +26,10 @@ opened<compat::any_filter> open_spark_file(const std::string& path, key_type key
   in.check_unchanged();
   return std::visit(
       [&]<class Filter>(Filter&& f) {
-        file_header header = kind_traits<std::decay_t<Filter>>::header_of(f);
+        // What query and info read of a header: kind, scheme, key type.
+        file_header header;
+        header.kind = filter_kind::classic;
+        header.scheme = f.scheme();
         if (keys == key_type::int64) header.flags |= file_flag_int64_keys;
         return opened<compat::any_filter>{compat::any_filter(std::forward<Filter>(f)), header};
       },

@@ -15,8 +15,8 @@ namespace bloomkit::cli {
 // as a bloomkit file then reports why).
 bool is_spark_file(const std::string& path);
 
-// The filter of a Spark file (spark::read), with the header `import` would save it under, of key
-// type `keys`. Throws bloomkit::error naming the file for a truncated or corrupt one.
+// The filter of a Spark file (spark::read), with a header of its kind, scheme and key type `keys`.
+// Throws bloomkit::error naming the file for a truncated or corrupt one.
 opened<compat::any_filter> open_spark_file(const std::string& path, key_type keys);
 
 // What query and info open: a Spark file by open_spark_file, any other by compat::open_any.
