@@ -12,10 +12,12 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/json.hpp"
 #include "support/sha256.hpp"
+#include "support/temp_dir.hpp"  // read_bytes
 
 #ifndef BLOOMKIT_SPARK_DATA
 #error "BLOOMKIT_SPARK_DATA must name tests/data/spark"
@@ -27,12 +29,6 @@ inline std::filesystem::path spark_vectors_dir() {
   const char* env = std::getenv("BLOOMKIT_SPARK_VECTORS");
   return env != nullptr && *env != '\0' ? std::filesystem::path(env)
                                         : std::filesystem::path(BLOOMKIT_SPARK_DATA);
-}
-
-inline std::vector<unsigned char> read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 inline std::string sha256_of(std::span<const unsigned char> bytes) {
@@ -59,34 +55,58 @@ inline void put_be(std::string& out, std::uint64_t v, int size) {
   for (int i = size - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-// The item of `rule` for i.
-inline void generate(const json& g, const std::string& type, std::uint64_t i, spark_items& out) {
-  const std::string& rule = g["rule"].str();
-  if (rule == "prefix_decimal_suffix") {
-    out.bytes.push_back(g["prefix"].str() + std::to_string(i) + g["suffix"].str());
-  } else if (rule == "mul_add_wrapping") {
-    const auto mul = static_cast<std::uint64_t>(std::stoll(g["mul"].number()));
-    const auto add = static_cast<std::uint64_t>(std::stoll(g["add"].number()));
-    const std::uint64_t v = i * mul + add;
-    out.longs.push_back(static_cast<std::int64_t>(v));
-    out.bytes.push_back(le_bytes(v));
-  } else if (rule == "lead_int32_tail") {
-    std::string item = unhex(g["lead_hex"].str());
-    const auto x = static_cast<std::uint32_t>(i);
-    if (g["int32_byte_order"].str() == "big") {
-      put_be(item, x, 4);
+// An item rule, its fields read once: generate(i) appends item i.
+class item_rule {
+ public:
+  item_rule(const json& g, const std::string& type) {
+    const std::string& rule = g["rule"].str();
+    if (rule == "prefix_decimal_suffix") {
+      form_ = form::decimal;
+      prefix_ = g["prefix"].str();
+      suffix_ = g["suffix"].str();
+    } else if (rule == "mul_add_wrapping") {
+      form_ = form::wrapping;
+      mul_ = static_cast<std::uint64_t>(std::stoll(g["mul"].number()));
+      add_ = static_cast<std::uint64_t>(std::stoll(g["add"].number()));
+    } else if (rule == "lead_int32_tail") {
+      form_ = form::int32_tail;
+      prefix_ = unhex(g["lead_hex"].str());
+      big_endian_ = g["int32_byte_order"].str() == "big";
+      tail_mod_ = g["tail_mod"].u64();
+      mul_ = g["tail_mul"].u64();
     } else {
-      item += le_bytes(x).substr(0, 4);
+      throw std::runtime_error("unknown item rule " + rule + " for " + type);
     }
-    const std::uint64_t tail = i % g["tail_mod"].u64(), mul = g["tail_mul"].u64();
-    for (std::uint64_t t = 0; t < tail; ++t) {
-      item.push_back(static_cast<char>(0x80 | ((i * mul + t) & 0x7f)));
-    }
-    out.bytes.push_back(item);
-  } else {
-    throw std::runtime_error("unknown item rule " + rule + " for " + type);
   }
-}
+
+  void generate(std::uint64_t i, spark_items& out) const {
+    if (form_ == form::decimal) {
+      out.bytes.push_back(prefix_ + std::to_string(i) + suffix_);
+    } else if (form_ == form::wrapping) {
+      const std::uint64_t v = i * mul_ + add_;
+      out.longs.push_back(static_cast<std::int64_t>(v));
+      out.bytes.push_back(le_bytes(v));
+    } else {
+      std::string item = prefix_;
+      const auto x = static_cast<std::uint32_t>(i);
+      if (big_endian_) {
+        put_be(item, x, 4);
+      } else {
+        item += le_bytes(x).substr(0, 4);
+      }
+      for (std::uint64_t t = 0; t < i % tail_mod_; ++t) {
+        item.push_back(static_cast<char>(0x80 | ((i * mul_ + t) & 0x7f)));
+      }
+      out.bytes.push_back(std::move(item));
+    }
+  }
+
+ private:
+  enum class form { decimal, wrapping, int32_tail } form_ = form::decimal;
+  std::string prefix_, suffix_;
+  std::uint64_t mul_ = 0, add_ = 0, tail_mod_ = 1;
+  bool big_endian_ = true;
+};
 
 }  // namespace spark_detail
 
@@ -107,11 +127,16 @@ inline spark_items spark_item_list(const json& list) {
   }
   const json& g = list["generated"];
   const std::uint64_t start = g["start"].u64(), count = g["count"].u64();
+  const spark_detail::item_rule rule(g, out.type);
+  out.bytes.reserve(limit);
   for (std::uint64_t i = start; i < start + count && out.bytes.size() < limit; ++i) {
-    spark_detail::generate(g, out.type, i, out);
+    rule.generate(i, out);
   }
   if (out.bytes.size() != limit) throw std::runtime_error("the item list is short");
   std::string all;
+  std::size_t size = 0;
+  for (const std::string& b : out.bytes) size += 4 + b.size();
+  all.reserve(size);
   for (const std::string& b : out.bytes) {
     if (out.type == "long") {
       all += std::string(b.rbegin(), b.rend());  // i64be
