@@ -14,12 +14,10 @@ template struct detail::file_io<spark::v2_filter>;
 
 using v2_traits = kind_traits<spark::v2_filter>;
 
+// The classic kind's checks (its seed's range among them: check_reserved_but_shards), and
+// Spark's limits.
 detail::file_check v2_traits::check_fields(const file_header& h) {
   if (auto problem = detail::check_classic_fields(h)) return problem;
-  if (h.kind_params[0] > 0xffffffffu) {
-    return detail::inconsistent_header("the Spark V2 seed " + std::to_string(h.kind_params[0]) +
-                                       " in kind_params[0] is not a 32-bit value");
-  }
   return detail::check_policy_fields<spark::v2_policy>(h);
 }
 

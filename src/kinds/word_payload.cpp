@@ -50,6 +50,10 @@ file_check check_reserved_but_shards(const file_header& h) {
   for (std::size_t i = first_unused; i < h.kind_params.size(); ++i) {
     if (h.kind_params[i] != 0) return inconsistent_header("reserved fields are set");
   }
+  if (h.scheme == hash_scheme::spark_v2 && h.kind_params[0] > 0xffffffffu) {
+    return inconsistent_header("the Spark V2 seed " + std::to_string(h.kind_params[0]) +
+                               " in kind_params[0] is not a 32-bit value");
+  }
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bloomkit/compat/spark_v2_filter.hpp"
+#include "bloomkit/file.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
