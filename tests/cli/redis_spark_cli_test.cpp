@@ -32,8 +32,8 @@ class RedisSparkCli : public Cli {
 };
 
 TEST_F(RedisSparkCli, PushedFilterAnswersAsSpark) {
-  for (const char* name : {"v1_string_n1000_p0.01", "v2_seed1234567_long_n1000_p0.01",
-                           "v2_seed0_binary_n1000_p0.01"}) {
+  for (const char* name :
+       {"v1_string_n100_p0.01", "v2_seed1234567_long_n100_p0.01", "v2_seed0_binary_n100_p0.01"}) {
     const spark_vector v = listed_vector(name);
     SCOPED_TRACE(v.name);
     // Spark's file itself, and the file imported from it, make the same string: Spark's bytes.
@@ -72,7 +72,7 @@ TEST_F(RedisSparkCli, PushedFilterAnswersAsSpark) {
 }
 
 TEST_F(RedisSparkCli, MissingExistingAndForeignKeysAreErrors) {
-  const spark_vector v = listed_vector("v2_seed0_binary_n1000_p0.01");
+  const spark_vector v = listed_vector("v2_seed0_binary_n100_p0.01");
   ASSERT_EQ(redis({"push", v.bin.string(), "f"}).status, 0);
   auto r = redis({"push", v.bin.string(), "f"});
   EXPECT_EQ(r.status, 1) << r;
