@@ -67,6 +67,8 @@ TEST_F(RedisSparkCli, PushedFilterAnswersAsSpark) {
     const auto fields = parse_lines(r.out);
     EXPECT_EQ(fields.at("layout"), "spark");
     EXPECT_EQ(fields.at("bits"), std::to_string(v.bits));
+    EXPECT_EQ(fields.at("spark_version"), std::to_string(v.version));
+    EXPECT_EQ(fields.at("seed"), std::to_string(v.seed));
     server_->raw({"FLUSHALL"});
   }
 }
