@@ -11,6 +11,7 @@
 // becomes string NAME holding its writeTo bytes (spark_filter.hpp; `--layout spark` reads it),
 // keeping Spark's hashing. Prints:
 //   pushed FILE to NAME: spark-v<1|2>, <bits> bits, <hashes> hashes, seed <seed>
+// With --module a file imported from Spark becomes a module key of Spark's filter instead.
 // With --module: creates key NAME of the Redis module's type instead (BF.LOADCHUNK; the server
 // must have loaded bloomkit_redis_module.so), from a file of a kind the module holds
 // (key_transfer.hpp). Prints:
@@ -61,11 +62,14 @@ std::optional<spark::any_filter> spark_filter_of(const std::string& file) {
 
 void run_redis_push(const redis_context& context, const redis_push_options& o) {
   context.require_native("push");
-  if (auto spark = spark_filter_of(o.file)) {
-    if (o.module || o.delta_capacity) {
-      throw usage_error(
-          "redis push: a Spark filter becomes a string of its writeTo bytes (read with --layout "
-          "spark); --module and --delta-capacity do not apply to it");
+  if (o.module && is_spark_file(o.file)) {
+    throw usage_error(
+        "redis push --module: a Spark writeTo file goes into a module key from a bloomkit file: "
+        "`bloomkit import FILE OUT --from spark`, then `redis push --module OUT NAME`");
+  }
+  if (auto spark = o.module ? std::nullopt : spark_filter_of(o.file)) {
+    if (o.delta_capacity) {
+      throw usage_error("redis push: --delta-capacity applies only to static filter files");
     }
     redis::client client = context.connect();
     const auto filter = redis::spark_filter::push(client, *spark, o.name);
