@@ -52,6 +52,11 @@ stream_header read_header(byte_reader& in) {
               "inconsistent " + std::string(format) + ": numWords " + std::to_string(words) +
                   " (Spark writes at least 1)");
   }
+  if (static_cast<std::uint32_t>(hashes) > max_hashes) {
+    fail_file(errc::corrupt_file, in.source(),
+              "numHashFunctions " + std::to_string(hashes) + " is past bloomkit's maximum of " +
+                  std::to_string(max_hashes));
+  }
   h.hashes = static_cast<std::uint32_t>(hashes);
   h.words = static_cast<std::uint64_t>(words);
   check_peer_params<v1_policy>(h.words * 64, h.hashes, in.source());

@@ -119,7 +119,7 @@ TEST(SparkCodec, FieldsOutOfRangeAreNamed) {
   refused(header(2, -5, 1), errc::corrupt_file, "numHashFunctions -5");
   refused(header(1, 7, 0), errc::corrupt_file, "numWords 0");
   refused(header(2, 7, -1, 9), errc::corrupt_file, "numWords -1");
-  refused(header(1, 5000, 1), errc::corrupt_file, "hash");
+  refused(header(1, 5000, 1), errc::corrupt_file, "numHashFunctions 5000");
   // More words announced than there are bytes: refused before anything is allocated for them.
   refused(header(1, 7, 0x7fffffff), errc::corrupt_file, "2147483647 words");
   auto longer = small_v2();
