@@ -52,6 +52,11 @@ enum class hash_scheme : std::uint32_t {
   // The same chain hashed as bloomkit's module keys (type bkbloom--) are: a = low and b = high
   // (made odd) half of XXH3-128; (a + i*b) modulo each link's bits.
   redisbloom_xxh3 = 15,
+  // Apache Spark's BloomFilter (compat/spark.hpp): h1 = Spark's murmur3_x86_32 (seed), h2 = the
+  // same seeded with h1. V1: seed 0, (h1 + i*h2) in 32 bits, i = 1..k; V2: the header's seed,
+  // h1 * (2^31 - 1) + i*h2 in 64 bits, i = 1..k; ~c when negative, then c % bits.
+  spark_v1 = 16,
+  spark_v2 = 17,
   // Files pulled from a sharded Redis filter; the Redis layer defines it (redis/shard_layout.hpp).
   redis_sharded_xxh3 = 20,
 };

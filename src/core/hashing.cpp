@@ -11,7 +11,7 @@ namespace bloomkit {
 
 namespace {
 
-constexpr std::array<detail::enum_name<hash_scheme>, 12> scheme_names{{
+constexpr std::array<detail::enum_name<hash_scheme>, 14> scheme_names{{
     {hash_scheme::xxh3_128, "xxh3-128"},
     {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
     {hash_scheme::xxh3_128_window_groups, "xxh3-128-window-groups"},
@@ -23,6 +23,8 @@ constexpr std::array<detail::enum_name<hash_scheme>, 12> scheme_names{{
     {hash_scheme::go_zero, "go-zero"},
     {hash_scheme::redisbloom, "redisbloom"},
     {hash_scheme::redisbloom_xxh3, "redisbloom-xxh3"},
+    {hash_scheme::spark_v1, "spark-v1"},
+    {hash_scheme::spark_v2, "spark-v2"},
     {hash_scheme::redis_sharded_xxh3, "redis-sharded-xxh3"},
 }};
 

@@ -18,7 +18,7 @@ void file_io<Filter>::save(const Filter& filter, const std::filesystem::path& pa
       throw error(errc::unsupported,
                   path.string() +
                       ": only filters of other systems' hash schemes (Guava, bits-and-blooms, "
-                      "go-zero) record 64-bit integer keys");
+                      "go-zero, Spark) record 64-bit integer keys");
     }
     h.flags |= file_flag_int64_keys;
   }

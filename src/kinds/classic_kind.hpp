@@ -14,7 +14,7 @@ namespace detail {
 
 // Kind 1's fields: m and k in range, only the integer-key flag, a payload of ceil(m / 64) words,
 // reserved fields 0 (scheme 20 keeps its shard count in kind_params[0]: bloomkit::redis checks
-// it).
+// it; scheme 17 its Spark V2 seed, a 32-bit value).
 file_check check_classic_fields(const file_header& h);
 
 }  // namespace detail

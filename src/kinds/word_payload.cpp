@@ -44,9 +44,15 @@ file_check check_payload_length(const file_header& h, std::uint64_t expected,
 }
 
 file_check check_reserved_but_shards(const file_header& h) {
-  const std::size_t first_unused = h.scheme == hash_scheme::redis_sharded_xxh3 ? 1 : 0;
+  // Scheme 20 keeps its shard count there, a Spark V2 filter its seed (compat/spark_kind.hpp).
+  const std::size_t first_unused =
+      h.scheme == hash_scheme::redis_sharded_xxh3 || h.scheme == hash_scheme::spark_v2 ? 1 : 0;
   for (std::size_t i = first_unused; i < h.kind_params.size(); ++i) {
     if (h.kind_params[i] != 0) return inconsistent_header("reserved fields are set");
+  }
+  if (h.scheme == hash_scheme::spark_v2 && h.kind_params[0] > 0xffffffffu) {
+    return inconsistent_header("the Spark V2 seed " + std::to_string(h.kind_params[0]) +
+                               " in kind_params[0] is not a 32-bit value");
   }
   return {};
 }

@@ -40,7 +40,8 @@ file_check check_flags(const file_header& h, std::uint32_t allowed);
 file_check check_payload_length(const file_header& h, std::uint64_t expected,
                                 const std::string& what);
 // kind_params are 0, but for kind_params[0] of a redis_sharded_xxh3 file (a Redis filter pulled
-// as a classic or counting file): its shard count, which bloomkit::redis checks where it uses one.
+// as a classic or counting file): its shard count, which bloomkit::redis checks where it uses one;
+// and of a spark_v2 file: its seed, a 32-bit value.
 file_check check_reserved_but_shards(const file_header& h);
 
 // The bits of the payload of a filter of type Filter that `h` describes: m cells of its storage.

@@ -44,7 +44,10 @@ std::size_t add_set_keys(Filter& f, bool nonscaling, std::span<const std::string
       return add_until_full(f, keys, added);
     }
   }
-  f.insert_many(detail::digests_of<Filter>(keys), added);
+  // Through the filter: a Spark V2 filter's digests depend on its seed.
+  std::vector<typename Filter::digest_type> digests(keys.size());
+  f.digests_of(keys, digests);
+  f.insert_many(std::span<const typename Filter::digest_type>(digests), added);
   return keys.size();
 }
 

@@ -16,12 +16,15 @@
 
 #include "bloomkit/any_filter.hpp"
 #include "bloomkit/compat/redisbloom_kind.hpp"
+#include "bloomkit/compat/spark.hpp"
 #include "bloomkit/kind_parts.hpp"
 
 namespace bloomkit::redis_module {
 
-// The filters a module key holds: the native ones and RedisBloom's chain.
-using module_filters = native_filters::append<redisbloom::chain>;
+// The filters a module key holds: the native ones, RedisBloom's chain and Spark's filters (pushed
+// from files imported from Spark: BF.EXISTS answers as Spark's mightContain does).
+using module_filters =
+    native_filters::append<redisbloom::chain, spark::v1_filter, spark::v2_filter>;
 
 struct module_filter {
   module_filters::variant filter;

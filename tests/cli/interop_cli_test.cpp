@@ -184,11 +184,12 @@ TEST_F(InteropCli, ImportErrors) {
   EXPECT_FALSE(exists("out"));
   // Usage errors.
   expect_usage_error(run({"import", guava_bin.string(), at("out"), "--from", "java"}),
-                     "--from: java not in {guava,bits-and-blooms,bits-and-blooms-json,redisbloom}",
+                     "--from: java not in "
+                     "{guava,bits-and-blooms,bits-and-blooms-json,redisbloom,spark}",
                      "import");
   expect_usage_error(
       run({"import", guava_bin.string(), at("out"), "--from", "guava", "--key-type", "int"}),
-      "--key-type: int not in {string,long}", "import");
+      "--key-type: int not in {string,long,binary}", "import");
   expect_usage_error(run({"export", guava_bin.string(), at("out")}), "--to is required", "export");
   // A Guava stream from stdin.
   EXPECT_EQ(ok({"import", "-", at("stdin.bloom"), "--from", "guava"}, bytes),

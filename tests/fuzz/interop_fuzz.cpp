@@ -5,6 +5,7 @@
 //   5 RedisBloom DUMP payload (the input is the payload before its trailer, which is added)
 //   6 RedisBloom BF.SCANDUMP chunks (u16 LE header length, the header, then one data chunk)
 //   7 LZF data (u16 LE declared size, then the compressed bytes)
+//   8 Spark BloomFilter writeTo bytes (bytes)   9 the same (istream)
 // Any input must end in a filter or a bloomkit::error. A filter must then be usable and survive
 // its own writer: write, read back, equal.
 
@@ -20,6 +21,7 @@
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
+#include "bloomkit/compat/spark.hpp"
 
 namespace {
 
@@ -41,6 +43,19 @@ void guava_round_trip(guava::any_filter& any) {
         if (again.index() != (f.scheme() == hash_scheme::guava_murmur128_mitz_32 ? 0u : 1u)) {
           std::abort();
         }
+        if (!(std::get<std::decay_t<decltype(f)>>(again) == f)) std::abort();
+      },
+      any);
+}
+
+void spark_round_trip(spark::any_filter& any) {
+  std::visit(
+      [&](auto& f) {
+        use(f);
+        f.insert(std::int64_t{-42});
+        if (!f.contains(std::int64_t{-42})) std::abort();
+        const auto again = spark::read(spark::write(f), "round trip");
+        if (again.index() != any.index()) std::abort();
         if (!(std::get<std::decay_t<decltype(f)>>(again) == f)) std::abort();
       },
       any);
@@ -92,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::span<const unsigned char> input(data + 1, size - 1);
   const std::string text(input.begin(), input.end());
   try {
-    switch (data[0] % 8) {
+    switch (data[0] % 10) {
       case 0: {
         auto f = guava::read(input, "fuzz");
         guava_round_trip(f);
@@ -137,6 +152,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         } catch (const redisbloom::chunk_error&) {
         }
         use_chain(c);
+        break;
+      }
+      case 8: {
+        auto f = spark::read(input, "fuzz");
+        spark_round_trip(f);
+        break;
+      }
+      case 9: {
+        std::istringstream in(text);
+        auto f = spark::read(in, "fuzz");
+        spark_round_trip(f);
         break;
       }
       case 7: {

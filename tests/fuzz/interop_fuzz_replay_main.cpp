@@ -1,5 +1,6 @@
 // Runs the interop fuzz target without libFuzzer (replay_driver.hpp): on the peers' vector files
-// (tests/data/interop), deterministic mutations of them, and the files given as arguments.
+// (tests/data/interop, tests/data/spark), deterministic mutations of them, and the files given as
+// arguments.
 // `--write-seeds DIR` writes the seeds (selector byte + file), as a corpus for libFuzzer.
 
 #include <cstdint>
@@ -66,6 +67,13 @@ int main(int argc, char** argv) {
     seeds.push_back(chunks);
   }
   seeds.push_back({7, 6, 0, 2, 'a', 'b', 'c', 0x20, 2});
+  // Spark: its smallest vectors (V1, V2 of seeds 0 and 1234567), from bytes and a stream.
+  for (const char* name :
+       {"v1_string_n100_p0.03", "v2_seed0_string_n100_p0.03", "v2_seed1234567_string_n100_p0.03"}) {
+    const auto p = std::filesystem::path(BLOOMKIT_SPARK_DATA) / (std::string(name) + ".bin");
+    seeds.push_back(seed(8, p));
+    seeds.push_back(seed(9, p));
+  }
   return bloomkit::test::run_replay(argc, argv, seeds,
                                     {"interop fuzz replay", 20261123, 1500, 40, true});
 }

@@ -189,3 +189,32 @@ def test_blocked_keys_take_the_layout_of_their_p(r, shared_server, bloomkit, tmp
     bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "lp2")
     assert r.bf().mexists("lp2", *KEYS) == [1] * len(KEYS)
     r.delete("lp", "lp2")
+
+
+def test_push_of_a_spark_filter_answers_as_spark(r, shared_server, bloomkit, tmp_path):
+    # A file imported from Spark (V2, seed 1234567) makes a module key of Spark's filter: BF.MEXISTS
+    # answers every probe as Spark did, BF.ADD hashes with the seed, and pull gives back the filter
+    # (exported: Spark's bytes). Spark's own file goes through import first.
+    import json
+    import pathlib
+    root = pathlib.Path(os.environ.get("BLOOMKIT_SPARK_VECTORS") or (
+        pathlib.Path(__file__).resolve().parents[1] / "data" / "spark"))
+    manifest = json.loads((root / "v2_seed1234567_string_n100_p0.01.json").read_text())
+    spark_file = root / manifest["serialized"]["file"]
+    path = tmp_path / "s.bloom"
+    bloomkit("import", spark_file, path, "--from", "spark")
+    out = bloomkit("redis", "--url", url(shared_server), "push", "--module", path, "s").stdout
+    assert out.startswith(f"pushed {path} to s: module key, classic, ")
+    assert raw(r, "BK.INFO", "s")[3] == b"spark-v2"
+    for group in manifest["probe_groups"]:
+        keys = group["items"]["list"]
+        trues = set(group.get("true_indexes", []))
+        expected = [1 if group["all_true"] or i in trues else 0 for i in range(len(keys))]
+        assert r.bf().mexists("s", *keys) == expected, group["name"]
+    back = tmp_path / "back.bloom"
+    bloomkit("redis", "--url", url(shared_server), "pull", "s", back)
+    bloomkit("export", back, tmp_path / "back.bin", "--to", "spark")
+    assert (tmp_path / "back.bin").read_bytes() == spark_file.read_bytes()
+    p = bloomkit("redis", "--url", url(shared_server), "push", "--module", spark_file, "t",
+                 check=False)
+    assert p.returncode == 2 and "--from spark" in p.stderr and r.exists("t") == 0

@@ -1,8 +1,9 @@
-// bloomkit export IN OUT --to guava|bits-and-blooms|bits-and-blooms-json|redisbloom
+// bloomkit export IN OUT --to guava|bits-and-blooms|bits-and-blooms-json|redisbloom|spark
 //
 // Writes a filter file in another system's format (docs/INTEROP.md): Guava's BloomFilter.writeTo
-// stream (BloomFilter.readFrom reads it), bits-and-blooms/bloom v3's WriteTo or MarshalJSON, or a
-// RedisBloom key's DUMP payload (RESTORE key 0 <bytes> makes the key; its strings are written
+// stream (BloomFilter.readFrom reads it), bits-and-blooms/bloom v3's WriteTo or MarshalJSON,
+// Spark's BloomFilter.writeTo (V1 or V2, by the file's hash scheme), or a RedisBloom key's DUMP
+// payload (RESTORE key 0 <bytes> makes the key; its strings are written
 // uncompressed, which RESTORE takes as well). The
 // filter's hash scheme must be one the target computes (an imported filter, or one built with
 // that scheme); any other is refused, since the peer would answer differently. OUT is replaced
@@ -23,6 +24,7 @@
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
+#include "bloomkit/compat/spark.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "output.hpp"
@@ -60,6 +62,10 @@ void check_exportable(const export_options& o, peer_format to, hash_scheme schem
     }
   } else if (to == peer_format::redisbloom) {
     if (scheme != hash_scheme::redisbloom) refuse(o, scheme, "RedisBloom", "redisbloom");
+  } else if (to == peer_format::spark) {
+    if (scheme != hash_scheme::spark_v1 && scheme != hash_scheme::spark_v2) {
+      refuse(o, scheme, "Spark", "spark-v1 or spark-v2");
+    }
   } else if (scheme != hash_scheme::bits_and_blooms_v3) {
     refuse(o, scheme, "bits-and-blooms", "bits-and-blooms-v3");
   }
@@ -74,6 +80,12 @@ std::pair<std::string, const char*> exported_bytes(peer_format to,
                                     ? guava::write(*f32)
                                     : guava::write(std::get<guava::mitz_64_filter>(filter)))),
             "guava"};
+  }
+  if (to == peer_format::spark) {
+    const auto* v1 = std::get_if<spark::v1_filter>(&filter);
+    return {std::string(as_text(v1 != nullptr ? spark::write(*v1)
+                                              : spark::write(std::get<spark::v2_filter>(filter)))),
+            "spark"};
   }
   if (to == peer_format::redisbloom) {
     return {std::string(as_text(redisbloom::write_dump(std::get<redisbloom::chain>(filter)))),
@@ -121,7 +133,8 @@ command add_export_command(CLI::App& app) {
   auto o = std::make_shared<export_options>();
   CLI::App* sub = app.add_subcommand(
       "export",
-      "Write a filter file in another system's format (Guava, bits-and-blooms, RedisBloom)");
+      "Write a filter file in another system's format (Guava, bits-and-blooms, RedisBloom, "
+      "Spark)");
   add_required_argument(*sub, "IN", o->in, "Filter file to export");
   add_required_argument(*sub, "OUT", o->out,
                         "The peer's file to write (replaced if it exists; '-' for stdout)");

@@ -1,11 +1,12 @@
-// bloomkit import IN OUT --from guava|bits-and-blooms|bits-and-blooms-json|redisbloom
-//                        [--key-type string|long]
+// bloomkit import IN OUT --from guava|bits-and-blooms|bits-and-blooms-json|redisbloom|spark
+//                        [--key-type string|long|binary]
 //
 // Reads a filter another system wrote (Guava's BloomFilter.writeTo stream, bits-and-blooms/bloom
-// v3's WriteTo or MarshalJSON, the DUMP payload of a RedisBloom key) and saves it as a bloomkit
-// filter file with the peer's hash scheme, bit for bit (docs/INTEROP.md). --key-type long records
-// that the keys are 64-bit integers (Guava's Funnels.longFunnel()): query then reads each key as
-// a signed decimal.
+// v3's WriteTo or MarshalJSON, the DUMP payload of a RedisBloom key, Spark's BloomFilter.writeTo
+// V1 or V2) and saves it as a bloomkit filter file with the peer's hash scheme, bit for bit
+// (docs/INTEROP.md). --key-type long records that the keys are 64-bit integers (Guava's
+// Funnels.longFunnel(), Spark's putLong): query then reads each key as a signed decimal. binary
+// (Spark's putBinary) hashes as string does: both are byte keys.
 // Prints: imported IN: <bits> bits, <hashes> hashes, <hash scheme>
 //     or: imported IN: <bits> bits, <links> links, redisbloom
 
@@ -24,10 +25,12 @@
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/redisbloom_kind.hpp"
+#include "bloomkit/compat/spark.hpp"
 #include "bloomkit/file.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "input.hpp"
+#include "key_encoding.hpp"
 #include "output_file.hpp"
 #include "peer_format.hpp"
 
@@ -67,7 +70,7 @@ std::string read_input(const std::string& name) {
 
 template <class Filter>
 void save_imported(const import_options& o, output_file& out, const Filter& filter) {
-  save(filter, o.out, o.key_type == "long" ? key_type::int64 : key_type::string);
+  save(filter, o.out, key_type_of(o.key_type));
   out.commit(fmt::format("imported {}: {} bits, {} hashes, {}\n", printable(o.in), filter.bits(),
                          filter.hashes(), to_string(filter.scheme())));
 }
@@ -91,11 +94,14 @@ void run_import(const import_options& o) {
       return;
     case peer_format::redisbloom: {
       const redisbloom::chain chain = redisbloom::read_dump(data, source);
-      save(chain, o.out, o.key_type == "long" ? key_type::int64 : key_type::string);
+      save(chain, o.out, key_type_of(o.key_type));
       out.commit(fmt::format("imported {}: {} bits, {} links, redisbloom\n", printable(o.in),
                              chain.cells(), chain.filters()));
       return;
     }
+    case peer_format::spark:
+      std::visit([&](const auto& f) { save_imported(o, out, f); }, spark::read(data, source));
+      return;
   }
 }
 
@@ -105,15 +111,16 @@ command add_import_command(CLI::App& app) {
   auto o = std::make_shared<import_options>();
   CLI::App* sub = app.add_subcommand(
       "import",
-      "Convert another system's filter (Guava, bits-and-blooms, RedisBloom) into a filter file");
+      "Convert another system's filter (Guava, bits-and-blooms, RedisBloom, Spark) into a filter "
+      "file");
   add_required_argument(*sub, "IN", o->in, "The peer's file ('-' for stdin)");
   add_required_argument(*sub, "OUT", o->out, "Filter file to write (replaced if it exists)");
   add_peer_format_option(*sub, "--from", o->from);
-  sub->add_option("--key-type", o->key_type,
-                  "string: keys are text (UTF-8 bytes, Guava's stringFunnel); long: signed 64-bit "
-                  "integers (Guava's longFunnel). Default: string")
-      ->type_name("TYPE")
-      ->check(CLI::IsMember(std::vector<std::string>{"string", "long"}).description(""));
+  add_key_type_option(*sub, o->key_type,
+                      "string: keys are text (UTF-8 bytes: Guava's stringFunnel, Spark's "
+                      "putString); long: signed 64-bit integers (Guava's longFunnel, Spark's "
+                      "putLong); binary: byte arrays (Spark's putBinary; hashed as string, given "
+                      "in hex to query --key-type binary). Default: string");
   return {sub, "import", [o] { run_import(*o); }};
 }
 

@@ -2,7 +2,9 @@
 //
 // Describes a filter file of any kind: its header (format version, kind, hash scheme, parameters)
 // and figures computed from its bits (estimated count, fill ratio, estimated FPP). The file is
-// mapped and fully verified (header and payload checksums).
+// mapped and fully verified (header and payload checksums). A Spark writeTo file is read directly
+// (spark_file.hpp): `format: spark` in place of format_version. A Spark V1 filter gets a warning
+// on stderr (V1's FPP past about 10^8 items).
 
 #include <memory>
 #include <string>
@@ -13,6 +15,7 @@
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "json.hpp"
+#include "spark_file.hpp"
 #include "window_options.hpp"
 
 namespace bloomkit::cli {
@@ -26,18 +29,24 @@ struct info_options {
 };
 
 void run_info(const info_options& o) {
-  auto [filter, header] = compat::open_any(o.file, open_mode::map);
+  const bool spark = is_spark_file(o.file);
+  auto [filter, header] =
+      spark ? open_spark_file(o.file, key_type::string) : compat::open_any(o.file, open_mode::map);
   apply_now(filter, o.now, o.file);
   report r;
-  r.add("file", o.file)
-      .add("format_version", header.format_version)
-      .add("kind", to_string(header.kind))
-      .add("hash_scheme", to_string(header.scheme));
+  r.add("file", o.file);
+  if (spark) {
+    r.add("format", "spark");
+  } else {
+    r.add("format_version", header.format_version);
+  }
+  r.add("kind", to_string(header.kind)).add("hash_scheme", to_string(header.scheme));
   // Only files of 64-bit integer keys (imported with --key-type long) say so; every other file's
   // fields are as they always were.
   if (header.keys() == key_type::int64) r.add("key_type", "long");
   std::visit([&](const auto& f) { report_figures(f, r); }, filter);
   check_mapped_file(filter);  // the figures were read from the mapping
+  warn_if_spark_v1(filter, o.file);
   fmt::print("{}", o.json ? r.json() : r.text());
 }
 

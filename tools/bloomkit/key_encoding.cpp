@@ -24,10 +24,73 @@ std::int64_t parse_int64_key(std::string_view key, const std::string& file) {
   return value;
 }
 
+CLI::Option* add_key_type_option(CLI::App& command, std::string& name, const std::string& help) {
+  return command.add_option("--key-type", name, help)
+      ->type_name("TYPE")
+      ->check(CLI::IsMember(std::vector<std::string>{"string", "long", "binary"}).description(""));
+}
+
+key_type key_type_of(std::string_view name) noexcept {
+  return name == "long" ? key_type::int64 : key_type::string;
+}
+
+key_input key_input_for(std::string_view name, key_type keys, const std::string& file) {
+  if (name.empty()) return input_of(keys);
+  if (key_type_of(name) != keys) {
+    throw error(
+        errc::invalid_argument,
+        fmt::format("--key-type {}: {} holds {} keys (its key type is recorded at import)", name,
+                    file, keys == key_type::int64 ? "64-bit integer" : "byte-string"));
+  }
+  return name == "binary" ? key_input::hex : input_of(keys);
+}
+
+namespace {
+
+int hex_digit(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void append_hex_key(std::string_view key, const std::string& file, std::string& out) {
+  const auto refuse = [&](std::string_view why) {
+    throw error(errc::invalid_argument,
+                fmt::format("key {} is not hex: {} (--key-type binary: two hex digits per byte "
+                            "of each key of {})",
+                            quoted(key), why, file));
+  };
+  if (key.size() % 2 != 0) refuse("an odd number of digits");
+  for (std::size_t i = 0; i < key.size(); i += 2) {
+    const int high = hex_digit(key[i]);
+    const int low = hex_digit(key[i + 1]);
+    if (high < 0 || low < 0) refuse("a character other than 0-9, a-f, A-F");
+    out.push_back(static_cast<char>(high << 4 | low));
+  }
+}
+
 std::span<const std::string_view> key_encoder::encode(std::span<const std::string_view> keys) {
-  if (keys_ == key_type::string) return keys;
-  bytes_.resize(keys.size());
+  if (input_ == key_input::bytes) return keys;
   views_.resize(keys.size());
+  if (input_ == key_input::hex) {
+    // Decoded into one buffer first: views into it are taken once it stops growing.
+    hex_bytes_.clear();
+    ends_.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      append_hex_key(keys[i], file_, hex_bytes_);
+      ends_[i] = hex_bytes_.size();
+    }
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      views_[i] = std::string_view(hex_bytes_).substr(begin, ends_[i] - begin);
+      begin = ends_[i];
+    }
+    return views_;
+  }
+  bytes_.resize(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     auto v = static_cast<std::uint64_t>(parse_int64_key(keys[i], file_));
     for (char& c : bytes_[i]) {

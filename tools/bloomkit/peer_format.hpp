@@ -13,6 +13,7 @@ enum class peer_format {
   bits_and_blooms,       // bits-and-blooms/bloom v3 WriteTo / ReadFrom
   bits_and_blooms_json,  // bits-and-blooms/bloom v3 MarshalJSON / UnmarshalJSON
   redisbloom,            // a RedisBloom key's DUMP payload (RESTORE takes it back)
+  spark,                 // Apache Spark BloomFilter.writeTo / readFrom, V1 or V2
 };
 
 // `option` (--from / --to) taking one of the names above; anything else is a usage error.

@@ -1,12 +1,12 @@
-// bloomkit redis [--url URL] [--layout native|go-zero|guava-helper] [--bits M] [--hashes K]
-//                [--funnel string|string-twice|long] COMMAND ...
+// bloomkit redis [--url URL] [--layout native|go-zero|guava-helper|spark] [--bits M] [--hashes K]
+//                [--funnel string|string-twice|long] [--key-type string|long|binary] COMMAND ...
 //
 // Filters that live in Redis (a server or a Cluster), shared by every client that names them;
 // see docs/CLI.md ("Redis") and docs/REDIS.md. Without --url: $BLOOMKIT_REDIS_URL, else
 // redis://127.0.0.1:6379; a URL without a password takes it from $REDISCLI_AUTH.
 // --layout go-zero --bits M [--hashes K] works on go-zero's core/bloom keys, --layout
-// guava-helper --bits M --hashes K [--funnel F] on the Guava-based SETBIT helper's keys (add,
-// query, info only).
+// guava-helper --bits M --hashes K [--funnel F] on the Guava-based SETBIT helper's keys, --layout
+// spark [--key-type T] on a Spark filter's string that `redis push` made (add, query, info only).
 
 #include <memory>
 #include <vector>
@@ -18,6 +18,7 @@
 #include "bloomkit/error.hpp"
 #include "bloomkit/redis/go_zero_filter.hpp"
 #include "bloomkit/redis/guava_helper_filter.hpp"
+#include "bloomkit/redis/spark_filter.hpp"
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "names.hpp"
@@ -32,6 +33,14 @@ constexpr const char* peer_layouts = "--layout go-zero or guava-helper";
 }  // namespace
 
 void redis_context::check_layout_options(std::string_view command) const {
+  if (key_type && layout != "spark") {
+    throw usage_error(fmt::format("redis {}: --key-type applies only to --layout spark", command));
+  }
+  if (layout == "spark" && (bits || hashes)) {
+    throw usage_error(fmt::format(
+        "redis {}: --layout spark takes no --bits or --hashes (the key's header holds them)",
+        command));
+  }
   if (!is_peer()) {
     if (bits)
       throw usage_error(fmt::format("redis {}: --bits applies only to {}", command, peer_layouts));
@@ -77,6 +86,8 @@ void redis_context::require_native(std::string_view command) const {
 
 std::unique_ptr<redis::single_string_filter> redis_context::open_peer(
     redis::client& client, const std::string& name) const {
+  if (layout == "spark")
+    return std::make_unique<redis::spark_filter>(redis::spark_filter::open(client, name));
   if (layout == "go-zero") {
     redis::go_zero_options options;
     options.hashes = hashes.value_or(go_zero::hashes);
@@ -88,6 +99,12 @@ std::unique_ptr<redis::single_string_filter> redis_context::open_peer(
 }
 
 key_encoder redis_context::encoder(const std::string& name) const {
+  if (key_type) {
+    const key_input input = *key_type == "long"     ? key_input::int64
+                            : *key_type == "binary" ? key_input::hex
+                                                    : key_input::bytes;
+    return key_encoder(input, fmt::format("spark filter key {}", cli::quoted(name)));
+  }
   if (funnel == "long") {
     return key_encoder(key_type::int64,
                        fmt::format("guava-helper key {} with --funnel long", cli::quoted(name)));
@@ -127,9 +144,10 @@ std::vector<command> add_redis_commands(CLI::App& app) {
                     "the host of the URL)");
   group
       ->add_option("--layout", context->layout,
-                   "native (bloomkit's sharded filters), go-zero (go-zero core/bloom keys) or "
-                   "guava-helper (the Guava-based SETBIT helper's keys)")
-      ->check(CLI::IsMember({"native", "go-zero", "guava-helper"}))
+                   "native (bloomkit's sharded filters), go-zero (go-zero core/bloom keys), "
+                   "guava-helper (the Guava-based SETBIT helper's keys) or spark (a Spark "
+                   "filter's writeTo bytes, made by `redis push` of a Spark file)")
+      ->check(CLI::IsMember({"native", "go-zero", "guava-helper", "spark"}))
       ->capture_default_str();
   add_whole_number_option(
       *group, "--bits", 1, redis::go_zero_filter::max_bits,
@@ -151,6 +169,13 @@ std::vector<command> add_redis_commands(CLI::App& app) {
           "keys are signed 64-bit decimals)")
       ->check(CLI::IsMember({"string", "string-twice", "long"}))
       ->type_name("F");
+  group
+      ->add_option_function<std::string>(
+          "--key-type", [context](const std::string& t) { context->key_type = t; },
+          "With --layout spark: how keys are hashed: string (putString, the default), long "
+          "(putLong; signed 64-bit decimals) or binary (putBinary; hex)")
+      ->check(CLI::IsMember({"string", "long", "binary"}))
+      ->type_name("TYPE");
   std::vector<command> commands = {
       add_redis_create_command(*group, context),  add_redis_add_command(*group, context),
       add_redis_query_command(*group, context),   add_redis_info_command(*group, context),

@@ -33,6 +33,9 @@ struct redis_context {
   std::optional<std::uint64_t> bits;    // parsed and checked: 1 to 2^32
   std::optional<std::uint32_t> hashes;  // parsed and checked: 1 to 255
   std::optional<std::string> funnel;    // checked: string, string-twice or long
+  // --key-type of --layout spark (a Spark filter's string, spark_filter.hpp): string, long or
+  // binary (hex keys).
+  std::optional<std::string> key_type;
 
   // Connects to --url, BLOOMKIT_REDIS_URL or the default, with the password of the URL or of
   // REDISCLI_AUTH, and an encrypted --tls-key's passphrase from BLOOMKIT_TLS_KEY_PASSPHRASE
@@ -56,7 +59,8 @@ struct redis_context {
   // The peer key NAME in the chosen layout (after check_layout_options).
   std::unique_ptr<redis::single_string_filter> open_peer(redis::client& client,
                                                          const std::string& name) const;
-  // How keys are fed to the filter: 64-bit decimal integers for --funnel long, else as text.
+  // How keys are fed to the filter: 64-bit decimal integers for --funnel long or --key-type
+  // long, hex for --key-type binary, else as text.
   key_encoder encoder(const std::string& name) const;
   // For subcommands that work on every layout: checks the layout options, connects, opens NAME
   // in the chosen layout and calls fn(filter, encoder) with it.

@@ -20,6 +20,7 @@
 #include "arguments.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
 #include "bloomkit/redis/single_string_filter.hpp"
+#include "bloomkit/redis/spark_filter.hpp"
 #include "bloomkit/redis/static_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "cli_error.hpp"
@@ -54,6 +55,11 @@ void run_peer_info(const redis_context& context, redis::client& client,
       .add("bits_set", set)
       .add("estimated_count", estimate_count(filter->bits(), filter->hashes(), set))
       .add("fill_ratio", static_cast<double>(set) / static_cast<double>(filter->bits()));
+  // A Spark filter's header says more: its version and seed.
+  if (const auto* spark = dynamic_cast<const redis::spark_filter*>(filter.get())) {
+    r.add("spark_version", static_cast<std::uint64_t>(spark->version()))
+        .add("seed", std::to_string(spark->seed()));
+  }
   fmt::print("{}", o.json ? r.json() : r.text());
   for (const std::string& w : filter->warnings()) print_warning(w);
 }

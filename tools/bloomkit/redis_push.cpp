@@ -7,6 +7,11 @@
 // A static filter file (bloomkit build --kind static) becomes a static filter, with a delta of
 // --delta-capacity keys (default 0: none). Prints:
 //   pushed FILE to NAME: static, <b>-bit fingerprints, delta capacity <N>
+// A Spark filter (Spark's writeTo file, or a file imported from one: scheme spark-v1 / spark-v2)
+// becomes string NAME holding its writeTo bytes (spark_filter.hpp; `--layout spark` reads it),
+// keeping Spark's hashing. Prints:
+//   pushed FILE to NAME: spark-v<1|2>, <bits> bits, <hashes> hashes, seed <seed>
+// With --module a file imported from Spark becomes a module key of Spark's filter instead.
 // With --module: creates key NAME of the Redis module's type instead (BF.LOADCHUNK; the server
 // must have loaded bloomkit_redis_module.so), from a file of a kind the module holds
 // (key_transfer.hpp). Prints:
@@ -19,12 +24,16 @@
 #include <fmt/core.h>
 
 #include "arguments.hpp"
+#include "bloomkit/compat/any_filter.hpp"
+#include "bloomkit/file.hpp"
 #include "bloomkit/redis/redis_filter.hpp"
+#include "bloomkit/redis/spark_filter.hpp"
 #include "bloomkit/redis/static_filter.hpp"
 #include "cli_error.hpp"
 #include "names.hpp"
 #include "redis/module_keys/key_transfer.hpp"
 #include "redis_context.hpp"
+#include "spark_file.hpp"
 
 namespace bloomkit::cli {
 
@@ -37,8 +46,38 @@ struct redis_push_options {
   std::optional<std::uint64_t> delta_capacity;
 };
 
+// The Spark filter of a Spark file or of a bloomkit file of Spark's schemes; none for others.
+std::optional<spark::any_filter> spark_filter_of(const std::string& file) {
+  if (is_spark_file(file)) {
+    auto opened = open_spark_file(file, key_type::string);
+    if (auto* v1 = std::get_if<spark::v1_filter>(&opened.filter)) return std::move(*v1);
+    return std::get<spark::v2_filter>(std::move(opened.filter));
+  }
+  const hash_scheme scheme = read_header(file).scheme;
+  if (scheme != hash_scheme::spark_v1 && scheme != hash_scheme::spark_v2) return std::nullopt;
+  compat::any_filter f = compat::load_any(file);
+  if (auto* v1 = std::get_if<spark::v1_filter>(&f)) return std::move(*v1);
+  return std::get<spark::v2_filter>(std::move(f));
+}
+
 void run_redis_push(const redis_context& context, const redis_push_options& o) {
   context.require_native("push");
+  if (o.module && is_spark_file(o.file)) {
+    throw usage_error(
+        "redis push --module: a Spark writeTo file goes into a module key from a bloomkit file: "
+        "`bloomkit import FILE OUT --from spark`, then `redis push --module OUT NAME`");
+  }
+  if (auto spark = o.module ? std::nullopt : spark_filter_of(o.file)) {
+    if (o.delta_capacity) {
+      throw usage_error("redis push: --delta-capacity applies only to static filter files");
+    }
+    redis::client client = context.connect();
+    const auto filter = redis::spark_filter::push(client, *spark, o.name);
+    fmt::print("pushed {} to {}: spark-v{}, {} bits, {} hashes, seed {}\n", printable(o.file),
+               printable(o.name), static_cast<int>(filter.version()), filter.bits(),
+               filter.hashes(), filter.seed());
+    return;
+  }
   redis::client client = context.connect();
   if (o.module) {
     const redis_module::module_key_summary s =

@@ -12,35 +12,12 @@
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
+#include "byte_input.hpp"
 #include "filter_class.hpp"
 
 namespace bloomkit::python {
 
 namespace {
-
-// The bytes of a bytes-like argument, held for the call.
-class byte_input {
- public:
-  explicit byte_input(py::handle data) {
-    if (PyObject_GetBuffer(data.ptr(), &buffer_, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-  }
-  ~byte_input() { PyBuffer_Release(&buffer_); }
-  byte_input(const byte_input&) = delete;
-  byte_input& operator=(const byte_input&) = delete;
-  std::span<const unsigned char> bytes() const {
-    return {static_cast<const unsigned char*>(buffer_.buf), static_cast<std::size_t>(buffer_.len)};
-  }
-  std::string_view text() const {
-    return {static_cast<const char*>(buffer_.buf), static_cast<std::size_t>(buffer_.len)};
-  }
-
- private:
-  Py_buffer buffer_{};
-};
-
-py::bytes to_bytes(const std::vector<unsigned char>& v) {
-  return py::bytes(reinterpret_cast<const char*>(v.data()), v.size());
-}
 
 template <class F>
 void bind_peer(py::module_& m, const char* name, const char* doc) {

@@ -13,9 +13,11 @@
 namespace bloomkit::python {
 
 key_type parse_key_type(const std::string& name) {
-  if (name == "string") return key_type::string;
+  // binary (Spark's putBinary) keys are byte strings, hashed as string keys are.
+  if (name == "string" || name == "binary") return key_type::string;
   if (name == "long") return key_type::int64;
-  raise_error(errc::invalid_argument, "key_type must be 'string' or 'long', got '" + name + "'");
+  raise_error(errc::invalid_argument,
+              "key_type must be 'string', 'binary' or 'long', got '" + name + "'");
 }
 
 const char* key_type_name(key_type keys) noexcept {

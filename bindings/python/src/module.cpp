@@ -15,6 +15,7 @@ void bind_static(py::module_& m);
 void bind_cuckoo(py::module_& m);
 void bind_files(py::module_& m);
 void bind_compat(py::module_& m);
+void bind_spark(py::module_& m);
 #ifdef BLOOMKIT_PYTHON_REDIS
 void bind_redis(py::module_& m);
 void bind_redis_window(py::module_& m);
@@ -32,6 +33,7 @@ PYBIND11_MODULE(_bloomkit, m) {
   bloomkit::python::bind_cuckoo(m);
   bloomkit::python::bind_files(m);
   bloomkit::python::bind_compat(m);
+  bloomkit::python::bind_spark(m);
 #ifdef BLOOMKIT_PYTHON_REDIS
   bloomkit::python::bind_redis(m);
   bloomkit::python::bind_redis_window(m);

@@ -13,13 +13,15 @@
 #include "bloomkit/compat/go_zero.hpp"
 #include "bloomkit/compat/guava.hpp"
 #include "bloomkit/compat/redisbloom_kind.hpp"
+#include "bloomkit/compat/spark.hpp"
 
 namespace bloomkit::compat {
 
-// The native filters, then the peers' (classic filters with their probe policies, and
-// RedisBloom's chain).
-using filters = native_filters::append<guava::mitz_32_filter, guava::mitz_64_filter,
-                                       bits_and_blooms::filter, go_zero::filter, redisbloom::chain>;
+// The native filters, then the peers' (classic filters with their probe policies, RedisBloom's
+// chain, and Spark's filters: V2 keeps its seed).
+using filters =
+    native_filters::append<guava::mitz_32_filter, guava::mitz_64_filter, bits_and_blooms::filter,
+                           go_zero::filter, redisbloom::chain, spark::v1_filter, spark::v2_filter>;
 using any_filter = filters::variant;
 
 // The filter and its file's header from one open (bloomkit::open_any).

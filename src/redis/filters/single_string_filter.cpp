@@ -85,7 +85,12 @@ std::size_t single_string_filter::contains_many(std::span<const std::string_view
 }
 
 std::uint64_t single_string_filter::bits_set() {
-  const reply r = client_->execute(command{{"BITCOUNT", layout_->key()}, 1});
+  const reply r = client_->execute(
+      command{layout_->header_bytes() == 0
+                  ? std::vector<std::string>{"BITCOUNT", layout_->key()}
+                  : std::vector<std::string>{"BITCOUNT", layout_->key(),
+                                             std::to_string(layout_->header_bytes()), "-1"},
+              1});
   check_reply(r, layout_->describe() + " (BITCOUNT)");
   return static_cast<std::uint64_t>(r.integer());
 }
@@ -94,7 +99,10 @@ std::vector<std::string> single_string_filter::warnings() {
   const reply r = client_->execute(command{{"PTTL", layout_->key()}, 1});
   check_reply(r, layout_->describe() + " (PTTL)");
   std::vector<std::string> out;
-  if (r.integer() == -2) {
+  if (r.integer() == -2 && layout_->check().how != detail::string_check::kind::none) {
+    out.push_back(layout_->describe() +
+                  " does not exist: every lookup fails until it is pushed again");
+  } else if (r.integer() == -2) {
     out.push_back(layout_->describe() +
                   " does not exist: every lookup answers absent until the first add creates it "
                   "(if it held keys, it was evicted, deleted or lost in a restart: rebuild it "

@@ -149,21 +149,21 @@ std::optional<module_key_summary> scan_once(redis::client& c, const std::string&
   }
 }
 
-// The filter of `file` for a module key: one of bloomkit's own kinds (mapped), or RedisBloom's
-// chain; unsupported for a kind the module lacks (the other peers' schemes).
+// The filter of `file` for a module key: one of bloomkit's own kinds (mapped), RedisBloom's
+// chain, or Spark's filters; unsupported for a kind the module lacks (the other peers' schemes).
 std::variant<module_filter, redisbloom::chain> file_filter_of(const std::filesystem::path& file) {
   return std::visit(
       [&]<class Filter>(Filter&& f) -> std::variant<module_filter, redisbloom::chain> {
         if constexpr (kind_traits<Filter>::kind == filter_kind::redisbloom) {
           return std::forward<Filter>(f);
-        } else if constexpr (listed_in<Filter, native_filters>) {
+        } else if constexpr (listed_in<Filter, module_filters>) {
           return module_filter{std::forward<Filter>(f), false};
         } else {
           throw error(errc::unsupported,
                       file.string() + ": holds a " + std::string(kind_traits<Filter>::name) +
                           " filter with hash scheme " + std::string(to_string(Filter::scheme())) +
                           ": the module cannot hold it (it holds bloomkit's own kinds and "
-                          "RedisBloom's, not the other peers' schemes)");
+                          "RedisBloom's and Spark's, not the other peers' schemes)");
         }
       },
       compat::map_any(file, verify::full));
