@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../kinds/filter_impl.hpp"
+#include "bloomkit/compat/spark.hpp"  // the extern declarations before the definitions (clang)
 #include "bloomkit/detail/result_slots.hpp"
 
 namespace bloomkit {
