@@ -25,11 +25,17 @@
 //   key i - lag - second: test the other k - 2 cells, whose lines have had `second` keys' time.
 // One line per key (blocked, cuckoo, static's three cells): one stage.
 //
-// The distance (lag, second) is pipeline_distance_for's, from the bytes the batch touches: none
-// in cache, where prefetches only cost; a long one past the caches, where the misses in flight
-// bound the speed. The measurements behind it are in docs/PERFORMANCE.md ("The pipeline's
-// distance"). The ring of locations grows with the lag (a power of two above both lags), so a
-// short lag keeps its few slots in L1.
+// The distance (lag, second) is pipeline_distance_for's, from the bytes the batch touches
+// (docs/PERFORMANCE.md, "The pipeline's distance", has the sweeps behind it):
+//   below 1 MiB (L2):   none, the plain loop: prefetches only cost there (n = 1e5, lookups of
+//                       classic filters 17-20 ns per key against 22-26 at lag 16);
+//   1 MiB to 64 MiB:    lag 32, second 16 (n = 1e6-1e7: lags 16-64 alike, 8 and 0 slower: classic
+//                       misses at 1e7 98 ns at 0, 53 at 8, 48-50 at 16-48);
+//   64 MiB and more:    lag 48, second 24 (n = 1e8, DRAM: the issue's ready digests 10.5 ns per
+//                       key at lag 16, 7.0 at 32, 4.5-5.2 at 64; here 0 and 8 much slower, 16-96
+//                       within the noise of a loaded machine).
+// The ring of locations grows with the lag (a power of two above both lags; its length is
+// runtime, its array the longest's), so a short lag keeps its few slots in L1.
 //
 // A location depends on the digest and the filter's m and k only, never on its words, so one
 // location serves every filter of one config: the slot pipelines below (window filters) locate a
@@ -55,10 +61,13 @@ struct pipeline_distance {
 
 // Below this the filter stays in L2 (2 MiB per core here) beside the keys: the plain loop.
 inline constexpr std::size_t pipeline_cache_bytes = std::size_t{1} << 20;
-// Keys ahead past it, and the second stage's; the ring holds both at the most.
+// Keys ahead past it (in L3: n = 1e6-1e7 of every kind measured here), and the second stage's.
 inline constexpr std::size_t pipeline_lag = 32;
-inline constexpr std::size_t pipeline_second_lag = pipeline_lag / 2;
-inline constexpr std::size_t pipeline_ring = std::bit_ceil(pipeline_lag + pipeline_second_lag + 1);
+// From this size on (n = 1e8: DRAM), a longer lag keeps more misses in flight.
+inline constexpr std::size_t pipeline_dram_bytes = std::size_t{64} << 20;
+inline constexpr std::size_t pipeline_dram_lag = 48;
+// The ring holds both stages' keys at the longest lag.
+inline constexpr std::size_t pipeline_ring = std::bit_ceil(pipeline_dram_lag * 3 / 2 + 1);
 // Slot pipelines prefetch a key's lines in every slot: the lag shrinks with the slots, to this.
 inline constexpr std::size_t pipeline_min_slot_lag = 4;
 
@@ -67,7 +76,8 @@ inline constexpr std::size_t pipeline_min_slot_lag = 4;
 constexpr pipeline_distance pipeline_distance_for(touched_bytes touched,
                                                   std::size_t ways = 1) noexcept {
   if (touched.bytes < pipeline_cache_bytes) return {};
-  std::size_t lag = ways > 1 ? pipeline_lag / ways : pipeline_lag;
+  std::size_t lag = touched.bytes < pipeline_dram_bytes ? pipeline_lag : pipeline_dram_lag;
+  if (ways > 1) lag /= ways;
   if (lag < pipeline_min_slot_lag) lag = pipeline_min_slot_lag;
   const std::size_t second = lag / 2;
   return {lag, second, std::bit_ceil(lag + second + 1) - 1};

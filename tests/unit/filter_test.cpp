@@ -103,6 +103,10 @@ TEST(Filter, NoFalseNegativesThroughEveryPathOfEveryStorage) {
   const auto two_lines = blocked_bloom_filter::for_capacity(400'000, 1e-5);
   EXPECT_EQ(two_lines.hashes(), 16U);
   past_l2(two_lines, "blocked two lines 1 MiB");
+  // Past 64 MiB the longest lag and ring; 20,000 keys into the classic filter (two stages).
+  const bloom_filter dram(detail::pipeline_dram_bytes * 8, 7);
+  check_no_false_negatives(dram, 20'000, "classic 64 MiB");
+  check_no_false_negatives(dram, 3000, "classic 64 MiB in batches of 5", 5);
   check_no_false_negatives(bloom_filter(64, 1), 50, "classic k = 1");
   check_no_false_negatives(go_zero::filter(5000, go_zero::hashes), 300, "go-zero k = 14");
 }
