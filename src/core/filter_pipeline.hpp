@@ -13,60 +13,94 @@
 //   bool test_first(const location&) const;
 //   void prefetch_rest(const location&) const;  // two_stage only
 //   bool test_rest(const location&) const;      // two_stage only
-//   static constexpr std::size_t lag;           // optional: lookups' lag if not pipeline_lag
-//                                               // (inserts take theirs as an argument)
 //
 // Step i locates key i (hash, positions) and prefetches its lines; step i also handles key
 // i - lag, whose lines have had `lag` keys' worth of hashing to arrive, so the misses of many keys
 // overlap. Prefetches go to L2 (bit_array.hpp says why).
 //
 // Lookups of a storage with several lines per key (classic, counting) run in two stages:
-//   step i:        locate key i, prefetch its first two lines;
-//   key i - 16:    test the first two cells (at the designed load they decide 3/4 of misses)
-//                  and, if both are set, prefetch the other k - 2 lines;
-//   key i - 24:    test the other k - 2 cells, whose lines have had 8 keys' time to arrive.
-// Measured (bench/RESULTS.md, n = 1e8): hits 98.6 -> 36.9 ns per key, misses 45.2 -> 29.9 ns
-// against a block-wise loop. One line per key (blocked): one stage.
+//   step i:               locate key i, prefetch its first two lines;
+//   key i - lag:          test the first two cells (at the designed load they decide 3/4 of
+//                         misses) and, if both are set, prefetch the other k - 2 lines;
+//   key i - lag - second: test the other k - 2 cells, whose lines have had `second` keys' time.
+// One line per key (blocked, cuckoo, static's three cells): one stage.
+//
+// The distance (lag, second) is pipeline_distance_for's, from the bytes the batch touches
+// (docs/PERFORMANCE.md, "The pipeline's distance", has the sweeps behind it):
+//   below 1 MiB (L2):   none, the plain loop: prefetches only cost there (n = 1e5, lookups of
+//                       classic filters 17-20 ns per key against 22-26 at lag 16);
+//   1 MiB to 64 MiB:    lag 32, second 16 (n = 1e6-1e7: lags 16-64 alike, 8 and 0 slower: classic
+//                       misses at 1e7 98 ns at 0, 53 at 8, 48-50 at 16-48);
+//   64 MiB and more:    lag 48, second 24 (n = 1e8, DRAM: the ready digests 10.5 ns per
+//                       key at lag 16, 7.0 at 32, 4.5-5.2 at 64; here 0 and 8 much slower, 16-96
+//                       within the noise of a loaded machine).
+// The ring of locations grows with the lag (a power of two above both lags; its length is
+// runtime, its array the longest's), so a short lag keeps its few slots in L1.
 //
 // A location depends on the digest and the filter's m and k only, never on its words, so one
 // location serves every filter of one config: the slot pipelines below (window filters) locate a
 // key once and prefetch its lines in every slot together.
 
+#include <bit>
 #include <cstddef>
 
 namespace bloomkit::detail {
 
-inline constexpr std::size_t pipeline_lag = 16;
-inline constexpr std::size_t pipeline_second_lag = 8;
-inline constexpr std::size_t pipeline_ring = 32;  // a power of two > both lags together
+// The bytes a batch's keys land in: the filter's array, or all slots' arrays together.
+struct touched_bytes {
+  std::size_t bytes;
+};
 
-// The lag of an Ops's lookups: its own (the window's groups, window_kernels.hpp), else
-// pipeline_lag.
-template <class Ops>
-constexpr std::size_t lookup_lag_of() noexcept {
-  if constexpr (requires { Ops::lag; }) {
-    return Ops::lag;
-  } else {
-    return pipeline_lag;
-  }
+// How many keys ahead a pipeline prefetches: lag (0: the plain loop) and, for the second stage of
+// two-stage lookups, second more. ring_mask + 1 is the ring's length, a power of two > both.
+struct pipeline_distance {
+  std::size_t lag = 0;
+  std::size_t second = 0;
+  std::size_t ring_mask = 0;
+};
+
+// Below this the filter stays in L2 (2 MiB per core here) beside the keys: the plain loop.
+inline constexpr std::size_t pipeline_cache_bytes = std::size_t{1} << 20;
+// Keys ahead past it (in L3: n = 1e6-1e7 of every kind measured here), and the second stage's.
+inline constexpr std::size_t pipeline_lag = 32;
+// From this size on (n = 1e8: DRAM), a longer lag keeps more misses in flight.
+inline constexpr std::size_t pipeline_dram_bytes = std::size_t{64} << 20;
+inline constexpr std::size_t pipeline_dram_lag = 48;
+// The ring holds both stages' keys at the longest lag.
+inline constexpr std::size_t pipeline_ring = std::bit_ceil(pipeline_dram_lag * 3 / 2 + 1);
+// Slot pipelines prefetch a key's lines in every slot: the lag shrinks with the slots, to this.
+inline constexpr std::size_t pipeline_min_slot_lag = 4;
+
+// The one rule. `ways`: the filters a key's lines are prefetched in together (a window's slots),
+// which share the misses in flight among them.
+constexpr pipeline_distance pipeline_distance_for(touched_bytes touched,
+                                                  std::size_t ways = 1) noexcept {
+  if (touched.bytes < pipeline_cache_bytes) return {};
+  std::size_t lag = touched.bytes < pipeline_dram_bytes ? pipeline_lag : pipeline_dram_lag;
+  if (ways > 1) lag /= ways;
+  if (lag < pipeline_min_slot_lag) lag = pipeline_min_slot_lag;
+  const std::size_t second = lag / 2;
+  return {lag, second, std::bit_ceil(lag + second + 1) - 1};
 }
 
 // lag 0 is the plain loop (a filter in cache has no latency to hide). Keys are inserted in order,
 // so with `added` (nullptr: not wanted) added[i] says whether key i changed a cell, and a key
 // repeated later in the batch sees its earlier insert (not new), as a loop of inserts would.
 template <bool Atomic, class Ops, class DigestAt>
-std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, std::size_t lag,
-                            bool* added = nullptr) {
+std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at,
+                            touched_bytes touched, bool* added = nullptr) {
+  const pipeline_distance d = pipeline_distance_for(touched);
+  const std::size_t lag = d.lag;
   typename Ops::location slots[pipeline_ring];
   std::size_t fresh = 0;
   for (std::size_t i = 0; i < n + lag; ++i) {
     if (i < n) {
-      auto& at = slots[i % pipeline_ring];
+      auto& at = slots[i & d.ring_mask];
       ops.locate(digest_at(i), at);
       if (lag != 0) ops.prefetch_write(at);
     }
     if (i >= lag) {
-      const bool changed = ops.template insert<Atomic>(slots[(i - lag) % pipeline_ring]);
+      const bool changed = ops.template insert<Atomic>(slots[(i - lag) & d.ring_mask]);
       if (added != nullptr) added[i - lag] = changed;
       fresh += changed;
     }
@@ -74,11 +108,32 @@ std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, s
   return fresh;
 }
 
+template <class Ops>
+bool holds(const Ops& ops, const typename Ops::location& at) noexcept {
+  if constexpr (Ops::two_stage) {
+    return ops.test_first(at) && ops.test_rest(at);
+  } else {
+    return ops.test_first(at);
+  }
+}
+
 template <class Ops, class DigestAt>
-std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, bool* results) {
-  constexpr std::size_t first_lag = lookup_lag_of<Ops>();
-  constexpr std::size_t second_lag = Ops::two_stage ? pipeline_second_lag : 0;
-  static_assert(first_lag + second_lag < pipeline_ring);
+std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at,
+                            touched_bytes touched, bool* results) {
+  const pipeline_distance d = pipeline_distance_for(touched);
+  if (d.lag == 0) {  // in cache: the plain loop, with the early exit of a miss
+    std::size_t present = 0;
+    typename Ops::location at;
+    for (std::size_t i = 0; i < n; ++i) {
+      ops.locate(digest_at(i), at);
+      const bool hit = holds(ops, at);
+      results[i] = hit;
+      present += hit;
+    }
+    return present;
+  }
+  const std::size_t first_lag = d.lag;
+  const std::size_t second_lag = Ops::two_stage ? d.second : 0;
   struct slot {
     typename Ops::location at;
     bool alive;
@@ -87,13 +142,13 @@ std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, b
   std::size_t present = 0;
   for (std::size_t i = 0; i < n + first_lag + second_lag; ++i) {
     if (i < n) {
-      slot& s = slots[i % pipeline_ring];
+      slot& s = slots[i & d.ring_mask];
       ops.locate(digest_at(i), s.at);
       ops.prefetch_first(s.at);
     }
     if (i >= first_lag && i - first_lag < n) {
       const std::size_t j = i - first_lag;
-      slot& s = slots[j % pipeline_ring];
+      slot& s = slots[j & d.ring_mask];
       s.alive = ops.test_first(s.at);
       if constexpr (Ops::two_stage) {
         if (s.alive) ops.prefetch_rest(s.at);
@@ -105,7 +160,7 @@ std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at, b
     if constexpr (Ops::two_stage) {
       if (i >= first_lag + second_lag) {
         const std::size_t j = i - first_lag - second_lag;
-        const slot& s = slots[j % pipeline_ring];
+        const slot& s = slots[j & d.ring_mask];
         // No early exit inside test_rest: for hits every cell is tested anyway, and the
         // branch-free loop is cheaper than a mispredicted exit for the few misses that get here.
         const bool alive = s.alive && ops.test_rest(s.at);
@@ -124,24 +179,11 @@ struct slot_ops {
   std::size_t count;
 };
 
-// Slots touch count times the lines of one filter per key: a shorter lag keeps the prefetches in
-// flight within what the core tracks.
-inline constexpr std::size_t slot_pipeline_lag = 4;
-
 template <class Ops>
 [[gnu::always_inline]] inline void prefetch_every_line(const Ops& ops,
                                                        const typename Ops::location& at) noexcept {
   ops.prefetch_first(at);
   if constexpr (Ops::two_stage) ops.prefetch_rest(at);
-}
-
-template <class Ops>
-bool holds(const Ops& ops, const typename Ops::location& at) noexcept {
-  if constexpr (Ops::two_stage) {
-    return ops.test_first(at) && ops.test_rest(at);
-  } else {
-    return ops.test_first(at);
-  }
 }
 
 // Whether slots s = first..count-1 hold the key at `at`: the first that does answers.
@@ -155,20 +197,26 @@ bool some_slot_holds(slot_ops<Ops> slots, std::size_t first,
 }
 
 // results[i]: whether some slot holds key i. Returns how many keys some slot holds.
+// Slots touch count times the lines of one filter per key: a shorter lag (`ways` in
+// pipeline_distance_for) keeps the prefetches in flight within what the core tracks. touched: the
+// bytes of all slots.
 template <class Ops, class DigestAt>
 std::size_t lookup_slots_pipeline(slot_ops<Ops> slots, std::size_t n, DigestAt digest_at,
-                                  bool* results) {
-  constexpr std::size_t lag = slot_pipeline_lag;
+                                  touched_bytes touched, bool* results) {
+  const pipeline_distance d = pipeline_distance_for(touched, slots.count);
+  const std::size_t lag = d.lag;
   typename Ops::location ring[pipeline_ring];
   std::size_t present = 0;
   for (std::size_t i = 0; i < n + lag; ++i) {
     if (i < n) {
-      auto& at = ring[i % pipeline_ring];
+      auto& at = ring[i & d.ring_mask];
       slots.ops[0].locate(digest_at(i), at);
-      for (std::size_t s = 0; s < slots.count; ++s) prefetch_every_line(slots.ops[s], at);
+      if (lag != 0) {
+        for (std::size_t s = 0; s < slots.count; ++s) prefetch_every_line(slots.ops[s], at);
+      }
     }
     if (i >= lag) {
-      const bool hit = some_slot_holds(slots, 0, ring[(i - lag) % pipeline_ring]);
+      const bool hit = some_slot_holds(slots, 0, ring[(i - lag) & d.ring_mask]);
       results[i - lag] = hit;
       present += hit;
     }
@@ -183,16 +231,17 @@ struct slot_insert_counts {
 
 // Inserts the keys in order into slot 0 (single writer) and counts them: a key is new when a
 // cell of it was 0 in slot 0 and no other slot holds it (the window's insert: a repeat within
-// the batch is not new). added (nullptr: not wanted): per key, whether it was new. lag 0 is the
-// plain loop.
+// the batch is not new). added (nullptr: not wanted): per key, whether it was new.
 template <class Ops, class DigestAt>
 slot_insert_counts insert_slots_pipeline(slot_ops<Ops> slots, std::size_t n, DigestAt digest_at,
-                                         std::size_t lag, bool* added) {
+                                         touched_bytes touched, bool* added) {
+  const pipeline_distance d = pipeline_distance_for(touched, slots.count);
+  const std::size_t lag = d.lag;
   typename Ops::location ring[pipeline_ring];
   slot_insert_counts counts;
   for (std::size_t i = 0; i < n + lag; ++i) {
     if (i < n) {
-      auto& at = ring[i % pipeline_ring];
+      auto& at = ring[i & d.ring_mask];
       slots.ops[0].locate(digest_at(i), at);
       if (lag != 0) {
         slots.ops[0].prefetch_write(at);
@@ -200,7 +249,7 @@ slot_insert_counts insert_slots_pipeline(slot_ops<Ops> slots, std::size_t n, Dig
       }
     }
     if (i >= lag) {
-      const auto& at = ring[(i - lag) % pipeline_ring];
+      const auto& at = ring[(i - lag) & d.ring_mask];
       // A key slot 0 held already is not new: the older slots need not be asked.
       bool fresh = false;
       if (slots.ops[0].template insert<false>(at)) {

@@ -74,6 +74,11 @@ void mapped_file::map(int fd, access pattern) {
   }
   data_ = static_cast<const unsigned char*>(p);
   faulted_ = &detail::fault_flag(*slot_);
+  // Huge pages where the file system's page cache has them (ext4 and XFS read large folios;
+  // tmpfs follows shmem_enabled): a random probe then costs no TLB miss. Asked before the
+  // read-ahead so that it reads in 2 MiB folios; refused or ignored elsewhere, which is harmless
+  // (docs/PERFORMANCE.md, "Huge pages").
+  ::madvise(p, size_, MADV_HUGEPAGE);
   ::madvise(p, size_, pattern == access::random ? MADV_WILLNEED : MADV_SEQUENTIAL);
 
   // The tail word: the last non-zero word of the last page, or its last word. Read after

@@ -1,7 +1,8 @@
 // The batched paths of cuckoo_filter over core/filter_pipeline.hpp: each key is hashed and its
-// two buckets prefetched pipeline_lag keys before they are read or written, so the misses of many
-// keys overlap. Writes go through the single-key paths (a kick or a growth is rare and touches
-// buckets no prefetch could know), in order, so a batch does what a loop of calls does.
+// two buckets prefetched the pipeline's distance (its rule, from the table's size) before they are
+// read or written, so the misses of many keys overlap. Writes go through the single-key paths (a
+// kick or a growth is rare and touches buckets no prefetch could know), in order, so a batch does
+// what a loop of calls does.
 
 #include <memory>
 
@@ -78,6 +79,11 @@ auto cuckoo_digest_at(Keys keys) {
   };
 }
 
+// What a batch touches: one table's words.
+detail::touched_bytes touched(const cuckoo_table& t) noexcept {
+  return {t.words().byte_size()};
+}
+
 }  // namespace
 
 template <class Keys>
@@ -85,7 +91,7 @@ static std::size_t insert_all(cuckoo_filter& f, Keys keys) {
   bool full = false;
   const cuckoo_write_ops<false> ops{&f, &full, nullptr};
   return detail::insert_pipeline<false>(ops, keys.size(), cuckoo_digest_at(keys),
-                                        detail::pipeline_lag);
+                                        touched(f.tables().back()));
 }
 
 template <class Keys>
@@ -94,7 +100,7 @@ static std::size_t remove_all(cuckoo_filter& f, Keys keys, std::span<bool> remov
   bool full = false;
   const cuckoo_write_ops<true> ops{&f, &full, nullptr};
   return detail::insert_pipeline<false>(ops, keys.size(), cuckoo_digest_at(keys),
-                                        detail::pipeline_lag,
+                                        touched(f.tables().back()),
                                         removed.empty() ? nullptr : removed.data());
 }
 
@@ -105,12 +111,14 @@ static std::size_t look_up_all(const cuckoo_filter& f, Keys keys, std::span<bool
   const auto in = [&](const cuckoo_table& t) {
     return cuckoo_lookup_ops{cuckoo_table_access::geometry(t), cuckoo_table_access::bytes(t)};
   };
-  std::size_t present = detail::lookup_pipeline(in(tables.front()), keys.size(),
-                                                cuckoo_digest_at(keys), results.data());
+  std::size_t present =
+      detail::lookup_pipeline(in(tables.front()), keys.size(), cuckoo_digest_at(keys),
+                              touched(tables.front()), results.data());
   if (tables.size() > 1) {  // a chain: a key is present if some table holds it
     const auto more = std::make_unique<bool[]>(keys.size());
     for (std::size_t t = 1; t < tables.size(); ++t) {
-      detail::lookup_pipeline(in(tables[t]), keys.size(), cuckoo_digest_at(keys), more.get());
+      detail::lookup_pipeline(in(tables[t]), keys.size(), cuckoo_digest_at(keys),
+                              touched(tables[t]), more.get());
       for (std::size_t i = 0; i < keys.size(); ++i) {
         present += more[i] && !results[i];
         results[i] = results[i] || more[i];

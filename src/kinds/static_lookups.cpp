@@ -1,15 +1,12 @@
-// static_filter's batched lookups. A key reads three cells in three lines: its own loop rather
-// than core/filter_pipeline.hpp's, so that
-// - a key's three cells are found once, as the three bytes their 64-bit loads start at and the
-//   shifts of the cells in them (the test reuses what the prefetch computed);
-// - the lines of `lag` keys ahead are in flight: 3 * lag misses, a longer lag than the one-line
-//   kinds' (measured in bench/static_variants --paired, bench/RESULTS.md);
-// - a filter of one shard reads its table and seed from registers, not the shard table;
-// - a filter small enough to stay in cache takes the plain loop (prefetches only cost there);
-// - a mapped file is checked once per batch.
+// static_filter's batched lookups over core/filter_pipeline.hpp. A key reads three cells in three
+// lines; its location is the three bytes their 64-bit loads start at and the cells' shifts in
+// them, so the test reuses what the prefetch computed. A filter of one shard reads its table and
+// seed from registers, not the shard table; a mapped file is checked once per batch. The
+// pipeline's rule picks the distance from the filter's size (the plain loop in cache).
 
 #include <cstring>
 
+#include "../core/filter_pipeline.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "bloomkit/static_filter.hpp"
@@ -17,13 +14,6 @@
 namespace bloomkit {
 
 namespace {
-
-// Keys of lookahead (3 lines each). bench/static_variants --paired, n = 1e7, b = 8, batched by
-// hash: lag 16 12.5 ns, 32 11.9 ns, 64 12.6 ns per hit (issue 32 found 32-64 beat 16 in DRAM).
-constexpr std::size_t lookup_lag = 32;
-// Up to this size the plain loop: at n = 1e5 (113 kB) 4.6 against 5.2 ns pipelined, at 1e6
-// (1.1 MB) the same 5.3-5.7 either way; past the 2 MB L2 the prefetches pay.
-constexpr std::size_t in_cache_bytes = std::size_t{1} << 20;
 
 // Where one key's cells are: the byte each cell's 64-bit load starts at and the cell's shift in
 // it, and the value they XOR to when the key is present.
@@ -64,66 +54,47 @@ struct shard_reader {
   }
 };
 
-// results[i] = whether hash_at(i) is present; `shard_of(h)` picks its shard.
+// The pipeline's cell operations: `shard_of(h)` picks a key's shard.
+template <class ShardOf>
+struct static_lookup_ops {
+  using location = probe;
+  static constexpr bool two_stage = false;
+  const shard_reader& r;
+  ShardOf shard_of;
+
+  [[gnu::always_inline]] void locate(std::uint64_t h, location& p) const noexcept {
+    r.locate(shard_of(h), h, p);
+  }
+  [[gnu::always_inline]] void prefetch_first(const location& p) const noexcept {
+    shard_reader::prefetch(p);
+  }
+  bool test_first(const location& p) const noexcept { return r.test(p); }
+};
+
+// results[i] = whether hash_at(i) is present.
 template <class HashAt, class ShardOf>
 std::size_t lookup_loop(const shard_reader& r, std::size_t n, HashAt hash_at, ShardOf shard_of,
-                        bool* results, bool pipelined) {
-  std::size_t present = 0;
-  if (!pipelined) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t h = hash_at(i);
-      probe p;
-      r.locate(shard_of(h), h, p);
-      const bool hit = r.test(p);
-      results[i] = hit;
-      present += hit;
-    }
-    return present;
-  }
-  constexpr std::size_t ring = 64;  // a power of two above the lag
-  constexpr std::size_t lag = lookup_lag;
-  static_assert(lag < ring);
-  probe probes[ring];
-  std::size_t i = 0;
-  for (; i < n && i < lag; ++i) {
-    const std::uint64_t h = hash_at(i);
-    r.locate(shard_of(h), h, probes[i % ring]);
-    r.prefetch(probes[i % ring]);
-  }
-  for (; i < n; ++i) {
-    const std::uint64_t h = hash_at(i);
-    probe& ahead = probes[i % ring];
-    r.locate(shard_of(h), h, ahead);
-    r.prefetch(ahead);
-    const std::size_t j = i - lag;
-    const bool hit = r.test(probes[j % ring]);
-    results[j] = hit;
-    present += hit;
-  }
-  for (std::size_t j = n > lag ? n - lag : 0; j < n; ++j) {
-    const bool hit = r.test(probes[j % ring]);
-    results[j] = hit;
-    present += hit;
-  }
-  return present;
+                        detail::touched_bytes touched, bool* results) {
+  const static_lookup_ops<ShardOf> ops{r, shard_of};
+  return detail::lookup_pipeline(ops, n, hash_at, touched, results);
 }
 
 template <class HashAt>
 std::size_t lookup_all(const static_filter& f, std::size_t n, HashAt hash_at, bool* results) {
   const shard_reader r{f.shards().data(), f.shard_bits(), f.fingerprint_bits(),
                        (std::uint64_t{1} << f.fingerprint_bits()) - 1};
-  const bool pipelined = f.byte_size() > in_cache_bytes;
+  const detail::touched_bytes touched{f.byte_size()};
   if (f.shard_bits() == 0) {
     const static_shard& only = f.shards().front();
     return lookup_loop(
-        r, n, hash_at, [&](std::uint64_t) -> const static_shard& { return only; }, results,
-        pipelined);
+        r, n, hash_at, [&](std::uint64_t) -> const static_shard& { return only; }, touched,
+        results);
   }
   const std::uint32_t s = f.shard_bits();
   const static_shard* shards = f.shards().data();
   return lookup_loop(
       r, n, hash_at, [=](std::uint64_t h) -> const static_shard& { return shards[h >> (64 - s)]; },
-      results, pipelined);
+      touched, results);
 }
 
 }  // namespace

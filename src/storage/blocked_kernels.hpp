@@ -105,6 +105,7 @@ struct split_block_ops {
   }
   bool test_first(const location& at) const noexcept { return Isa::contains(block(at), at.h32); }
   std::uint64_t* block(const location& at) const noexcept { return words + at.block * 4; }
+  touched_bytes touched() const noexcept { return {static_cast<std::size_t>(blocks * 32)}; }
 };
 
 template <class Isa>
@@ -130,15 +131,16 @@ struct blocked_paths {
                                  bool atomic, bool* added) noexcept {
     const ops o{words, blocks};
     return over_batch(batch, [&](auto digest_at) {
-      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag, added)
-                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag, added);
+      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, o.touched(), added)
+                    : insert_pipeline<false>(o, batch.size, digest_at, o.touched(), added);
     });
   }
   static std::size_t contains_many(const std::uint64_t* words, std::uint64_t blocks,
                                    blocked_batch batch, bool* results) noexcept {
     const ops o{const_cast<std::uint64_t*>(words), blocks};
-    return over_batch(
-        batch, [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
+    return over_batch(batch, [&](auto digest_at) {
+      return lookup_pipeline(o, batch.size, digest_at, o.touched(), results);
+    });
   }
 
   static std::size_t contains_many_in_slots(std::uint64_t* const* slots, std::size_t count,
@@ -147,7 +149,8 @@ struct blocked_paths {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
     return over_batch(batch, [&](auto digest_at) {
-      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at, results);
+      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
+                                   touched_bytes{each[0].touched().bytes * count}, results);
     });
   }
   static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
@@ -157,7 +160,7 @@ struct blocked_paths {
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
     return over_batch(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
-                                   slot_pipeline_lag, added);
+                                   touched_bytes{each[0].touched().bytes * count}, added);
     });
   }
 

@@ -129,6 +129,9 @@ struct split_line_ops {
   std::uint64_t* line(const location& at, std::uint32_t t) const noexcept {
     return words + at.line[t] * line_words;
   }
+  touched_bytes touched() const noexcept {
+    return {static_cast<std::size_t>(g.lines * line_words * 8)};
+  }
 };
 
 struct line_paths {
@@ -151,15 +154,16 @@ struct line_paths {
                                  bool atomic, bool* added) noexcept {
     const ops o{words, g};
     return over_batch(batch, [&](auto digest_at) {
-      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, pipeline_lag, added)
-                    : insert_pipeline<false>(o, batch.size, digest_at, pipeline_lag, added);
+      return atomic ? insert_pipeline<true>(o, batch.size, digest_at, o.touched(), added)
+                    : insert_pipeline<false>(o, batch.size, digest_at, o.touched(), added);
     });
   }
   static std::size_t contains_many(const std::uint64_t* words, line_geometry g, blocked_batch batch,
                                    bool* results) noexcept {
     const ops o{const_cast<std::uint64_t*>(words), g};
-    return over_batch(
-        batch, [&](auto digest_at) { return lookup_pipeline(o, batch.size, digest_at, results); });
+    return over_batch(batch, [&](auto digest_at) {
+      return lookup_pipeline(o, batch.size, digest_at, o.touched(), results);
+    });
   }
   static std::size_t contains_many_in_slots(std::uint64_t* const* slots, std::size_t count,
                                             line_geometry g, blocked_batch batch,
@@ -167,7 +171,8 @@ struct line_paths {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], g};
     return over_batch(batch, [&](auto digest_at) {
-      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at, results);
+      return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
+                                   touched_bytes{each[0].touched().bytes * count}, results);
     });
   }
   static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
@@ -177,7 +182,7 @@ struct line_paths {
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], g};
     return over_batch(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
-                                   slot_pipeline_lag, added);
+                                   touched_bytes{each[0].touched().bytes * count}, added);
     });
   }
 

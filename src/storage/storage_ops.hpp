@@ -39,9 +39,9 @@
 
 namespace bloomkit::detail {
 
-// Filters of at least this size live in DRAM, where prefetching every line of a key before
-// touching any pays; below it (in cache) the plain loops are faster.
-inline constexpr std::size_t dram_filter_bytes = std::size_t{1} << 20;
+// Filters of at least this size live past L2, where prefetching every line of a key before
+// touching any pays; below it (in cache) the plain loops are faster (the pipeline's rule).
+inline constexpr std::size_t dram_filter_bytes = pipeline_cache_bytes;
 
 // A filter's hot paths over positional cells: k positions from the probe sequence.
 template <class Probe, class Cell>
@@ -49,11 +49,12 @@ struct positional_paths {
   using digest_type = typename Probe::digest_type;
   positional_ops<Probe, Cell> ops;
   bool in_dram;
+  touched_bytes touched;  // the batches': the filter's array
 
   template <class State>
   positional_paths(std::uint64_t* words, const filter_config& c, std::size_t bytes,
                    const State&) noexcept
-      : ops{words, c.cells, c.hashes}, in_dram(bytes >= dram_filter_bytes) {}
+      : ops{words, c.cells, c.hashes}, in_dram(bytes >= dram_filter_bytes), touched{bytes} {}
 
   static digest_type hash(std::string_view key) noexcept { return Probe::hash(key); }
   // The single-key paths call out of line with a copy of ops, so that only the copy (not
@@ -71,27 +72,26 @@ struct positional_paths {
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
     return insert_pipeline<Atomic>(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, lag(),
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, touched,
         added);
   }
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added) const noexcept {
     return insert_pipeline<false>(
         ops, digests.size(),
-        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, lag(),
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, touched,
         added);
   }
   std::size_t contains_keys(std::span<const std::string_view> keys, bool* results) const noexcept {
     return lookup_pipeline(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, results);
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, touched,
+        results);
   }
   std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
     return lookup_pipeline(
         ops, digests.size(),
-        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, results);
+        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, touched,
+        results);
   }
-
- private:
-  std::size_t lag() const noexcept { return in_dram ? pipeline_lag : 0; }
 };
 
 // What a word of single bits is (classic and blocked): merge is or, intersect and, a cell is
@@ -179,6 +179,8 @@ struct slot_batch {
   const filter_config& config;
   std::size_t bytes;  // of one slot
   std::span<const std::string_view> keys;
+
+  touched_bytes touched() const noexcept { return {bytes * slots.size()}; }
 };
 
 // Positional storages: k cells per key at positions from the probe sequence, marked and checked
@@ -198,16 +200,15 @@ struct positional_storage_ops : Words, capabilities_absent {
   static std::size_t contains_in_slots(const slot_batch& b, const State&, bool* results) {
     const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
     return lookup_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
-                                 hash_at<Probe>(b.keys), results);
+                                 hash_at<Probe>(b.keys), b.touched(), results);
   }
   // Inserts the keys, in order, into slots[0] (single writer); added (nullptr: not wanted): per
   // key, whether no slot held it.
   template <class Probe, class State>
   static slot_insert_counts insert_into_slots(const slot_batch& b, const State&, bool* added) {
     const std::vector<cell_ops<Probe>> each = slot_cell_ops<Probe>(b);
-    const std::size_t lag = b.bytes >= dram_filter_bytes ? slot_pipeline_lag : 0;
     return insert_slots_pipeline(slot_ops<cell_ops<Probe>>{each.data(), each.size()}, b.keys.size(),
-                                 hash_at<Probe>(b.keys), lag, added);
+                                 hash_at<Probe>(b.keys), b.touched(), added);
   }
 
   template <class Probe>

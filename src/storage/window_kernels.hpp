@@ -64,10 +64,6 @@ struct window_kernels {
                                       std::span<const std::string_view> keys, bool* added) noexcept;
 };
 
-// Keys ahead of the one being tested whose groups are being prefetched: a group is one or two
-// lines (S <= 8), so a few dozen keys keep enough misses in flight to cover DRAM latency.
-inline constexpr std::size_t window_pipeline_lag = 24;
-
 // The cell operations of the grouped layout for the one pipeline (filter_pipeline.hpp), W a
 // policy's Words<Lanes>: a key's location is its group, the multiply-high of its digest's high
 // half by the groups, and its mask in a word, from the low half; it is marked in the word of one
@@ -81,7 +77,6 @@ struct window_group_ops {
     typename W::mask mask;
   };
   static constexpr bool two_stage = false;
-  static constexpr std::size_t lag = window_pipeline_lag;
 
   window_group_view g;      // a copy: the words written may be any bytes
   typename W::shape shape;  // once per batch
@@ -106,6 +101,10 @@ struct window_group_ops {
     first_line = lo / 64;
     end_line = (hi + read_bytes + 63) / 64;
     if (end_line > g.lines) end_line = g.lines;
+  }
+  // The bytes a batch reads: the touched lines of every group.
+  touched_bytes touched() const noexcept {
+    return {static_cast<std::size_t>(g.groups * (end_line - first_line) * 64)};
   }
 
   void locate(const digest_type& d, location& at) const noexcept {
@@ -161,7 +160,7 @@ struct window_paths {
     using ops = window_group_ops<Words<Lanes>>;
     ops o{g, {g.word_bits / g.hashes, g.hashes}, offsets, live};
     o.touch_words(false, Lanes * 8);
-    return lookup_pipeline(o, keys.size(), digest_at(keys), results);
+    return lookup_pipeline(o, keys.size(), digest_at(keys), o.touched(), results);
   }
 
   template <unsigned Lanes>
@@ -172,8 +171,7 @@ struct window_paths {
     window_insert_counts counts;
     ops o{g, {g.word_bits / g.hashes, g.hashes}, others, count, target, &counts.changed};
     o.touch_words(true, Lanes * 8);
-    const std::size_t lag = keys.size() > ops::lag ? ops::lag : 0;
-    counts.fresh = insert_pipeline<false>(o, keys.size(), digest_at(keys), lag, added);
+    counts.fresh = insert_pipeline<false>(o, keys.size(), digest_at(keys), o.touched(), added);
     return counts;
   }
 

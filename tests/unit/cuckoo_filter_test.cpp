@@ -213,14 +213,20 @@ TEST(CuckooProperty, RandomSequencesNeverLoseAKey) {
   EXPECT_GT(grown, 50U);      // and growth
 }
 
-TEST(CuckooBatches, DoWhatLoopsOfCallsDo) {
+// Batches against loops of single calls, in a filter of `capacity` (its first table in cache at
+// 3000, a chain of two tables after 5000 keys; past the pipeline's 1 MiB at 1e6, one table).
+void expect_batches_do_what_loops_do(std::uint64_t capacity) {
   const auto keys = make_keys(5000, 3), more = make_keys(3000, 4);
-  cuckoo_filter loop({.capacity = 3000, .target_fpp = 0.01, .expansion = 1});
+  cuckoo_filter loop({.capacity = capacity, .target_fpp = 0.01, .expansion = 1});
   cuckoo_filter batch = loop;
   for (const auto& k : keys) ASSERT_TRUE(loop.insert(k));
   ASSERT_EQ(batch.insert_many(views(keys)), keys.size());
   EXPECT_TRUE(loop == batch);
-  ASSERT_EQ(batch.tables().size(), 2U);
+  if (capacity < keys.size()) {
+    ASSERT_EQ(batch.tables().size(), 2U);
+  } else {
+    ASSERT_GE(batch.tables().front().words().byte_size(), std::size_t{1} << 20);
+  }
   auto all = keys;
   all.insert(all.end(), more.begin(), more.end());
   auto results = std::make_unique<bool[]>(all.size());
@@ -241,6 +247,11 @@ TEST(CuckooBatches, DoWhatLoopsOfCallsDo) {
   EXPECT_EQ(batch.remove_many(gone, {removed.get(), gone.size()}), looped);
   EXPECT_TRUE(loop == batch);
   for (std::size_t i = 1; i < keys.size(); i += 2) ASSERT_TRUE(batch.contains(keys[i]));
+}
+
+TEST(CuckooBatches, DoWhatLoopsOfCallsDo) {
+  expect_batches_do_what_loops_do(3000);
+  expect_batches_do_what_loops_do(1'000'000);
 }
 
 TEST(CuckooFilter, CountClearAndIntegralKeys) {

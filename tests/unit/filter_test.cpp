@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "bloomkit/compat/any_filter.hpp"
+#include "core/filter_pipeline.hpp"
 
 #include "bloomkit/compat/bits_and_blooms.hpp"
 #include "bloomkit/compat/go_zero.hpp"
@@ -35,19 +37,20 @@ static_assert(filter_like<guava::mitz_64_filter>);
 static_assert(filter_like<bits_and_blooms::filter>);
 static_assert(filter_like<go_zero::filter>);
 
-// Inserts keys one by one into `single` and in batches into `batched` (and, by digest, into
-// `digests`), then checks that every key is found by every path and that the cells agree.
+// Inserts keys one by one into `single` and in batches of `batch` into `batched` (and, by digest,
+// into `digests`), then checks that every key is found by every path and that the cells agree.
 template <class Filter>
-void check_no_false_negatives(const Filter& empty, std::size_t n, const std::string& what) {
+void check_no_false_negatives(const Filter& empty, std::size_t n, const std::string& what,
+                              std::size_t batch = 777) {
   Filter single = empty, batched = empty, digests = empty;
   const auto keys = make_keys(n, 7);
   const auto v = views(keys);
   std::size_t fresh_single = 0;
   for (const auto& k : v) fresh_single += single.insert(k);
   std::size_t fresh_batched = 0;
-  for (std::size_t at = 0; at < v.size(); at += 777) {
+  for (std::size_t at = 0; at < v.size(); at += batch) {
     fresh_batched +=
-        batched.insert_many(std::span(v).subspan(at, std::min<std::size_t>(777, v.size() - at)));
+        batched.insert_many(std::span(v).subspan(at, std::min<std::size_t>(batch, v.size() - at)));
   }
   std::vector<typename Filter::digest_type> ds;
   for (const auto& k : v) ds.push_back(Filter::digest_of(k));
@@ -83,14 +86,52 @@ TEST(Filter, NoFalseNegativesThroughEveryPathOfEveryStorage) {
     check_no_false_negatives(counting_bloom_filter::for_capacity(2000, p), 2000, "counting" + at);
     check_no_false_negatives(blocked_bloom_filter::for_capacity(2000, p), 2000, "blocked" + at);
   }
-  // In DRAM (>= 1 MiB): the prefetching pipeline with its lag.
-  check_no_false_negatives(bloom_filter::for_capacity(1'000'000, 0.01), 100'000, "classic 1 MiB");
-  check_no_false_negatives(counting_bloom_filter::for_capacity(300'000, 0.01), 100'000,
-                           "counting 1 MiB");
-  check_no_false_negatives(blocked_bloom_filter::for_capacity(1'000'000, 0.01), 100'000,
-                           "blocked 1 MiB");
+  // Past L2 (filter_pipeline.hpp's rule): the prefetching pipeline with its lag, in
+  // batches longer and shorter than the lag.
+  const auto past_l2 = [](auto f, const std::string& what) {
+    EXPECT_GE(f.byte_size(), detail::pipeline_cache_bytes) << what << ": below the pipelined size";
+    check_no_false_negatives(f, 100'000, what);
+    check_no_false_negatives(f, 3000, what + " in batches of 5", 5);
+  };
+  past_l2(bloom_filter::for_capacity(1'000'000, 0.01), "classic 1 MiB");
+  past_l2(counting_bloom_filter::for_capacity(300'000, 0.01), "counting 1 MiB");
+  past_l2(blocked_bloom_filter::for_capacity(1'000'000, 0.01), "blocked 1 MiB");
+  // The blocked layouts of 512-bit lines: one line per key (p = 0.2) and two (p = 1e-5).
+  const auto one_line = blocked_bloom_filter::for_capacity(4'000'000, 0.2);
+  EXPECT_NE(one_line.hashes(), 8U);  // not split blocks
+  past_l2(one_line, "blocked lines 1 MiB");
+  const auto two_lines = blocked_bloom_filter::for_capacity(400'000, 1e-5);
+  EXPECT_EQ(two_lines.hashes(), 16U);
+  past_l2(two_lines, "blocked two lines 1 MiB");
+  // Past 64 MiB the longest lag and ring; 20,000 keys into the classic filter (two stages).
+  const bloom_filter dram(detail::pipeline_dram_bytes * 8, 7);
+  check_no_false_negatives(dram, 20'000, "classic 64 MiB");
+  check_no_false_negatives(dram, 3000, "classic 64 MiB in batches of 5", 5);
   check_no_false_negatives(bloom_filter(64, 1), 50, "classic k = 1");
   check_no_false_negatives(go_zero::filter(5000, go_zero::hashes), 300, "go-zero k = 14");
+}
+
+// filter_pipeline.hpp's rule: the plain loop in cache; past it a lag that never shrinks as the
+// filter grows, shorter over more slots, and a ring (a power of two) that holds both stages' keys.
+TEST(PipelineDistance, PlainLoopInCacheAndARingThatHoldsBothLags) {
+  using detail::pipeline_distance_for;
+  EXPECT_EQ(pipeline_distance_for({detail::pipeline_cache_bytes - 1}).lag, 0U);
+  EXPECT_EQ(pipeline_distance_for({0}).lag, 0U);
+  std::size_t previous = 1;
+  for (std::size_t bytes = detail::pipeline_cache_bytes; bytes <= (std::size_t{1} << 40);
+       bytes = bytes * 3 / 2) {
+    const auto one = pipeline_distance_for({bytes});
+    ASSERT_GE(one.lag, previous) << bytes;
+    previous = one.lag;
+    for (const std::size_t ways : {1, 2, 9, 256}) {
+      const auto d = pipeline_distance_for({bytes}, ways);
+      ASSERT_GT(d.lag, 0U) << bytes << " over " << ways;
+      ASSERT_LE(d.lag, one.lag) << bytes << " over " << ways;
+      ASSERT_TRUE(std::has_single_bit(d.ring_mask + 1)) << bytes;
+      ASSERT_GT(d.ring_mask + 1, d.lag + d.second) << bytes << " over " << ways;
+      ASSERT_LE(d.ring_mask + 1, detail::pipeline_ring) << bytes << " over " << ways;
+    }
+  }
 }
 
 TEST(Filter, CountingIntersectKeepsTheSmallerCounter) {
