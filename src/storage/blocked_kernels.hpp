@@ -21,6 +21,7 @@
 #include "../core/filter_pipeline.hpp"
 #include "blocked_batch.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
+#include "bloomkit/detail/split_block.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "line_kernels.hpp"
 
@@ -49,12 +50,6 @@ struct blocked_kernels {
   // The same paths for the layouts of 512-bit lines (k != 8), compiled for the same ISA.
   line_kernels lines;
 };
-
-// The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
-// split-block filter specification).
-inline constexpr std::uint32_t blocked_salts[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU,
-                                                   0xa2b7289dU, 0x705495c7U, 0x2df1424bU,
-                                                   0x9efc4947U, 0x5c6bfb31U};
 
 // Internal linkage on purpose: each translation unit compiles its own copy for its own
 // instruction set, and the linker must never pick the AVX2 copy for the baseline one.
