@@ -64,12 +64,12 @@ void report(const char* row, std::uint64_t n, double seconds, std::size_t keys) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: single_key_bench N ROUNDS\n");
+  const std::uint64_t n = argc == 3 ? std::strtoull(argv[1], nullptr, 10) : 0;
+  const int rounds = argc == 3 ? std::atoi(argv[2]) : 0;
+  if (n == 0 || rounds <= 0) {
+    std::fprintf(stderr, "usage: single_key_bench N ROUNDS (both positive)\n");
     return 2;
   }
-  const std::uint64_t n = std::strtoull(argv[1], nullptr, 10);
-  const int rounds = std::atoi(argv[2]);
   auto f = bloomkit::blocked_bloom_filter::for_capacity(n, 0.01);
   auto g = bloomkit::blocked_bloom_filter::for_capacity(n, 0.01);
   {

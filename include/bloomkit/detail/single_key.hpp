@@ -7,7 +7,7 @@
 // out-of-line path, which answers the same.
 //
 // These are portable code: a caller built without -mavx2 gets the same bits as the kernels
-// (detail/split_block.hpp is the portable kernel's own code).
+// (detail/split_block.hpp is the portable kernel's own code). Forced inline, as that code is.
 
 #include <cstdint>
 #include <string_view>
@@ -37,14 +37,18 @@ struct single_key {
 template <>
 struct single_key<xxh3_split_block_policy, split_block_storage> {
   using digest_type = std::uint64_t;
-  static digest_type hash(std::string_view key) noexcept { return xxh3_64_inline(key); }
+  [[gnu::always_inline]] static digest_type hash(std::string_view key) noexcept {
+    return xxh3_64_inline(key);
+  }
   static constexpr bool handles(std::uint32_t hashes) noexcept { return hashes == blocked_hashes; }
-  static bool contains(const std::uint64_t* words, std::uint64_t cells, digest_type h) noexcept {
+  [[gnu::always_inline]] static bool contains(const std::uint64_t* words, std::uint64_t cells,
+                                              digest_type h) noexcept {
     const std::uint64_t* block =
         split_block_of(const_cast<std::uint64_t*>(words), cells / blocked_block_bits, h);
     return split_block_holds(block, static_cast<std::uint32_t>(h));
   }
-  static bool insert(std::uint64_t* words, std::uint64_t cells, digest_type h) noexcept {
+  [[gnu::always_inline]] static bool insert(std::uint64_t* words, std::uint64_t cells,
+                                            digest_type h) noexcept {
     return split_block_set(split_block_of(words, cells / blocked_block_bits, h),
                            static_cast<std::uint32_t>(h));
   }
