@@ -20,7 +20,13 @@
 //
 // Thread safety: contains / contains_many and, where the storage allows it (classic, blocked),
 // insert_concurrent / insert_many_concurrent may run concurrently with each other on one filter
-// (lock-free: relaxed atomic loads and atomic fetch-or on 64-bit words, std::atomic_ref).
+// (lock-free: relaxed atomic loads and atomic fetch-or on 64-bit words, std::atomic_ref; the
+// blocked filter's AVX2 lookups load a whole block at once, src/storage/isa_kernels_avx2.cpp
+// says why that is safe).
+//
+// Single keys: where the kind has one (the blocked filter's split blocks,
+// detail/single_key.hpp), insert / contains hash, locate and test in the caller's code, with no
+// call into the library; the other kinds and layouts call it.
 // insert / insert_many / remove are the faster single-writer path and must not run concurrently
 // with anything else on the same filter; nor may merge, intersect, clear or set_simd.
 //

@@ -10,8 +10,10 @@
 //   static void masks(std::uint32_t h32, std::uint64_t out[4]);   // the 8 word masks, as 4 u64
 //   static bool insert(std::uint64_t* block, std::uint32_t h32);  // single writer; true if new
 //   static bool contains(const std::uint64_t* block, std::uint32_t h32);
-// where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups read
-// with relaxed atomic loads, so they may race with atomic inserts.
+// where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups may
+// race with atomic inserts: the portable ones read relaxed atomic loads
+// (bloomkit/detail/split_block.hpp, shared with the single-key path basic_filter inlines), the
+// AVX2 ones one whole-block load (isa_kernels_avx2.cpp says why no key is missed).
 
 #include <cstddef>
 #include <cstdint>

@@ -6,13 +6,16 @@
 // handle (handles() false: the blocked filter's layouts of 512-bit lines), takes the library's
 // out-of-line path, which answers the same.
 //
-// These are portable code: a caller built without -mavx2 gets the same bits as the kernels
-// (detail/split_block.hpp is the portable kernel's own code). Forced inline, as that code is.
+// A block is tested and set by the kernels' own code, needing no -mavx2 in the caller's build:
+// on a CPU with AVX2 a call to the AVX2 kernel's functions (detail/split_block_avx2.hpp: target
+// "avx2", direct, not through the kernel table), else the portable kernel's code inlined
+// (detail/split_block.hpp). Both set and test the same bits.
 
 #include <cstdint>
 #include <string_view>
 
 #include "bloomkit/detail/split_block.hpp"
+#include "bloomkit/detail/split_block_avx2.hpp"
 #include "bloomkit/detail/xxh3_inline.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
@@ -45,12 +48,21 @@ struct single_key<xxh3_split_block_policy, split_block_storage> {
                                               digest_type h) noexcept {
     const std::uint64_t* block =
         split_block_of(const_cast<std::uint64_t*>(words), cells / blocked_block_bits, h);
+#if BLOOMKIT_SPLIT_BLOCK_AVX2
+    if (split_block_avx2_supported()) {
+      return split_block_holds_avx2(block, static_cast<std::uint32_t>(h));
+    }
+#endif
     return split_block_holds(block, static_cast<std::uint32_t>(h));
   }
   [[gnu::always_inline]] static bool insert(std::uint64_t* words, std::uint64_t cells,
                                             digest_type h) noexcept {
-    return split_block_set(split_block_of(words, cells / blocked_block_bits, h),
-                           static_cast<std::uint32_t>(h));
+    std::uint64_t* block = split_block_of(words, cells / blocked_block_bits, h);
+#if BLOOMKIT_SPLIT_BLOCK_AVX2
+    if (split_block_avx2_supported())
+      return split_block_set_avx2(block, static_cast<std::uint32_t>(h));
+#endif
+    return split_block_set(block, static_cast<std::uint32_t>(h));
   }
 };
 
