@@ -1,9 +1,14 @@
 // The blocked filter's single-key paths and batched lookups on 35-byte keys, at the n given
 // (docs/PERFORMANCE.md, "Loads and the single-key path"). Plain timing without a framework, so
 // that the same source builds against two versions of the library and
-// bench/single_key_pairs runs them interleaved.
+// bench/single_key_pairs.py runs them interleaved.
 //
 //   single_key_bench N ROUNDS   ->   one line per row and round: "<row> <n> <ns per key>"
+//
+// The target single_key_bench (BLOOMKIT_BUILD_BENCH) is the "after"; the "before" is this file
+// compiled against another checkout's headers and library, e.g.
+//   g++ -std=c++20 -O3 -DNDEBUG -I OLD/include -I OLD/build/include single_key_bench.cpp
+//       OLD/build/libbloomkit.a -o before
 //
 // Times are the thread's CPU time. Rows: contains_hit / contains_miss / insert (one key per call, a
 // loop over 2^20 keys), contains_many_hit / contains_many_miss / insert_many (batches of 4096). The
