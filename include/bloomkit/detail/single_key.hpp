@@ -7,8 +7,8 @@
 // out-of-line path, which answers the same.
 //
 // A block is tested and set by the kernels' own code, needing no -mavx2 in the caller's build:
-// on a CPU with AVX2 a call to the AVX2 kernel's functions (detail/split_block_avx2.hpp: target
-// "avx2", direct, not through the kernel table), else the portable kernel's code inlined
+// on a CPU with AVX2 a direct call (not through the kernel table) to the AVX2 kernel's functions
+// (detail/split_block_avx2.hpp), else the portable kernel's code inlined
 // (detail/split_block.hpp). Both set and test the same bits.
 
 #include <cstdint>
@@ -49,7 +49,7 @@ struct single_key<xxh3_split_block_policy, split_block_storage> {
     const std::uint64_t* block =
         split_block_of(const_cast<std::uint64_t*>(words), cells / blocked_block_bits, h);
 #if BLOOMKIT_SPLIT_BLOCK_AVX2
-    if (split_block_avx2_supported()) {
+    if (split_block_avx2_available()) {
       return split_block_holds_avx2(block, static_cast<std::uint32_t>(h));
     }
 #endif
@@ -59,7 +59,7 @@ struct single_key<xxh3_split_block_policy, split_block_storage> {
                                             digest_type h) noexcept {
     std::uint64_t* block = split_block_of(words, cells / blocked_block_bits, h);
 #if BLOOMKIT_SPLIT_BLOCK_AVX2
-    if (split_block_avx2_supported())
+    if (split_block_avx2_available())
       return split_block_set_avx2(block, static_cast<std::uint32_t>(h));
 #endif
     return split_block_set(block, static_cast<std::uint32_t>(h));
