@@ -27,7 +27,9 @@
 // constructor from bits make the split block.
 //
 // An AVX2 path (mask and test in one 256-bit register) and a portable path set identical bits;
-// the AVX2 path is chosen at run time when the CPU has it (set_simd picks one explicitly).
+// the AVX2 path is chosen at run time when the CPU has it (set_simd picks one explicitly). A
+// single key of the split block is hashed and tested in the caller's own code (portable, XXH3
+// inlined), whatever set_simd chose: the same bits.
 //
 // This header names the alias; the class is basic_filter (filter.hpp).
 

@@ -20,7 +20,13 @@
 //
 // Thread safety: contains / contains_many and, where the storage allows it (classic, blocked),
 // insert_concurrent / insert_many_concurrent may run concurrently with each other on one filter
-// (lock-free: relaxed atomic loads and atomic fetch-or on 64-bit words, std::atomic_ref).
+// (lock-free: relaxed atomic loads and atomic fetch-or on 64-bit words, std::atomic_ref; the
+// blocked filter's AVX2 lookups load a whole block at once, src/storage/isa_kernels_avx2.cpp
+// says why that is safe).
+//
+// Single keys: where the kind has one (the blocked filter's split blocks,
+// detail/single_key.hpp), insert / contains hash, locate and test in the caller's code, with no
+// call into the library; the other kinds and layouts call it.
 // insert / insert_many / remove are the faster single-writer path and must not run concurrently
 // with anything else on the same filter; nor may merge, intersect, clear or set_simd.
 //
@@ -39,6 +45,7 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/key_bytes.hpp"
+#include "bloomkit/detail/single_key.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
 #include "bloomkit/sizing.hpp"
@@ -87,13 +94,13 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   static basic_filter with_blocks(std::uint64_t blocks) requires blocked_layout<Storage>;
 
   // Adds a key; returns whether it was new (at least one of its cells was 0).
-  bool insert(std::string_view key) { return insert_digest(Probe::hash(key)); }
+  bool insert(std::string_view key) { return insert_digest(single_key::hash(key)); }
   // insert() that may run concurrently with other concurrent inserts and lookups.
   bool insert_concurrent(std::string_view key) requires Storage::concurrent_inserts {
     return add_atomic(Probe::hash(key));
   }
   // false: the key was never inserted. true: it probably was.
-  bool contains(std::string_view key) const { return contains_digest(Probe::hash(key)); }
+  bool contains(std::string_view key) const { return contains_digest(single_key::hash(key)); }
   // Counting: removes one occurrence of an inserted key: decrements each of its counters that
   // is not saturated and returns true. When the key is definitely absent (a counter is 0, or
   // smaller than the number of the key's probes that land on it), returns false and changes
@@ -112,9 +119,16 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // digests[i] = digest_of(keys[i]), the hash inlined in the loop (blocked: XXH3 without a call
   // per key). digests.size() must equal keys.size().
   static void digests_of(std::span<const std::string_view> keys, std::span<digest_type> digests);
-  bool insert_digest(const digest_type& d) { return add_plain(d); }
+  bool insert_digest(const digest_type& d) {
+    if (!single_key::handles(config_.hashes) || read_only()) return add_plain(d);
+    const bool changed = single_key::insert(const_cast<std::uint64_t*>(cells_.data()), cells(), d);
+    inserted_ += changed ? 1 : 0;
+    return changed;
+  }
   bool contains_digest(const digest_type& d) const {
-    const bool present = contains_digest_unchecked(d);
+    const bool present = single_key::handles(config_.hashes)
+                             ? single_key::contains(cells_.data(), cells(), d)
+                             : contains_digest_unchecked(d);
     cells_.check_source();
     return present;
   }
@@ -206,6 +220,8 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
 
  private:
   friend struct detail::filter_access;
+  // The single-key paths compiled into the caller, where the kind has them (detail/single_key.hpp).
+  using single_key = detail::single_key<Probe, Storage>;
   // A filter over existing storage (loaders: detail/filter_access.hpp). Throws
   // errc::invalid_argument when the storage does not hold the config's cells or the config is
   // out of range for the policies.

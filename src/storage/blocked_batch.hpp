@@ -6,10 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
+#include "bloomkit/detail/xxh3_inline.hpp"
 
 namespace bloomkit::detail {
 
@@ -32,9 +29,7 @@ template <class Run>
 auto over_batch(blocked_batch batch, Run run) noexcept {
   if (batch.keys != nullptr) {
     const std::string_view* keys = batch.keys;
-    return run([keys](std::size_t i) noexcept {
-      return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
-    });
+    return run([keys](std::size_t i) noexcept { return xxh3_64_inline(keys[i]); });
   }
   const std::uint64_t* digests = batch.digests;
   return run([digests](std::size_t i) noexcept { return digests[i]; });

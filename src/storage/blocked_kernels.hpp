@@ -10,8 +10,10 @@
 //   static void masks(std::uint32_t h32, std::uint64_t out[4]);   // the 8 word masks, as 4 u64
 //   static bool insert(std::uint64_t* block, std::uint32_t h32);  // single writer; true if new
 //   static bool contains(const std::uint64_t* block, std::uint32_t h32);
-// where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups read
-// with relaxed atomic loads, so they may race with atomic inserts.
+// where block points at the 4 64-bit words (32 bytes, 32-byte aligned) of one block. Lookups may
+// race with atomic inserts: the portable ones read relaxed atomic loads
+// (bloomkit/detail/split_block.hpp, shared with the single-key path basic_filter inlines), the
+// AVX2 ones one whole-block load (isa_kernels_avx2.cpp says why no key is missed).
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include "../core/filter_pipeline.hpp"
 #include "blocked_batch.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
+#include "bloomkit/detail/split_block.hpp"
 #include "bloomkit/detail/word_access.hpp"
 #include "line_kernels.hpp"
 
@@ -49,12 +52,6 @@ struct blocked_kernels {
   // The same paths for the layouts of 512-bit lines (k != 8), compiled for the same ISA.
   line_kernels lines;
 };
-
-// The eight odd salts of the split-block filter (the multipliers of the Apache Parquet / Impala
-// split-block filter specification).
-inline constexpr std::uint32_t blocked_salts[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU,
-                                                   0xa2b7289dU, 0x705495c7U, 0x2df1424bU,
-                                                   0x9efc4947U, 0x5c6bfb31U};
 
 // Internal linkage on purpose: each translation unit compiles its own copy for its own
 // instruction set, and the linker must never pick the AVX2 copy for the baseline one.

@@ -11,31 +11,17 @@
 namespace bloomkit::detail {
 namespace {
 
-// Split blocks: the same masks as the AVX2 path, built one 32-bit word at a time.
+// Split blocks: the masks built one 32-bit word at a time and the block read as four relaxed
+// atomic loads (detail/split_block.hpp, the code the single-key path inlines).
 struct portable_isa {
   static void masks(std::uint32_t h32, std::uint64_t out[4]) noexcept {
-    for (int j = 0; j < 4; ++j) {
-      const std::uint32_t low = (h32 * blocked_salts[2 * j]) >> 27;
-      const std::uint32_t high = (h32 * blocked_salts[2 * j + 1]) >> 27;
-      out[j] = (std::uint64_t{1} << low) | (std::uint64_t{1} << (high + 32));
-    }
+    split_block_masks(h32, out);
   }
   static bool insert(std::uint64_t* block, std::uint32_t h32) noexcept {
-    std::uint64_t m[4];
-    masks(h32, m);
-    bool changed = false;
-    for (int j = 0; j < 4; ++j) {
-      changed |= (block[j] & m[j]) != m[j];
-      block[j] |= m[j];
-    }
-    return changed;
+    return split_block_set(block, h32);
   }
   static bool contains(const std::uint64_t* block, std::uint32_t h32) noexcept {
-    std::uint64_t m[4];
-    masks(h32, m);
-    std::uint64_t missing = 0;
-    for (int j = 0; j < 4; ++j) missing |= m[j] & ~load_relaxed(block + j);
-    return missing == 0;
+    return split_block_holds(block, h32);
   }
 };
 

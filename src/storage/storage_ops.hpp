@@ -320,9 +320,7 @@ struct split_block_paths {
         split(c.hashes == blocked_hashes),
         lines(split ? line_geometry{} : line_geometry_of(c)) {}
 
-  static digest_type hash(std::string_view key) noexcept {
-    return XXH3_64bits(key.data(), key.size());
-  }
+  static digest_type hash(std::string_view key) noexcept { return xxh3_64_inline(key); }
   template <bool Atomic>
   bool insert(digest_type d) const noexcept {
     return split ? kernels->insert(words, blocks, d, Atomic)
