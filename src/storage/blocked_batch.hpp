@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "bloomkit/hashing.hpp"
+
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
 #endif
@@ -13,11 +15,13 @@
 
 namespace bloomkit::detail {
 
-// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
+// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already, or
+// integer keys (hash_scheme::splitmix64_split_block: digest splitmix64_digest(x)).
 struct blocked_batch {
   const std::string_view* keys = nullptr;
   const std::uint64_t* digests = nullptr;
   std::size_t size = 0;
+  const std::uint64_t* integers = nullptr;
 };
 
 // The most slots (a window's filters) the slot kernels take at once.
@@ -35,6 +39,10 @@ auto over_batch(blocked_batch batch, Run run) noexcept {
     return run([keys](std::size_t i) noexcept {
       return static_cast<std::uint64_t>(XXH3_64bits(keys[i].data(), keys[i].size()));
     });
+  }
+  if (batch.integers != nullptr) {
+    const std::uint64_t* integers = batch.integers;
+    return run([integers](std::size_t i) noexcept { return splitmix64_digest(integers[i]); });
   }
   const std::uint64_t* digests = batch.digests;
   return run([digests](std::size_t i) noexcept { return digests[i]; });
