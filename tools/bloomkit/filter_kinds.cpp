@@ -65,6 +65,9 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             std::numeric_limits<std::uint64_t>::max(),
                             "Scalable: never grow past this many bytes of bits (default: no limit)")
                             ->type_name("BYTES");
+  add_key_type_option(command, o.key_type,
+                      "string: keys are text lines; long: 64-bit integers, one decimal per line, "
+                      "hashed by the integer scheme (classic, blocked, counting). Default: string");
   add_window_length_options(command, o,
                             "Window: forget keys older than DURATION (90s, 15m, 24h, 7d) or than "
                             "the last COUNT inserts; see docs/VARIANTS.md",
@@ -101,12 +104,19 @@ void check_kind_options(const kind_options& o) {
         "--kind window needs --window DURATION|COUNT (90s, 15m, 24h, 7d, or a "
         "number of inserts)");
   }
+  if (o.key_type == "long" && o.kind != "classic" && o.kind != "blocked" && o.kind != "counting") {
+    throw usage_error(fmt::format(
+        "--key-type long applies only to --kind classic, blocked or counting (a {} filter takes "
+        "string keys)",
+        o.kind));
+  }
 }
 
 any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
   check_kind_options(o);
   kind_request request;
   static_cast<scalable_params&>(request) = {capacity, fpp, o.growth, o.tightening, o.max_memory};
+  request.keys = o.key_type == "long" ? key_type::int64 : key_type::string;
   if (windowed(o.kind, native_kinds{})) {
     const window_length window = parse_window(o.window, "--window");
     request.window = window.length;
@@ -187,6 +197,35 @@ std::size_t contains_many(const any_filter& filter, std::span<const std::string_
                           std::span<bool> results) {
   return std::visit([&](const auto& f) -> std::size_t { return f.contains_many(keys, results); },
                     filter);
+}
+
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys) {
+  return insert_integers(filter, keys);
+}
+
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys,
+                        std::span<bool> added) {
+  return insert_integers(filter, keys, added);
+}
+
+std::size_t contains_many(const any_filter& filter, std::span<const std::uint64_t> keys,
+                          std::span<bool> results) {
+  return contains_integers(filter, keys, results);
+}
+
+void add_key_type_option(CLI::App& command, std::string& key_type, const std::string& help) {
+  command.add_option("--key-type", key_type, help)
+      ->type_name("TYPE")
+      ->check(CLI::IsMember(std::vector<std::string>{"string", "long"}).description(""));
+}
+
+void check_key_type(const std::string& option, key_type file_keys, std::string_view file) {
+  if (option.empty()) return;
+  const std::string_view held = file_keys == key_type::int64 ? "long" : "string";
+  if (option != held) {
+    throw usage_error(fmt::format("--key-type {}: {} holds {} keys", option, quoted_name(file),
+                                  held == "long" ? "integer (long)" : "string"));
+  }
 }
 
 void combine(any_filter& into, std::string_view into_name, const any_filter& other,

@@ -26,14 +26,16 @@ struct query_options {
   std::vector<std::string> keys;
   query_mode_flags flags;
   now_option now;
+  std::string key_type;
 };
 
 void run_query(const query_options& o) {
   auto [filter, header] = compat::open_any(o.file, open_mode::map);
   apply_now(filter, o.now, o.file);
-  key_encoder encoder(header.keys(), quoted_name(o.file));
+  check_key_type(o.key_type, header.keys(), o.file);
+  key_encoder encoder(header, quoted_name(o.file));
   answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
-    contains_many(filter, encoder.encode(batch), answers);
+    encoder.apply(batch, [&](auto keys) { return contains_many(filter, keys, answers); });
   });
 }
 
@@ -47,6 +49,8 @@ command add_query_command(CLI::App& app) {
   add_keys_argument(*sub, o->keys, "look up");
   add_query_mode_options(*sub, o->flags);
   add_now_option(*sub, o->now);
+  add_key_type_option(*sub, o->key_type,
+                      "string or long: the key type FILE holds (checked; the file's own is used)");
   return {sub, "query", [o] { run_query(*o); }};
 }
 
