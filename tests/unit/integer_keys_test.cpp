@@ -94,15 +94,15 @@ TEST(IntegerKeys, EveryWidthIsWidenedToTheSameKey) {
 
 // Inserts keys of type T by every path and finds each: batched, single, and as uint64.
 template <class Filter, class T>
-void check_no_false_negative(std::uint64_t capacity) {
+void check_no_false_negative(std::uint64_t capacity, double fpp = 0.01) {
   SCOPED_TRACE(std::string(typeid(T).name()) + " capacity " + std::to_string(capacity));
   std::vector<T> keys;
   std::mt19937_64 rng(capacity);
   for (std::uint64_t i = 0; i < capacity; ++i) keys.push_back(static_cast<T>(rng()));
   keys.push_back(std::numeric_limits<T>::min());
   keys.push_back(std::numeric_limits<T>::max());
-  auto batched = Filter::for_capacity(capacity, 0.01, key_type::int64);
-  auto single = Filter::for_capacity(capacity, 0.01, key_type::int64);
+  auto batched = Filter::for_capacity(capacity, fpp, key_type::int64);
+  auto single = Filter::for_capacity(capacity, fpp, key_type::int64);
   batched.insert_integers(std::span<const T>(keys));
   for (T k : keys) single.insert(k);
   EXPECT_TRUE(batched == single);  // the same cells by either path
@@ -135,6 +135,9 @@ TEST(IntegerKeys, NoFalseNegativeForAnyWidthOnAnyPath) {
     check_every_width<bloom_filter>(n);
     check_every_width<counting_bloom_filter>(n);
   }
+  // The blocked layouts of lines (sizing.hpp): one line of k = 3 at p = 0.1, two lines at 1e-4.
+  check_no_false_negative<blocked_bloom_filter, std::uint64_t>(20000, 0.1);
+  check_no_false_negative<blocked_bloom_filter, std::int32_t>(20000, 1e-4);
 }
 
 // The false positives of `queries` absent keys against the filter's expected FPP at its keys:
