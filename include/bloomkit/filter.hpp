@@ -234,7 +234,7 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // Same parameters, scheme and cells (the inserted count is not compared).
   friend bool operator==(const basic_filter& a, const basic_filter& b) noexcept {
     return a.config_.cells == b.config_.cells && a.config_.hashes == b.config_.hashes &&
-           a.cells_ == b.cells_;
+           a.config_.keys == b.config_.keys && a.cells_ == b.cells_;
   }
 
  private:

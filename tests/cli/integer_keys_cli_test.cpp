@@ -1,7 +1,7 @@
 // --key-type long on the native commands: create / build make filters of integer keys (kinds
 // classic, blocked, counting), add / query feed them integers by the file's scheme, bad integers
-// and keys of the other type are refused naming the key and the file (merge with a string file too), and the library reads the
-// files the tool writes as the same integer keys.
+// and keys of the other type are refused naming the key and the file (merge with a string file
+// too), and the library reads the files the tool writes as the same integer keys.
 
 #include <cstdint>
 
@@ -33,6 +33,18 @@ TEST_F(IntegerKeysCli, CreateAddQueryByTheIntegerScheme) {
     EXPECT_EQ(bloomkit::contains_integers(filter, std::span<const std::int64_t>(keys), found), 4u);
     EXPECT_NE(ok({"info", file}).find("key_type: long"), std::string::npos);
   }
+}
+
+TEST_F(IntegerKeysCli, CountingRemovesIntegers) {
+  const std::string file = at("c.bf");
+  ok({"create", file, "--kind", "counting", "--key-type", "long", "--capacity", "100", "--fpp",
+      "0.01"});
+  ok({"add", file, "5", "6"});
+  EXPECT_EQ(ok({"remove", file, "5", "+5"}), "removed 1 of 2 keys\n");
+  EXPECT_EQ(ok({"query", file, "5", "6"}), "0\t5\n1\t6\n");
+  const result r = run({"remove", file, "x"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("key 'x' is not a decimal integer"), std::string::npos) << r;
 }
 
 TEST_F(IntegerKeysCli, BuildReadsDecimalLines) {

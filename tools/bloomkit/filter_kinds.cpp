@@ -14,6 +14,7 @@
 #include "bloomkit/detail/answered_inserts.hpp"
 #include "bloomkit/error.hpp"
 #include "cli_error.hpp"
+#include "key_encoding.hpp"
 #include "window_options.hpp"
 
 namespace bloomkit::cli {
@@ -298,7 +299,13 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
 bool remove(any_filter& filter, std::string_view file, std::string_view key) {
   return std::visit(
       [&](auto& f) -> bool {
-        if constexpr (removes_keys<std::decay_t<decltype(f)>>) {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (removes_keys<F>) {
+          if constexpr (takes_integer_keys<F>) {
+            if (f.keys() == key_type::int64) {
+              return f.remove_integer(parse_integer_key(key, quoted_name(file)));
+            }
+          }
           return f.remove(key);
         } else {
           throw error(errc::unsupported,
