@@ -253,7 +253,9 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   template <bool Atomic>
   bool add(const digest_type& d);
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added);
-  bool remove_digest(const digest_type& d) requires Storage::removable;
+  // A member template: an explicit instantiation of a storage that cannot remove leaves it out.
+  template <class S = Storage>
+  bool remove_digest(const digest_type& d);
   std::size_t insert_integer_span(std::span<const std::uint64_t> keys);
   std::size_t contains_integer_span(std::span<const std::uint64_t> keys, bool* results) const;
   void require_keys(key_type keys) const {

@@ -39,8 +39,9 @@ bool basic_filter<Probe, Storage>::remove_integer(std::uint64_t key) requires St
 }
 
 template <class Probe, storage_policy Storage>
-bool basic_filter<Probe, Storage>::remove_digest(const digest_type& d) requires Storage::removable {
-  const bool removed = Storage::ops::template remove<Probe>(writable_words(), config_, d);
+template <class S>
+bool basic_filter<Probe, Storage>::remove_digest(const digest_type& d) {
+  const bool removed = S::ops::template remove<Probe>(writable_words(), config_, d);
   if (removed && inserted_ > 0) --inserted_;
   return removed;
 }
