@@ -20,6 +20,7 @@
 
 #include "bloomkit/error.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/integer_keys.hpp"
 #include "bloomkit/kinds.hpp"
 
 namespace bloomkit {
@@ -73,7 +74,8 @@ typename List::variant map_any_of(const std::filesystem::path& path, verify chec
 using any_filter = native_filters::variant;
 
 // The empty filter of the kind named `name` (kind_names: one native type per kind), sized by
-// `request`; none for a name that is not a kind's. Creating by name: what --kind and the
+// `request`; none for a name that is not a kind's. Integer keys (request.keys) for a kind that
+// takes none (integer_keys.hpp) are errc::invalid_argument. Creating by name: what --kind and the
 // module's BK.RESERVE KIND make, so that a name means the same type everywhere.
 // Variant: a variant that holds every type of the list (any_filter, compat::any_filter).
 template <class Variant, class... Filters>
@@ -81,8 +83,11 @@ std::optional<Variant> create_any_of(filter_list<Filters...>, std::string_view n
                                      const kind_request& request) {
   std::optional<Variant> out;
   const auto make = [&]<class Filter>() {
-    if (!out && kind_traits<Filter>::name == name)
-      out.emplace(kind_traits<Filter>::create(request));
+    if (out || kind_traits<Filter>::name != name) return;
+    if (request.keys != key_type::string && !takes_integer_keys<Filter>) {
+      detail::refuse_integer_keys_of(kind_traits<Filter>::kind);
+    }
+    out.emplace(kind_traits<Filter>::create(request));
   };
   (make.template operator()<Filters>(), ...);
   return out;

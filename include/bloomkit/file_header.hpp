@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/key_type.hpp"
 
 namespace bloomkit {
 
@@ -26,15 +27,9 @@ enum class filter_kind : std::uint32_t {
   cuckoo = 8,      // cuckoo_filter (cuckoo_filter.hpp): tables of packed fingerprints, removes
 };
 
-// How the keys of a filter are encoded, recorded in the header's flags (docs/FORMAT.md) so that
-// tools feed keys the way the filter's writer did. Bytes are always what is hashed.
-enum class key_type : std::uint32_t {
-  string = 0,  // keys are byte strings (text lines, UTF-8)
-  int64 = 1,   // keys are signed 64-bit integers hashed as their 8 little-endian bytes
-               // (Guava's Funnels.longFunnel())
-};
-// Header flag bit 0: the keys are key_type::int64. Only classic files may set it; no other flag
-// is defined.
+// Header flag bit 0: the keys are key_type::int64 (key_type.hpp). Classic files of the peers'
+// schemes may set it, and files of the integer schemes (classic, blocked, counting) must; no
+// other flag is defined.
 inline constexpr std::uint32_t file_flag_int64_keys = 1;
 
 // The decoded header of a filter file.

@@ -45,9 +45,12 @@
 
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/detail/key_bytes.hpp"
+#include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/detail/single_key.hpp"
+#include "bloomkit/detail/widened_keys.hpp"
 #include "bloomkit/error.hpp"
 #include "bloomkit/hashing.hpp"
+#include "bloomkit/key_type.hpp"
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/storage.hpp"
 
@@ -59,11 +62,15 @@ struct filter_config {
   std::uint32_t hashes = 0;    // k: cells per key
   std::uint64_t capacity = 0;  // n the filter was sized for
   double target_fpp = 0;       // p the filter was sized for
+  // What its keys are: integer keys (key_type::int64) hash by the probe policy's integer scheme.
+  key_type keys = key_type::string;
   friend bool operator==(const filter_config&, const filter_config&) = default;
 };
 
 namespace detail {
 struct filter_access;
+// Throws errc::invalid_argument: a key of the other type than the filter's `keys`.
+[[noreturn]] void refuse_key_type(key_type keys);
 }  // namespace detail
 
 template <class Probe, storage_policy Storage>
@@ -83,7 +90,9 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // A filter sized for n keys at false-positive probability p: the probe policy's own sizing if
   // it has one (the peers'), the blocked formula for split blocks, else optimal_params
   // (sizing.hpp).
-  static basic_filter for_capacity(std::uint64_t n, double p);
+  // `keys`: key_type::int64 makes a filter of integer keys (below), if the policy has an integer
+  // scheme (the native ones); errc::invalid_argument otherwise.
+  static basic_filter for_capacity(std::uint64_t n, double p, key_type keys = key_type::string);
   // A filter of m cells and k probes. Its capacity is the n at which k is optimal for m, and its
   // target FPP the policy's FPP at that n (exact_fpp for the native scheme).
   basic_filter(std::uint64_t cells, std::uint32_t hashes) requires(!blocked_layout<Storage>);
@@ -94,20 +103,29 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   static basic_filter with_blocks(std::uint64_t blocks) requires blocked_layout<Storage>;
 
   // Adds a key; returns whether it was new (at least one of its cells was 0).
-  bool insert(std::string_view key) { return insert_digest(single_key::hash(key)); }
+  // A filter of integer keys refuses string keys (errc::invalid_argument), on every path.
+  bool insert(std::string_view key) {
+    require_keys(key_type::string);
+    return insert_digest(single_key::hash(key));
+  }
   // insert() that may run concurrently with other concurrent inserts and lookups.
   bool insert_concurrent(std::string_view key) requires Storage::concurrent_inserts {
+    require_keys(key_type::string);
     return add_atomic(Probe::hash(key));
   }
   // false: the key was never inserted. true: it probably was.
-  bool contains(std::string_view key) const { return contains_digest(single_key::hash(key)); }
+  bool contains(std::string_view key) const {
+    require_keys(key_type::string);
+    return contains_digest(single_key::hash(key));
+  }
   // Counting: removes one occurrence of an inserted key: decrements each of its counters that
   // is not saturated and returns true. When the key is definitely absent (a counter is 0, or
   // smaller than the number of the key's probes that land on it), returns false and changes
   // nothing. Removing a key never inserted that tests positive decrements other keys' counters.
   bool remove(std::string_view key) requires Storage::removable;
 
-  // Integral keys hash their little-endian bytes.
+  // Integral keys: a filter of integer keys hashes their 64-bit value by its integer scheme
+  // (widen_key, key_type.hpp); a filter of byte strings hashes their little-endian bytes.
   using detail::integral_keys<basic_filter>::insert;
   using detail::integral_keys<basic_filter>::contains;
   using detail::integral_keys<basic_filter>::remove;
@@ -148,6 +166,21 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
       std::span<const std::string_view> keys) requires Storage::concurrent_inserts;
   std::size_t contains_many(std::span<const std::string_view> keys, std::span<bool> results) const;
   std::size_t contains_many(std::span<const digest_type> digests, std::span<bool> results) const;
+
+  // Integer keys (a filter made with key_type::int64; scheme integer_scheme() in files). Each
+  // key is widen_key(key). The batches run the pipeline of the string keys, hashing inline.
+  // A filter of byte-string keys refuses them (errc::invalid_argument): its integral insert /
+  // contains take an integer as its bytes instead. Same results as insert_many / contains_many.
+  bool insert_integer(std::uint64_t key);
+  bool contains_integer(std::uint64_t key) const;
+  bool remove_integer(std::uint64_t key) requires Storage::removable;
+  template <integer_key T>
+  std::size_t insert_integers(std::span<const T> keys);
+  template <integer_key T>
+  std::size_t contains_integers(std::span<const T> keys, std::span<bool> results) const;
+  // The key type it takes, and the scheme its files record (integer_scheme for integer keys).
+  key_type keys() const noexcept { return config_.keys; }
+  hash_scheme file_scheme() const noexcept;
 
   // Union (set filters: bitwise or; counting: saturating counter addition, the multiset union)
   // and intersection (and; counting: the smaller counter). Throw errc::incompatible unless both
@@ -215,7 +248,7 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   // Same parameters, scheme and cells (the inserted count is not compared).
   friend bool operator==(const basic_filter& a, const basic_filter& b) noexcept {
     return a.config_.cells == b.config_.cells && a.config_.hashes == b.config_.hashes &&
-           a.cells_ == b.cells_;
+           a.config_.keys == b.config_.keys && a.cells_ == b.cells_;
   }
 
  private:
@@ -236,6 +269,15 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   template <bool Atomic>
   bool add(const digest_type& d);
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added);
+  // A member template: an explicit instantiation of a storage that cannot remove leaves it out.
+  template <class S = Storage>
+  bool remove_digest(const digest_type& d);
+  std::size_t insert_integer_span(std::span<const std::uint64_t> keys);
+  std::size_t contains_integer_span(std::span<const std::uint64_t> keys, bool* results) const;
+  void require_keys(key_type keys) const {
+    if (config_.keys != keys) [[unlikely]]
+      detail::refuse_key_type(config_.keys);
+  }
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys);
   template <bool Atomic>
@@ -258,6 +300,25 @@ using basic_bloom_filter = basic_filter<Probe, bit_storage>;
 using bloom_filter = basic_filter<xxh3_probe_policy, bit_storage>;
 using blocked_bloom_filter = basic_filter<xxh3_split_block_policy, split_block_storage>;
 using counting_bloom_filter = basic_filter<xxh3_probe_policy, counter_storage>;
+
+template <class Probe, storage_policy Storage>
+template <integer_key T>
+std::size_t basic_filter<Probe, Storage>::insert_integers(std::span<const T> keys) {
+  return detail::over_widened_keys(keys, [this](std::span<const std::uint64_t> chunk, std::size_t) {
+    return insert_integer_span(chunk);
+  });
+}
+
+template <class Probe, storage_policy Storage>
+template <integer_key T>
+std::size_t basic_filter<Probe, Storage>::contains_integers(std::span<const T> keys,
+                                                            std::span<bool> results) const {
+  detail::require_result_slots(keys.size(), results.size(), "contains_integers");
+  return detail::over_widened_keys(
+      keys, [this, results](std::span<const std::uint64_t> chunk, std::size_t at) {
+        return contains_integer_span(chunk, results.data() + at);
+      });
+}
 
 // The surface every filter kind has (any_filter's alternatives, the scalable filter).
 template <class F>

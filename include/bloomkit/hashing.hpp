@@ -15,6 +15,7 @@
 // so the bits of every file, are defined with it.
 // The iterative form: x = h1, y = h2; each step x += y, y += i.
 
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 
@@ -41,6 +42,15 @@ enum class hash_scheme : std::uint32_t {
   // fingerprints, fp = 1 + multiply-high(low 32 bits of h, 2^f - 1), bucket multiply-high(h, m),
   // alternate (multiply-high(fmix64(fp), m) - bucket) mod m.
   xxh3_64_cuckoo = 5,
+  // Integer keys (key_type::int64; key_type.hpp widens every integer type to 64 bits): the
+  // digests are SplitMix64's outputs seeded with the key x (splitmix64_digest below), a
+  // bijection of 64 bits, so distinct keys never share a digest.
+  // Blocked: digest h = splitmix64_digest(x), then the split-block (or line) rule of scheme 2.
+  splitmix64_split_block = 6,
+  // Classic and counting: low = splitmix64_digest(x), high = splitmix64_digest(x + golden), then
+  // the enhanced double hashing of scheme 1.
+  splitmix64_128 = 7,
+  // 8 and 9 are reserved for integer schemes.
   // Interop schemes: other systems' probes, reproduced exactly (compat/*.hpp, docs/INTEROP.md).
   guava_murmur128_mitz_32 = 10,  // Guava BloomFilterStrategies.MURMUR128_MITZ_32
   guava_murmur128_mitz_64 = 11,  // Guava BloomFilterStrategies.MURMUR128_MITZ_64
@@ -74,6 +84,30 @@ struct digest128 {
 digest128 xxh3_128(std::string_view key) noexcept;
 // XXH3-64 (seed 0) of the key bytes.
 std::uint64_t xxh3_64(std::string_view key) noexcept;
+
+// Whether `scheme` hashes integer keys (key_type::int64) by their value.
+constexpr bool is_integer_scheme(hash_scheme scheme) noexcept {
+  return scheme == hash_scheme::splitmix64_split_block || scheme == hash_scheme::splitmix64_128;
+}
+
+// The integer schemes' mixer: the output function of SplitMix64 (Steele, Lea & Flood, 2014;
+// Stafford's "Mix13" constants), two multiplies and three xor-shifts, a bijection of 64 bits
+// whose output bits each flip with probability close to 1/2 when one input bit flips (better
+// avalanche than murmur3's fmix64 at the same cost).
+inline constexpr std::uint64_t splitmix64_golden = 0x9e3779b97f4a7c15;
+constexpr std::uint64_t splitmix64_mix(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  return z ^ (z >> 31);
+}
+// The first output of SplitMix64 seeded with x: mix(x + golden) (0 is no fixed point).
+constexpr std::uint64_t splitmix64_digest(std::uint64_t x) noexcept {
+  return splitmix64_mix(x + splitmix64_golden);
+}
+// The digest of integer key x under splitmix64_128: SplitMix64's first two outputs from seed x.
+constexpr digest128 splitmix64_digest128(std::uint64_t x) noexcept {
+  return {splitmix64_digest(x), splitmix64_digest(x + splitmix64_golden)};
+}
 
 // Maps a uniform 64-bit value to [0, range) by multiply-high (Lemire, 2016).
 constexpr std::uint64_t reduce_range(std::uint64_t x, std::uint64_t range) noexcept {
@@ -140,6 +174,12 @@ struct probe_policy {
 // (without fpp figures it takes the textbook ones: expected_fpp and fill^k, sizing.hpp).
 struct xxh3_probe_policy
     : probe_policy<hash_scheme::xxh3_128, digest128, probe_sequence, xxh3_128> {
+  // Integer keys (key_type::int64): the same probes from the integer scheme's digest. A policy
+  // without these (the peers') takes integers only as their bytes.
+  static constexpr hash_scheme integer_scheme = hash_scheme::splitmix64_128;
+  static constexpr digest128 hash_integer(std::uint64_t x) noexcept {
+    return splitmix64_digest128(x);
+  }
   // The exact figures of these probes, whose positions can coincide in small filters.
   static double fpp(std::uint64_t bits, std::uint32_t hashes, std::uint64_t n) {
     return exact_fpp(bits, hashes, n);
@@ -156,6 +196,17 @@ struct xxh3_split_block_policy {
   static constexpr hash_scheme scheme = hash_scheme::xxh3_64_split_block;
   using digest_type = std::uint64_t;
   static digest_type hash(std::string_view key) noexcept { return xxh3_64(key); }
+  static constexpr hash_scheme integer_scheme = hash_scheme::splitmix64_split_block;
+  static constexpr digest_type hash_integer(std::uint64_t x) noexcept {
+    return splitmix64_digest(x);
+  }
+};
+
+// Whether Probe has an integer scheme (integer_scheme, hash_integer).
+template <class Probe>
+concept integer_probe_policy = requires(std::uint64_t x) {
+  { Probe::hash_integer(x) } -> std::same_as<typename Probe::digest_type>;
+  Probe::integer_scheme;
 };
 
 }  // namespace bloomkit

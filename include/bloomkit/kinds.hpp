@@ -62,6 +62,9 @@ struct kind_request : scalable_params {
   std::uint64_t window = 0;  // W: seconds or inserts
   window_unit unit = window_unit::seconds;
   std::uint32_t slices = 8;  // S
+  // Integer keys: the classic, blocked and counting kinds (their integer schemes); the other
+  // kinds refuse key_type::int64 (errc::invalid_argument).
+  key_type keys = key_type::string;
 };
 
 template <class Filter>
@@ -97,8 +100,15 @@ struct sized_kind {
   static constexpr bool records_key_type = false;
   static constexpr bool grows = false;
   static constexpr hash_scheme scheme = Filter::scheme();
+  // Its files record `scheme`, or its policy's integer scheme for a filter of integer keys.
+  static constexpr bool reads_scheme(hash_scheme s) noexcept {
+    if constexpr (integer_probe_policy<typename Filter::policy_type>) {
+      if (s == Filter::policy_type::integer_scheme) return true;
+    }
+    return s == scheme;
+  }
   static filter_type create(const kind_request& r) {
-    return filter_type::for_capacity(r.initial_capacity, r.target_fpp);
+    return filter_type::for_capacity(r.initial_capacity, r.target_fpp, r.keys);
   }
   static std::uint32_t hashes(const filter_type& f) noexcept { return f.hashes(); }
   template <class Report>

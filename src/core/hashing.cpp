@@ -11,12 +11,14 @@ namespace bloomkit {
 
 namespace {
 
-constexpr std::array<detail::enum_name<hash_scheme>, 14> scheme_names{{
+constexpr std::array<detail::enum_name<hash_scheme>, 16> scheme_names{{
     {hash_scheme::xxh3_128, "xxh3-128"},
     {hash_scheme::xxh3_64_split_block, "xxh3-64-split-block"},
     {hash_scheme::xxh3_128_window_groups, "xxh3-128-window-groups"},
     {hash_scheme::xxh3_64_binary_fuse, "xxh3-64-binary-fuse"},
     {hash_scheme::xxh3_64_cuckoo, "xxh3-64-cuckoo"},
+    {hash_scheme::splitmix64_split_block, "splitmix64-split-block"},
+    {hash_scheme::splitmix64_128, "splitmix64-128"},
     {hash_scheme::guava_murmur128_mitz_32, "guava-murmur128-mitz-32"},
     {hash_scheme::guava_murmur128_mitz_64, "guava-murmur128-mitz-64"},
     {hash_scheme::bits_and_blooms_v3, "bits-and-blooms-v3"},

@@ -13,7 +13,8 @@ template <class Filter>
 void file_io<Filter>::save(const Filter& filter, const std::filesystem::path& path, key_type keys) {
   using traits = kind_traits<Filter>;
   file_header h = traits::header_of(filter);
-  if (keys == key_type::int64) {
+  // A filter of integer keys records them itself (its integer scheme and the flag).
+  if (keys == key_type::int64 && (h.flags & file_flag_int64_keys) == 0) {
     if constexpr (!traits::records_key_type) {
       throw error(errc::unsupported,
                   path.string() +

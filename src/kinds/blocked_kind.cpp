@@ -19,8 +19,8 @@ template struct file_io<blocked_bloom_filter>;
 template <>
 detail::file_check sized_kind<blocked_bloom_filter>::check_fields(const file_header& h) {
   // The payload is a bit array like the classic kind's: m and k in range, a payload of
-  // ceil(m / 64) words, reserved fields 0; only classic files may set a flag.
-  if (auto problem = detail::check_flags(h, 0)) return problem;
+  // ceil(m / 64) words, reserved fields 0; no flag but the integer-key flag of its integer scheme.
+  if (auto problem = detail::check_only_integer_key_flag(h)) return problem;
   if (auto problem = detail::check_classic_fields(h)) return problem;
   if (!is_blocked_hashes(h.hashes)) {
     return detail::inconsistent_header(

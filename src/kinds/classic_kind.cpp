@@ -11,6 +11,7 @@ namespace detail {
 file_check check_classic_fields(const file_header& h) {
   if (auto problem = check_params_in_range(h)) return problem;
   if (auto problem = check_flags(h, file_flag_int64_keys)) return problem;
+  if (auto problem = check_integer_key_flag(h)) return problem;
   if (auto problem =
           check_payload_length(h, bytes_for_bits(h.bits), std::to_string(h.bits) + " bits")) {
     return problem;

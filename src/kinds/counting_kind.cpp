@@ -23,7 +23,7 @@ detail::file_check sized_kind<counting_bloom_filter>::check_fields(const file_he
     return detail::inconsistent_header(std::to_string(h.bits) + " counters exceed the maximum of " +
                                        std::to_string(counting_bloom_filter::max_counters));
   }
-  if (auto problem = detail::check_flags(h, 0)) return problem;
+  if (auto problem = detail::check_only_integer_key_flag(h)) return problem;
   if (auto problem = detail::check_payload_length(
           h, bytes_for_bits(detail::payload_bits<counting_bloom_filter>(h)),
           std::to_string(h.bits) + " 4-bit counters")) {

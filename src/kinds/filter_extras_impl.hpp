@@ -24,8 +24,24 @@ bool basic_filter<Probe, Storage>::set_simd(bool enable) noexcept requires block
 
 template <class Probe, storage_policy Storage>
 bool basic_filter<Probe, Storage>::remove(std::string_view key) requires Storage::removable {
-  const bool removed =
-      Storage::ops::template remove<Probe>(writable_words(), config_, Probe::hash(key));
+  require_keys(key_type::string);
+  return remove_digest(Probe::hash(key));
+}
+
+template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::remove_integer(std::uint64_t key) requires Storage::removable {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) {
+    return remove_digest(Probe::hash_integer(key));
+  } else {
+    return false;  // not reached: such a policy makes no filter of integer keys
+  }
+}
+
+template <class Probe, storage_policy Storage>
+template <class S>
+bool basic_filter<Probe, Storage>::remove_digest(const digest_type& d) {
+  const bool removed = S::ops::template remove<Probe>(writable_words(), config_, d);
   if (removed && inserted_ > 0) --inserted_;
   return removed;
 }

@@ -14,8 +14,11 @@
 namespace bloomkit {
 
 template <class Probe, storage_policy Storage>
-basic_filter<Probe, Storage> basic_filter<Probe, Storage>::for_capacity(std::uint64_t n, double p) {
-  return empty(detail::sized_config<Probe, Storage>(n, p));
+basic_filter<Probe, Storage> basic_filter<Probe, Storage>::for_capacity(std::uint64_t n, double p,
+                                                                        key_type keys) {
+  filter_config config = detail::sized_config<Probe, Storage>(n, p);
+  config.keys = keys;
+  return empty(config);
 }
 
 template <class Probe, storage_policy Storage>
@@ -113,6 +116,7 @@ void basic_filter<Probe, Storage>::digests_of(std::span<const std::string_view> 
 
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many(std::span<const std::string_view> keys) {
+  require_keys(key_type::string);
   return insert_keys<false>(keys);
 }
 
@@ -139,6 +143,7 @@ std::size_t basic_filter<Probe, Storage>::insert_digests(std::span<const digest_
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::insert_many_concurrent(
     std::span<const std::string_view> keys) requires Storage::concurrent_inserts {
+  require_keys(key_type::string);
   return insert_keys<true>(keys);
 }
 
@@ -153,6 +158,7 @@ bool basic_filter<Probe, Storage>::contains_digest_unchecked(const digest_type& 
 template <class Probe, storage_policy Storage>
 std::size_t basic_filter<Probe, Storage>::contains_many(std::span<const std::string_view> keys,
                                                         std::span<bool> results) const {
+  require_keys(key_type::string);
   detail::require_result_slots(keys.size(), results.size());
   const std::size_t present =
       paths(const_cast<std::uint64_t*>(cells_.data())).contains_keys(keys, results.data());
@@ -168,6 +174,55 @@ std::size_t basic_filter<Probe, Storage>::contains_many(std::span<const digest_t
       paths(const_cast<std::uint64_t*>(cells_.data())).contains_digests(digests, results.data());
   cells_.check_source();
   return present;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer keys (the probe policy's integer scheme; only its policies make such filters)
+
+template <class Probe, storage_policy Storage>
+hash_scheme basic_filter<Probe, Storage>::file_scheme() const noexcept {
+  if constexpr (integer_probe_policy<Probe>) {
+    if (config_.keys == key_type::int64) return Probe::integer_scheme;
+  }
+  return Probe::scheme;
+}
+
+template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::insert_integer(std::uint64_t key) {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) return insert_digest(Probe::hash_integer(key));
+  return false;
+}
+
+template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::contains_integer(std::uint64_t key) const {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) return contains_digest(Probe::hash_integer(key));
+  return false;
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_integer_span(std::span<const std::uint64_t> keys) {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) {
+    const std::size_t fresh = paths(writable_words()).insert_integers(keys, nullptr);
+    add_inserted<false>(Storage::ops::counted(keys.size(), fresh));
+    return fresh;
+  }
+  return 0;
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::contains_integer_span(std::span<const std::uint64_t> keys,
+                                                                bool* results) const {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) {
+    const std::size_t present =
+        paths(const_cast<std::uint64_t*>(cells_.data())).contains_integers(keys, results);
+    cells_.check_source();
+    return present;
+  }
+  return 0;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,12 @@ void require_same_geometry(std::string_view kind, std::string_view cell_name,
   };
   if (a.cells != b.cells) mismatch(cell_name, a.cells, b.cells);
   if (a.hashes != b.hashes) mismatch("hashes", a.hashes, b.hashes);
+  if (a.keys != b.keys) {
+    const auto name = [](key_type k) { return k == key_type::int64 ? "long" : "string"; };
+    throw error(errc::incompatible, std::string("cannot ") + operation +
+                                        " filters: key types differ (" + name(a.keys) + " vs " +
+                                        name(b.keys) + ")");
+  }
 }
 
 void check_storage_size(const filter_config& c, std::uint64_t storage_bits,
@@ -53,6 +59,20 @@ std::string range_problem(const char* what, std::uint64_t v, std::uint64_t lo, s
   if (v >= lo && v <= hi) return {};
   return std::string(what) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
          ", got " + std::to_string(v);
+}
+
+void refuse_key_type(key_type keys) {
+  throw error(errc::invalid_argument,
+              keys == key_type::int64
+                  ? "this filter takes integer keys (key type long), not string keys"
+                  : "this filter takes string keys, not integer keys (it was not made with key "
+                    "type long)");
+}
+
+void refuse_integer_keys(hash_scheme scheme) {
+  throw error(errc::invalid_argument, "hash scheme " + std::string(to_string(scheme)) +
+                                          " has no integer keys (only the native filters' "
+                                          "classic, blocked and counting schemes do)");
 }
 
 }  // namespace bloomkit::detail

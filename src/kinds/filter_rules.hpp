@@ -16,6 +16,9 @@
 
 namespace bloomkit::detail {
 
+// Throws errc::invalid_argument: hash scheme `scheme` has no integer scheme (a peer's).
+[[noreturn]] void refuse_integer_keys(hash_scheme scheme);
+
 // Throws errc::read_only (one message for every kind and every write) when `read_only`.
 void require_writable(bool read_only);
 
@@ -58,6 +61,8 @@ template <class Probe, class Storage>
 void check_config(const filter_config& c) {
   Storage::ops::check_config(c.cells, c.hashes);
   check_policy_params<Probe>(c.cells, c.hashes);
+  if (c.keys != key_type::string && !integer_probe_policy<Probe>)
+    refuse_integer_keys(Probe::scheme);
 }
 // Throws errc::invalid_argument unless the storage holds the config's cells.
 void check_storage_size(const filter_config& c, std::uint64_t storage_bits,

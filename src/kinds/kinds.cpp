@@ -1,5 +1,7 @@
 #include "bloomkit/kinds.hpp"
 
+#include "bloomkit/integer_keys.hpp"
+
 namespace bloomkit {
 
 namespace {
@@ -27,5 +29,14 @@ std::optional<filter_kind> parse_kind(std::string_view name) noexcept {
   }
   return std::nullopt;
 }
+
+namespace detail {
+void refuse_integer_keys_of(filter_kind kind) {
+  throw error(errc::invalid_argument,
+              "a " + std::string(to_string(kind)) +
+                  " filter of string keys takes no integer keys (integer keys, key type long, "
+                  "are for classic, blocked and counting filters made for them)");
+}
+}  // namespace detail
 
 }  // namespace bloomkit

@@ -14,12 +14,14 @@ file_header header_of_config(filter_kind kind, hash_scheme scheme, const filter_
   h.capacity = config.capacity;
   h.target_fpp = config.target_fpp;
   h.inserted = inserted;
+  if (config.keys == key_type::int64) h.flags |= file_flag_int64_keys;
   h.payload_offset = file_header_size;
   return h;
 }
 
 filter_config config_of(const file_header& h) {
-  return {h.bits, h.hashes, h.capacity, h.target_fpp};
+  return {h.bits, h.hashes, h.capacity, h.target_fpp,
+          is_integer_scheme(h.scheme) ? key_type::int64 : key_type::string};
 }
 
 file_check check_params_in_range(const file_header& h) {
@@ -32,6 +34,19 @@ file_check check_flags(const file_header& h, std::uint32_t allowed) {
                         "header flags " + std::to_string(h.flags) + " are not supported"};
   }
   return {};
+}
+
+file_check check_integer_key_flag(const file_header& h) {
+  if (!is_integer_scheme(h.scheme)) return {};
+  if ((h.flags & file_flag_int64_keys) == 0) {
+    return inconsistent_header("hash scheme " + std::string(to_string(h.scheme)) +
+                               " is of integer keys but the integer-key flag is not set");
+  }
+  return check_flags(h, file_flag_int64_keys);
+}
+
+file_check check_only_integer_key_flag(const file_header& h) {
+  return is_integer_scheme(h.scheme) ? check_integer_key_flag(h) : check_flags(h, 0);
 }
 
 file_check check_payload_length(const file_header& h, std::uint64_t expected,

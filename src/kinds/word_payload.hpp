@@ -19,10 +19,11 @@
 namespace bloomkit::detail {
 
 // The header of a filter of kind `kind`, scheme `scheme` and configuration `config` (bits = m,
-// counters for the counting kind), with its payload at offset 128.
+// counters for the counting kind; integer keys set the integer-key flag), with its payload at
+// offset 128.
 file_header header_of_config(filter_kind kind, hash_scheme scheme, const filter_config& config,
                              std::uint64_t inserted);
-// The configuration a header records.
+// The configuration a header records (integer keys: an integer scheme).
 filter_config config_of(const file_header& h);
 // The filter a validated header and its loaded or mapped cells make (the one place loaders build
 // classic, blocked and counting filters).
@@ -36,6 +37,10 @@ Filter filter_from_storage(const file_header& h, bit_array storage) {
 file_check check_params_in_range(const file_header& h);
 // no flag outside `allowed`;
 file_check check_flags(const file_header& h, std::uint32_t allowed);
+// the integer-key flag set when the scheme is an integer scheme, and no other flag then;
+file_check check_integer_key_flag(const file_header& h);
+// no flag at all, but the integer-key flag of an integer scheme (blocked, counting);
+file_check check_only_integer_key_flag(const file_header& h);
 // payload_length = `expected` bytes, for `what` ("1000 bits");
 file_check check_payload_length(const file_header& h, std::uint64_t expected,
                                 const std::string& what);
@@ -76,8 +81,8 @@ namespace bloomkit {
 // The file codec of the kinds whose payload is their storage's words (kinds.hpp: sized_kind).
 template <class Filter>
 file_header sized_kind<Filter>::header_of(const Filter& f) {
-  return detail::header_of_config(kind_traits<Filter>::kind, kind_traits<Filter>::scheme,
-                                  f.config(), f.inserted());
+  return detail::header_of_config(kind_traits<Filter>::kind, scheme_of(f), f.config(),
+                                  f.inserted());
 }
 
 template <class Filter>

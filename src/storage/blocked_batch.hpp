@@ -7,14 +7,17 @@
 #include <string_view>
 
 #include "bloomkit/detail/xxh3_inline.hpp"
+#include "bloomkit/hashing.hpp"
 
 namespace bloomkit::detail {
 
-// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already.
+// The keys of a batch, or their digests (XXH3-64) when the caller hashed them already, or
+// integer keys (hash_scheme::splitmix64_split_block: digest splitmix64_digest(x)).
 struct blocked_batch {
   const std::string_view* keys = nullptr;
   const std::uint64_t* digests = nullptr;
   std::size_t size = 0;
+  const std::uint64_t* integers = nullptr;
 };
 
 // The most slots (a window's filters) the slot kernels take at once.
@@ -30,6 +33,10 @@ auto over_batch(blocked_batch batch, Run run) noexcept {
   if (batch.keys != nullptr) {
     const std::string_view* keys = batch.keys;
     return run([keys](std::size_t i) noexcept { return xxh3_64_inline(keys[i]); });
+  }
+  if (batch.integers != nullptr) {
+    const std::uint64_t* integers = batch.integers;
+    return run([integers](std::size_t i) noexcept { return splitmix64_digest(integers[i]); });
   }
   const std::uint64_t* digests = batch.digests;
   return run([digests](std::size_t i) noexcept { return digests[i]; });

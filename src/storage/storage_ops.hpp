@@ -92,6 +92,17 @@ struct positional_paths {
         [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, touched,
         results);
   }
+  // Integer keys (Probe's integer scheme), hashed inline like the keys above.
+  std::size_t insert_integers(std::span<const std::uint64_t> keys, bool* added) const noexcept {
+    return insert_pipeline<false>(
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash_integer(keys[i]); },
+        touched, added);
+  }
+  std::size_t contains_integers(std::span<const std::uint64_t> keys, bool* results) const noexcept {
+    return lookup_pipeline(
+        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash_integer(keys[i]); },
+        touched, results);
+  }
 };
 
 // What a word of single bits is (classic and blocked): merge is or, intersect and, a cell is
@@ -341,6 +352,13 @@ struct split_block_paths {
   }
   std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
     return contains_batch({nullptr, digests.data(), digests.size()}, results);
+  }
+  // Integer keys (hash_scheme::splitmix64_split_block), hashed inline by the kernels.
+  std::size_t insert_integers(std::span<const std::uint64_t> keys, bool* added) const noexcept {
+    return insert_batch({nullptr, nullptr, keys.size(), keys.data()}, false, added);
+  }
+  std::size_t contains_integers(std::span<const std::uint64_t> keys, bool* results) const noexcept {
+    return contains_batch({nullptr, nullptr, keys.size(), keys.data()}, results);
   }
 
  private:

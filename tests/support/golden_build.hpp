@@ -43,7 +43,10 @@ inline bool placed(const golden_vector& v) {
   // against the document's instead (golden::static_contains).
   // Cuckoo filters: a fingerprint's slot depends on the kicks before it; golden_test checks
   // their lookups against the document's (golden::cuckoo_contains).
-  return !v.scheme.starts_with("guava") && v.kind != "static" && v.kind != "cuckoo" &&
+  // Integer schemes: integer_keys_test checks their digests and positions against the
+  // document's formulas.
+  return !v.scheme.starts_with("guava") && !v.scheme.starts_with("splitmix64") &&
+         v.kind != "static" && v.kind != "cuckoo" &&
          !(v.kind == "scalable" && v.scheme == "xxh3-64-split-block") &&
          !(v.kind == "window" && v.scheme == "xxh3-128");
 }
@@ -57,13 +60,29 @@ inline std::int64_t as_int64(const std::string& key) {
   return static_cast<std::int64_t>(u);
 }
 
-// Runs the vector's operations on f; keys of type long go through the integral overloads.
+// Whether the vector's filter takes integer keys by an integer scheme (key_type.hpp).
+inline bool integer_scheme(const golden_vector& v) {
+  return v.scheme.starts_with("splitmix64");
+}
+
+// Runs the vector's operations on f; keys of type long go through the integral overloads (and
+// the batches of a filter of integer keys through insert_integers).
 template <class Filter>
 void apply_operations(Filter& f, const golden_vector& v, insert_path how) {
   const bool integral = v.key_type == "long";
   std::vector<std::string_view> run;
   const auto flush = [&] {
-    if (!run.empty()) f.insert_many(run);
+    if (run.empty()) return;
+    if constexpr (requires { f.keys(); }) {
+      if (f.keys() == key_type::int64) {
+        std::vector<std::int64_t> values;
+        for (auto k : run) values.push_back(as_int64(std::string(k)));
+        f.insert_integers(std::span<const std::int64_t>(values));
+        run.clear();
+        return;
+      }
+    }
+    f.insert_many(run);
     run.clear();
   };
   for (const auto& op : v.operations) {
@@ -86,11 +105,27 @@ void apply_operations(Filter& f, const golden_vector& v, insert_path how) {
   flush();
 }
 
+// contains(key) of a filter, by the integer of an integer-keyed filter (its key bytes' value).
+template <class Filter>
+bool contains_key(const Filter& f, const std::string& key) {
+  if constexpr (requires { f.keys(); }) {
+    if (f.keys() == key_type::int64) return f.contains(as_int64(key));
+  }
+  return f.contains(key);
+}
+
 // for_capacity(capacity, target_fpp) of the vector's kind, checked against its bits and hashes:
 // a mismatch means the sizing changed, which changes the files `create` writes.
 template <class Filter>
 Filter sized(const golden_vector& v) {
-  auto f = Filter::for_capacity(v.capacity, v.target_fpp);
+  auto f = [&] {
+    if constexpr (requires { Filter::for_capacity(1, 0.1, key_type::int64); }) {
+      return Filter::for_capacity(v.capacity, v.target_fpp,
+                                  integer_scheme(v) ? key_type::int64 : key_type::string);
+    } else {
+      return Filter::for_capacity(v.capacity, v.target_fpp);
+    }
+  }();
   if (f.cells() != v.bits || f.hashes() != v.hashes) {
     throw std::runtime_error(v.name + ": for_capacity(" + std::to_string(v.capacity) + ", " +
                              exact(v.target_fpp) + ") gives m = " + std::to_string(f.cells()) +
@@ -136,7 +171,7 @@ inline void save_sharded(const golden_vector& v, const std::filesystem::path& ou
 
 inline void build_golden(const golden_vector& v, const std::filesystem::path& out, insert_path how,
                          bool simd = true) {
-  if (v.kind == "classic" && v.scheme == "xxh3-128") {
+  if (v.kind == "classic" && (v.scheme == "xxh3-128" || v.scheme == "splitmix64-128")) {
     auto f = sized<bloom_filter>(v);
     apply_operations(f, v, how);
     save(f, out);

@@ -35,6 +35,7 @@ struct add_options {
   std::vector<std::string> keys;
   now_option now;
   bool print_new = false;
+  std::string key_type;
 };
 
 void run_add(const add_options& o) {
@@ -42,19 +43,22 @@ void run_add(const add_options& o) {
   auto [filter, header] = compat::open_any(o.file, open_mode::load);
   apply_now(filter, o.now, o.file);
   const key_type key_type = header.keys();
-  key_encoder encoder(key_type, quoted_name(o.file));
+  const std::string name = quoted_name(o.file);
+  key_encoder encoder(header, key_input_for(o.key_type, key_type, name), name);
   const auto held = [&] { return std::visit([](const auto& f) { return f.inserted(); }, filter); };
   const std::uint64_t held_before = held();
   key_tally added;
   try {
-    added = o.print_new
-                ? insert_printing_new(o.keys,
-                                      [&](auto batch, std::span<bool> answers) {
-                                        return insert_many(filter, encoder.encode(batch), answers);
-                                      })
-                : tally_keys(o.keys, [&](auto batch) {
-                    return insert_many(filter, encoder.encode(batch));
-                  });
+    added = o.print_new ? insert_printing_new(o.keys,
+                                              [&](auto batch, std::span<bool> answers) {
+                                                return encoder.apply(batch, [&](auto keys) {
+                                                  return insert_many(filter, keys, answers);
+                                                });
+                                              })
+                        : tally_keys(o.keys, [&](auto batch) {
+                            return encoder.apply(
+                                batch, [&](auto keys) { return insert_many(filter, keys); });
+                          });
   } catch (const filter_full&) {
     // A full filter (kinds.hpp: refuses_when_full): the keys it took are kept, then the error.
     save(filter, o.file, key_type);
@@ -83,6 +87,9 @@ command add_add_command(CLI::App& app) {
   add_keys_argument(*sub, o->keys, "add");
   add_now_option(*sub, o->now);
   add_print_new_option(*sub, o->print_new);
+  add_key_type_option(*sub, o->key_type,
+                      "string, long or binary: the key type FILE holds (checked; the file's own is "
+                      "used); binary reads each key as hex");
   return {sub, "add", [o] { run_add(*o); }};
 }
 

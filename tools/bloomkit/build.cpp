@@ -37,6 +37,7 @@
 #include "commands.hpp"
 #include "filter_kinds.hpp"
 #include "input.hpp"
+#include "key_encoding.hpp"
 #include "output_file.hpp"
 #include "parallel_fill.hpp"
 #include "window_options.hpp"
@@ -84,8 +85,20 @@ void run_build_cuckoo(const build_options& o) {
 
 // Inserts the keys of every input with `threads` workers (one for kinds without concurrent
 // inserts).
+// Integer keys (--key-type long) are parsed and inserted by one thread: their inserts are the
+// single-writer batches (insert_integers), fast enough that parsing dominates.
 template <class Filter>
-key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned threads) {
+key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned threads,
+                      const std::string& file) {
+  if constexpr (takes_integer_keys<Filter>) {
+    if (filter.keys() == key_type::int64) {
+      return fill_with_progress(inputs, 1, [&](auto keys) {
+        std::vector<std::uint64_t> values(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) values[i] = parse_integer_key(keys[i], file);
+        return filter.insert_integers(std::span<const std::uint64_t>(values));
+      });
+    }
+  }
   if constexpr (inserts_in_parallel<Filter>) {
     return fill_with_progress(inputs, threads,
                               [&](auto keys) { return filter.insert_many_concurrent(keys); });
@@ -142,8 +155,8 @@ void run_build(const build_options& o) {
 
   any_filter filter = make_filter(o.kind, *capacity, o.fpp);
   apply_now(filter, o.now, o.file);
-  const key_tally result =
-      std::visit([&](auto& f) { return fill_filter(f, inputs, threads); }, filter);
+  const key_tally result = std::visit(
+      [&](auto& f) { return fill_filter(f, inputs, threads, quoted_name(o.file)); }, filter);
   save(filter, o.file);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

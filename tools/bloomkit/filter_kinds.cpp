@@ -14,6 +14,7 @@
 #include "bloomkit/detail/answered_inserts.hpp"
 #include "bloomkit/error.hpp"
 #include "cli_error.hpp"
+#include "key_encoding.hpp"
 #include "window_options.hpp"
 
 namespace bloomkit::cli {
@@ -65,6 +66,10 @@ void add_kind_options(CLI::App& command, kind_options& o) {
                             std::numeric_limits<std::uint64_t>::max(),
                             "Scalable: never grow past this many bytes of bits (default: no limit)")
                             ->type_name("BYTES");
+  add_key_type_option(command, o.key_type,
+                      "string: keys are byte strings (binary: the same, read as hex by add and "
+                      "query); long: 64-bit integers, one decimal per line, hashed by the integer "
+                      "scheme (classic, blocked, counting). Default: string");
   add_window_length_options(command, o,
                             "Window: forget keys older than DURATION (90s, 15m, 24h, 7d) or than "
                             "the last COUNT inserts; see docs/VARIANTS.md",
@@ -101,12 +106,19 @@ void check_kind_options(const kind_options& o) {
         "--kind window needs --window DURATION|COUNT (90s, 15m, 24h, 7d, or a "
         "number of inserts)");
   }
+  if (o.key_type == "long" && o.kind != "classic" && o.kind != "blocked" && o.kind != "counting") {
+    throw usage_error(fmt::format(
+        "--key-type long applies only to --kind classic, blocked or counting (a {} filter takes "
+        "string keys)",
+        o.kind));
+  }
 }
 
 any_filter make_filter(const kind_options& o, std::uint64_t capacity, double fpp) {
   check_kind_options(o);
   kind_request request;
   static_cast<scalable_params&>(request) = {capacity, fpp, o.growth, o.tightening, o.max_memory};
+  request.keys = o.key_type == "long" ? key_type::int64 : key_type::string;
   if (windowed(o.kind, native_kinds{})) {
     const window_length window = parse_window(o.window, "--window");
     request.window = window.length;
@@ -189,6 +201,20 @@ std::size_t contains_many(const any_filter& filter, std::span<const std::string_
                     filter);
 }
 
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys) {
+  return insert_integers(filter, keys);
+}
+
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys,
+                        std::span<bool> added) {
+  return insert_integers(filter, keys, added);
+}
+
+std::size_t contains_many(const any_filter& filter, std::span<const std::uint64_t> keys,
+                          std::span<bool> results) {
+  return contains_integers(filter, keys, results);
+}
+
 void combine(any_filter& into, std::string_view into_name, const any_filter& other,
              std::string_view other_name, bool intersect) {
   const auto incompatible = [&](const std::string& why) {
@@ -259,7 +285,13 @@ void warn_if_past_capacity(const any_filter& filter, std::string_view file) {
 bool remove(any_filter& filter, std::string_view file, std::string_view key) {
   return std::visit(
       [&](auto& f) -> bool {
-        if constexpr (removes_keys<std::decay_t<decltype(f)>>) {
+        using F = std::decay_t<decltype(f)>;
+        if constexpr (removes_keys<F>) {
+          if constexpr (takes_integer_keys<F>) {
+            if (f.keys() == key_type::int64) {
+              return f.remove_integer(parse_integer_key(key, quoted_name(file)));
+            }
+          }
           return f.remove(key);
         } else {
           throw error(errc::unsupported,

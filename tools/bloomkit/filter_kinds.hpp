@@ -65,7 +65,8 @@ struct kind_options : window_length_options {
   std::string kind = "classic";
   std::uint32_t growth = 2;
   double tightening = 0.5;
-  std::uint64_t max_memory = 0;  // bytes; 0 = no ceiling
+  std::uint64_t max_memory = 0;     // bytes; 0 = no ceiling
+  std::string key_type = "string";  // --key-type string|long
   CLI::Option* growth_option = nullptr;
   CLI::Option* tightening_option = nullptr;
   CLI::Option* max_memory_option = nullptr;
@@ -73,11 +74,12 @@ struct kind_options : window_length_options {
 
 // --kind with the names of the native kinds (kinds.hpp: classic|blocked|counting|scalable|window;
 // default classic), for growing (scalable) filters --growth S, --tightening R and --max-memory
-// BYTES, and for window filters --window DURATION|COUNT and --slices S.
+// BYTES, for window filters --window DURATION|COUNT and --slices S, and --key-type string|long
+// (long: 64-bit integer keys, classic, blocked and counting only).
 void add_kind_options(CLI::App& command, kind_options& options);
 
-// Throws usage_error when a scalable or window filter's option was given with another kind, or
-// --kind window without --window.
+// Throws usage_error when a scalable or window filter's option was given with another kind,
+// --kind window without --window, or --key-type long with a kind that takes no integer keys.
 void check_kind_options(const kind_options& options);
 
 // The empty filter a create or build asks for. Out-of-range values, and scalable options with
@@ -109,6 +111,15 @@ std::size_t insert_many(any_filter& filter, std::span<const std::string_view> ke
                         std::span<bool> added);
 std::size_t contains_many(const any_filter& filter, std::span<const std::string_view> keys,
                           std::span<bool> results);
+// The same of integer keys (a filter of integer keys; others refuse: integer_keys.hpp).
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys);
+std::size_t insert_many(any_filter& filter, std::span<const std::uint64_t> keys,
+                        std::span<bool> added);
+std::size_t contains_many(const any_filter& filter, std::span<const std::uint64_t> keys,
+                          std::span<bool> results);
+
+// --key-type string|long of add and query, which the file's own key type must match (a usage
+// error naming the file otherwise); the key type the file records is what counts.
 
 // into |= other (union) or into &= other (intersection). Throws errc::incompatible naming both
 // files when their kinds differ or the kind cannot be combined.

@@ -24,6 +24,24 @@ std::int64_t parse_int64_key(std::string_view key, const std::string& file) {
   return value;
 }
 
+std::uint64_t parse_integer_key(std::string_view key, const std::string& file) {
+  // Past INT64_MAX: an unsigned decimal (no sign) up to UINT64_MAX.
+  if (!key.empty() && key.front() >= '0' && key.front() <= '9') {
+    std::uint64_t value = 0;
+    const char* end = key.data() + key.size();
+    const auto [ptr, ec] = std::from_chars(key.data(), end, value);
+    if (ec == std::errc{} && ptr == end) return value;
+  }
+  try {
+    return static_cast<std::uint64_t>(parse_int64_key(key, file));
+  } catch (const error&) {
+    throw error(errc::invalid_argument,
+                fmt::format("key {} is not a decimal integer from -2^63 to 2^64 - 1 ({} holds "
+                            "64-bit integer keys)",
+                            quoted(key), file));
+  }
+}
+
 CLI::Option* add_key_type_option(CLI::App& command, std::string& name, const std::string& help) {
   return command.add_option("--key-type", name, help)
       ->type_name("TYPE")

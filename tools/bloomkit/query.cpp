@@ -36,9 +36,9 @@ void run_query(const query_options& o) {
   auto [filter, header] = open_filter_file(o.file, open_mode::map, key_type_of(o.key_type));
   apply_now(filter, o.now, o.file);
   const std::string name = quoted_name(o.file);
-  key_encoder encoder(key_input_for(o.key_type, header.keys(), name), name);
+  key_encoder encoder(header, key_input_for(o.key_type, header.keys(), name), name);
   answer_queries(o.keys, o.flags.mode(), [&](auto batch, auto answers) {
-    contains_many(filter, encoder.encode(batch), answers);
+    encoder.apply(batch, [&](auto keys) { return contains_many(filter, keys, answers); });
   });
 }
 

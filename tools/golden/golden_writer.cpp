@@ -17,6 +17,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -121,7 +122,9 @@ void place(golden_vector& v, const std::string& key, const bloomkit::compat::any
 // document's positions for the local copy of a sharded Redis filter.
 bool answer(const golden_vector& v, const bloomkit::compat::any_filter* loaded,
             const bloomkit::bit_array* raw_bits, const std::string& key) {
-  if (loaded) return std::visit([&](const auto& f) { return f.contains(key); }, *loaded);
+  if (loaded) {
+    return std::visit([&](const auto& f) { return bloomkit::test::contains_key(f, key); }, *loaded);
+  }
   for (auto i : bloomkit::golden::sharded_positions(bloomkit::golden::xxh3_128_of(key), v.bits,
                                                     v.hashes, v.shards)) {
     if (!raw_bits->test(i)) return false;
@@ -281,6 +284,27 @@ int main(int argc, char** argv) try {
     s.tightening = 0.5;
     write(s, {}, dir);
   }
+  // Filters of integer keys (key type long, flag 1): the integer schemes 6 and 7.
+  {
+    const auto integer_vector = [&]<class Filter>(std::type_identity<Filter>, std::string kind,
+                                                  hash_scheme scheme) {
+      golden_vector v = sized<Filter>(kind + "_splitmix64_long", kind, "long");
+      v.scheme = std::string(to_string(scheme));
+      v.flags = file_flag_int64_keys;
+      return v;
+    };
+    write(
+        integer_vector(std::type_identity<bloom_filter>{}, "classic", hash_scheme::splitmix64_128),
+        {}, dir);
+    write(integer_vector(std::type_identity<blocked_bloom_filter>{}, "blocked",
+                         hash_scheme::splitmix64_split_block),
+          {}, dir);
+    const auto inserted = keys("long", 100, false);
+    write(integer_vector(std::type_identity<counting_bloom_filter>{}, "counting",
+                         hash_scheme::splitmix64_128),
+          {inserted.begin() + 90, inserted.end()}, dir);
+  }
+
   // The same chain of blocked sub-filters (the module's BF.RESERVE chain; scheme
   // xxh3-64-split-block): sub-filters of whole 256-bit blocks.
   golden_vector chain;

@@ -22,6 +22,7 @@
 
 #include "bloomkit/detail/answered_inserts.hpp"
 #include "bloomkit/file.hpp"
+#include "bloomkit/integer_keys.hpp"
 #include "bloomkit/kinds.hpp"
 #include "dict_report.hpp"
 #include "fast_methods.hpp"
@@ -44,15 +45,45 @@ py::dict info_of(const py_filter<F>& w) {
   if (!w.path.empty()) r.add("file", w.path);
   r.add("format_version", file_format_version)
       .add("kind", to_string(kind_traits<F>::kind))
-      .add("hash_scheme", to_string(F::scheme()));
+      .add("hash_scheme", to_string(scheme_of(f)));
   if (w.keys == key_type::int64) r.add("key_type", "long");
   report_figures(f, r);
   kind_traits<F>::check_source(f);  // the figures were read from a mapping, if it is one
   return r.dict();
 }
 
+// A filter of integer keys (key_type 'long', integer_keys.hpp): its keys are ints and integer
+// arrays, hashed by its integer scheme.
+template <class F>
+bool integer_keyed(const F& f) noexcept {
+  return keys_of(f) == key_type::int64;
+}
+
 template <class F>
 std::size_t add_many(py_filter<F>& w, py::handle keys, py::handle out) {
+  if constexpr (takes_integer_keys<F>) {
+    if (integer_keyed(w.filter)) {
+      if (!out.is_none()) {
+        return answered_integer_batch(
+            keys, out, [&](std::span<const std::uint64_t> chunk, std::span<bool> answers) {
+              write_lock lock(w.gate, gil::released);
+              std::size_t fresh = 0;
+              for (std::size_t i = 0; i < chunk.size(); ++i) {
+                answers[i] = w.filter.insert_integer(chunk[i]);
+                fresh += answers[i] ? 1 : 0;
+              }
+              return fresh;
+            });
+      }
+      key_batch batch(keys, true);
+      std::size_t added = 0;
+      batch.run_integers([&](std::span<const std::uint64_t> chunk, std::size_t) {
+        write_lock lock(w.gate, gil::released);
+        added += w.filter.insert_integers(chunk);
+      });
+      return added;
+    }
+  }
   if (!out.is_none()) {
     return answered_batch(keys, out,
                           [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
@@ -71,6 +102,15 @@ std::size_t add_many(py_filter<F>& w, py::handle keys, py::handle out) {
 
 template <class F>
 std::size_t contains_many(const py_filter<F>& w, py::handle keys, py::handle out) {
+  if constexpr (takes_integer_keys<F>) {
+    if (integer_keyed(w.filter)) {
+      return answered_integer_batch(
+          keys, out, [&](std::span<const std::uint64_t> chunk, std::span<bool> answers) {
+            read_lock lock(w.gate, gil::released);
+            return w.filter.contains_integers(chunk, answers);
+          });
+    }
+  }
   return answered_batch(keys, out,
                         [&](std::span<const std::string_view> chunk, std::span<bool> answers) {
                           read_lock lock(w.gate, gil::released);
@@ -98,17 +138,28 @@ void combine(py_filter<F>& into, const py_filter<F>& other, Op op) {
   }
 }
 
+// `key in w`: an int by the integer scheme of a filter of integer keys, else the key's bytes.
+template <class F>
+bool contains_key(const py_filter<F>& w, PyObject* key) {
+  if constexpr (takes_integer_keys<F>) {
+    if (integer_keyed(w.filter)) {
+      const std::uint64_t k = integer_key(key);
+      read_lock lock(w.gate, gil::held);
+      return w.filter.contains_integer(k);
+    }
+  }
+  const key_view k(key);
+  read_lock lock(w.gate, gil::held);
+  return w.filter.contains(k.view());
+}
+
 // The METH_O functions and the sq_contains slot of F's class.
 template <class F>
 struct single_key {
   static int contains_slot(PyObject* self, PyObject* key) {
     auto* w = cpp_object<py_filter<F>>(self);
     if (w == nullptr) return -1;
-    return call_guarded(-1, [&] {
-      const key_view k(key);
-      read_lock lock(w->gate, gil::held);
-      return w->filter.contains(k.view()) ? 1 : 0;
-    });
+    return call_guarded(-1, [&] { return contains_key(*w, key) ? 1 : 0; });
   }
   static PyObject* contains(PyObject* self, PyObject* key) {
     const int present = contains_slot(self, key);
@@ -119,6 +170,13 @@ struct single_key {
     auto* w = cpp_object<py_filter<F>>(self);
     if (w == nullptr) return nullptr;
     return call_guarded<PyObject*>(nullptr, [&] {
+      if constexpr (takes_integer_keys<F>) {
+        if (integer_keyed(w->filter)) {
+          const std::uint64_t k = integer_key(key);
+          write_lock lock(w->gate, gil::held);
+          return PyBool_FromLong(w->filter.insert_integer(k));
+        }
+      }
       const key_view k(key);
       write_lock lock(w->gate, gil::held);
       return PyBool_FromLong(w->filter.insert(k.view()));
@@ -154,7 +212,7 @@ std::string repr_of(const py_filter<F>& w, std::string_view class_name) {
   const F& f = w.filter;
   std::ostringstream out;
   out << "<bloomkit." << class_name << " " << to_string(kind_traits<F>::kind) << " "
-      << to_string(F::scheme()) << ": " << f.cells() << " cells, " << kind_traits<F>::hashes(f)
+      << to_string(scheme_of(f)) << ": " << f.cells() << " cells, " << kind_traits<F>::hashes(f)
       << " hashes, capacity " << f.capacity() << ", target_fpp " << f.target_fpp() << ", inserted "
       << f.inserted() << (f.read_only() ? ", mapped read-only>" : ">");
   return out.str();
@@ -167,12 +225,7 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
   const std::string class_name = name;
 
   cls.def(
-      "__contains__",
-      [](const W& w, py::handle key) {
-        const key_view k(key.ptr());
-        read_lock lock(w.gate, gil::held);
-        return w.filter.contains(k.view());
-      },
+      "__contains__", [](const W& w, py::handle key) { return contains_key(w, key.ptr()); },
       py::arg("key"), "key in f: False if the key was never added, True if it probably was.");
   set_contains_slot(cls, &single_key<F>::contains_slot);
   add_fast_method(cls, &single_key<F>::add_def);
@@ -266,7 +319,7 @@ filter_class<F> bind_filter_class(py::module_& m, const char* name, const char* 
           "kind", [](const W&) { return std::string(to_string(kind_traits<F>::kind)); },
           "The kind in files: classic, blocked, counting, scalable, window or static.")
       .def_property_readonly(
-          "hash_scheme", [](const W&) { return std::string(to_string(F::scheme())); },
+          "hash_scheme", [](const W& w) { return std::string(to_string(scheme_of(w.filter))); },
           "The hash scheme in files (xxh3-128, guava-murmur128-mitz-64, ...).")
       .def_property_readonly(
           "key_type", [](const W& w) { return std::string(key_type_name(w.keys)); },

@@ -14,7 +14,8 @@ namespace {
 
 template <class F>
 std::unique_ptr<py_filter<F>> wrap(F f) {
-  return std::make_unique<py_filter<F>>(std::move(f));
+  const key_type keys = keys_of(f);
+  return std::make_unique<py_filter<F>>(std::move(f), keys);
 }
 
 constexpr const char* bloom_doc =
@@ -84,10 +85,13 @@ void bind_bloom(py::module_& m) {
            "A filter of m bits and k probes. Its capacity is the n at which k is optimal for m.")
       .def_static(
           "for_capacity",
-          [](std::uint64_t n, double p) { return wrap(bloom_filter::for_capacity(n, p)); },
-          py::arg("n"), py::arg("p"),
+          [](std::uint64_t n, double p, const std::string& keys) {
+            return wrap(bloom_filter::for_capacity(n, p, parse_key_type(keys)));
+          },
+          py::arg("n"), py::arg("p"), py::kw_only(), py::arg("key_type") = "string",
           "A filter sized for n keys at false-positive probability p (the fewest bits, optimal "
-          "k).");
+          "k). key_type='long': a filter of integer keys (ints, NumPy integer arrays), hashed by "
+          "the integer scheme splitmix64-128.");
 }
 
 void bind_blocked(py::module_& m) {
@@ -96,8 +100,13 @@ void bind_blocked(py::module_& m) {
            py::arg("bits"), "A filter of at least `bits` bits, rounded up to whole 256-bit blocks.")
       .def_static(
           "for_capacity",
-          [](std::uint64_t n, double p) { return wrap(blocked_bloom_filter::for_capacity(n, p)); },
-          py::arg("n"), py::arg("p"), "A filter sized for n keys at false-positive probability p.")
+          [](std::uint64_t n, double p, const std::string& keys) {
+            return wrap(blocked_bloom_filter::for_capacity(n, p, parse_key_type(keys)));
+          },
+          py::arg("n"), py::arg("p"), py::kw_only(), py::arg("key_type") = "string",
+          "A filter sized for n keys at false-positive probability p. key_type='long': a filter "
+          "of integer keys (ints, NumPy integer arrays), hashed by the integer scheme "
+          "splitmix64-split-block.")
       .def_static(
           "with_blocks",
           [](std::uint64_t blocks) { return wrap(blocked_bloom_filter::with_blocks(blocks)); },
@@ -120,11 +129,21 @@ void bind_counting(py::module_& m) {
            py::arg("counters"), py::arg("hashes"), "A filter of m 4-bit counters and k probes.")
       .def_static(
           "for_capacity",
-          [](std::uint64_t n, double p) { return wrap(counting_bloom_filter::for_capacity(n, p)); },
-          py::arg("n"), py::arg("p"), "A filter sized for n keys at false-positive probability p.")
+          [](std::uint64_t n, double p, const std::string& keys) {
+            return wrap(counting_bloom_filter::for_capacity(n, p, parse_key_type(keys)));
+          },
+          py::arg("n"), py::arg("p"), py::kw_only(), py::arg("key_type") = "string",
+          "A filter sized for n keys at false-positive probability p. key_type='long': a filter "
+          "of integer keys (ints, NumPy integer arrays), hashed by the integer scheme "
+          "splitmix64-128.")
       .def(
           "remove",
           [](W& w, py::handle key) {
+            if (integer_keyed(w.filter)) {
+              const std::uint64_t k = integer_key(key.ptr());
+              write_lock lock(w.gate, gil::held);
+              return w.filter.remove_integer(k);
+            }
             const key_view k(key.ptr());
             write_lock lock(w.gate, gil::held);
             return w.filter.remove(k.view());

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "bloomkit/error.hpp"
+#include "bloomkit/key_type.hpp"
 #include "keys.hpp"
 
 namespace py = pybind11;
@@ -41,7 +44,7 @@ std::size_t count_lines(std::string_view text) {
 
 }  // namespace
 
-key_batch::key_batch(py::handle keys) {
+key_batch::key_batch(py::handle keys, bool integer_keys) {
   PyObject* k = keys.ptr();
   if (PyUnicode_Check(k)) {
     throw py::type_error(
@@ -58,7 +61,18 @@ key_batch::key_batch(py::handle keys) {
       throw py::error_already_set();
     }
     holds_buffer_ = true;
+    byte_string_ = PyBytes_Check(k) || PyByteArray_Check(k);
     if (buffer_.ndim > 1) throw py::type_error("a buffer of keys must be one-dimensional");
+    const bool int8_items =
+        integer_keys && !byte_string_ && buffer_.format != nullptr &&
+        (std::strcmp(buffer_.format, "b") == 0 || std::strcmp(buffer_.format, "B") == 0);
+    if (int8_items) {  // an int8 / uint8 array of integer keys
+      mode_ = mode::integers;
+      item_size_ = 1;
+      signed_items_ = buffer_.format[0] == 'b';
+      size_ = static_cast<std::size_t>(buffer_.len);
+      return;
+    }
     if (buffer_.itemsize == 1 && is_text_format(buffer_.format)) {
       mode_ = mode::lines;
       const std::string_view text(static_cast<const char*>(buffer_.buf),
@@ -77,6 +91,9 @@ key_batch::key_batch(py::handle keys) {
       throw py::type_error("integer buffers of keys need a little-endian machine");
     }
     mode_ = mode::integers;
+    signed_items_ =
+        std::islower(static_cast<unsigned char>(buffer_.format[std::strlen(buffer_.format) - 1])) !=
+        0;
     size_ = static_cast<std::size_t>(buffer_.len) / item_size_;
     return;
   }
@@ -135,6 +152,88 @@ void key_batch::run_buffer(const chunk_fn& fn) {
     }
   }
   if (!views.empty()) flush();
+}
+
+namespace {
+// Item i of an integer buffer as its 64-bit key (widen_key).
+template <class T>
+std::uint64_t item_key(const char* data, std::size_t i) {
+  T v;
+  std::memcpy(&v, data + i * sizeof(T), sizeof(T));
+  return widen_key(v);
+}
+}  // namespace
+
+std::size_t key_batch::run_integers(const integer_chunk_fn& fn) {
+  if (mode_ == mode::lines) {
+    throw py::type_error(
+        "a filter of integer keys (key_type 'long') takes integers (an integer array or an "
+        "iterable of int), not bytes of text lines");
+  }
+  std::vector<std::uint64_t> chunk;
+  chunk.reserve(size_ ? std::min(chunk_keys, *size_) : chunk_keys);
+  std::size_t first = 0;
+  const auto flush = [&] {
+    fn(chunk, first);
+    first += chunk.size();
+    chunk.clear();
+  };
+  if (mode_ == mode::integers) {
+    const char* data = static_cast<const char*>(buffer_.buf);
+    py::gil_scoped_release unlocked;
+    const auto widen_all = [&]<class T>(std::type_identity<T>) {
+      for (std::size_t i = 0; i < *size_; ++i) {
+        chunk.push_back(item_key<T>(data, i));
+        if (chunk.size() == chunk_keys) flush();
+      }
+    };
+    const bool s = signed_items_;
+    switch (item_size_) {
+      case 1:
+        s ? widen_all(std::type_identity<std::int8_t>{})
+          : widen_all(std::type_identity<std::uint8_t>{});
+        break;
+      case 2:
+        s ? widen_all(std::type_identity<std::int16_t>{})
+          : widen_all(std::type_identity<std::uint16_t>{});
+        break;
+      case 4:
+        s ? widen_all(std::type_identity<std::int32_t>{})
+          : widen_all(std::type_identity<std::uint32_t>{});
+        break;
+      default:
+        s ? widen_all(std::type_identity<std::int64_t>{})
+          : widen_all(std::type_identity<std::uint64_t>{});
+        break;
+    }
+    if (!chunk.empty()) flush();
+    return first;
+  }
+  // Objects: read with the GIL a chunk at a time, the chunk run without it.
+  const auto run_chunk = [&] {
+    py::gil_scoped_release unlocked;
+    flush();
+  };
+  if (mode_ == mode::sequence) {
+    PyObject* seq = source_.ptr();
+    const bool list = PyList_Check(seq);
+    for (std::size_t i = 0; i < *size_; ++i) {
+      if (static_cast<std::size_t>(Py_SIZE(seq)) != *size_) {
+        throw py::value_error("the list of keys changed size during the call");
+      }
+      chunk.push_back(integer_key(list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i)));
+      if (chunk.size() == chunk_keys) run_chunk();
+    }
+  } else {
+    while (PyObject* key = PyIter_Next(source_.ptr())) {
+      const auto owned = py::reinterpret_steal<py::object>(key);
+      chunk.push_back(integer_key(key));
+      if (chunk.size() == chunk_keys) run_chunk();
+    }
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+  if (!chunk.empty()) run_chunk();
+  return first;
 }
 
 void key_batch::append_bytes(const char* data, std::size_t size) {

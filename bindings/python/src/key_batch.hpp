@@ -18,6 +18,7 @@
 #include <Python.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,8 +35,9 @@ class key_batch {
   // Runs over keys[first, first + keys.size()) of the batch; called without the GIL.
   using chunk_fn = std::function<void(std::span<const std::string_view> keys, std::size_t first)>;
 
-  // Classifies `keys` (with the GIL); throws TypeError for what is not a batch.
-  explicit key_batch(pybind11::handle keys);
+  // Classifies `keys` (with the GIL); throws TypeError for what is not a batch. integer_keys:
+  // for run_integers (a buffer of 1-byte items that is not bytes / bytearray is int8 / uint8).
+  explicit key_batch(pybind11::handle keys, bool integer_keys = false);
   ~key_batch();
   key_batch(const key_batch&) = delete;
   key_batch& operator=(const key_batch&) = delete;
@@ -44,6 +46,15 @@ class key_batch {
   std::optional<std::size_t> size() const noexcept { return size_; }
   // Calls fn on successive chunks, each with the GIL released; returns the number of keys.
   std::size_t run(const chunk_fn& fn);
+
+  // Runs over keys[first, first + keys.size()) as 64-bit integer keys; called without the GIL.
+  using integer_chunk_fn =
+      std::function<void(std::span<const std::uint64_t> keys, std::size_t first)>;
+  // The same for a filter of integer keys (key_type 'long'): an integer buffer's items widened
+  // as widen_key widens them (signed formats sign-extended), an iterable's ints
+  // (integer_key: a TypeError for any other key). A buffer of 1-byte items is int8 / uint8
+  // (format 'b' / 'B': a NumPy array), but bytes and bytearray (text lines) are a TypeError.
+  std::size_t run_integers(const integer_chunk_fn& fn);
 
   // Keys per chunk: enough for the C++ pipeline to overlap its cache misses, few enough that the
   // views and the copied bytes of one chunk stay in cache.
@@ -70,6 +81,8 @@ class key_batch {
   Py_buffer buffer_{};
   bool holds_buffer_ = false;
   std::size_t item_size_ = 0;
+  bool signed_items_ = false;
+  bool byte_string_ = false;  // bytes or bytearray: text, never 1-byte integers
   std::optional<std::size_t> size_;
 
   // The current chunk of an object batch: the keys' bytes, one after the other in bytes_
@@ -114,6 +127,26 @@ std::size_t answered_batch(pybind11::handle keys, pybind11::handle out, Answer a
   std::size_t present = 0;
   const std::size_t total =
       batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
+        const std::span<bool> answers = results.given()
+                                            ? results.slice(first, chunk.size())
+                                            : std::span<bool>(scratch.get(), chunk.size());
+        present += answer(chunk, answers);
+      });
+  if (!batch.size()) results.require_size(total);
+  return present;
+}
+
+// answered_batch over integer keys (key_batch::run_integers).
+template <class Answer>
+std::size_t answered_integer_batch(pybind11::handle keys, pybind11::handle out, Answer answer) {
+  key_batch batch(keys, true);
+  bool_out results(out);
+  if (batch.size()) results.require_size(*batch.size());
+  std::unique_ptr<bool[]> scratch;
+  if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
+  std::size_t present = 0;
+  const std::size_t total =
+      batch.run_integers([&](std::span<const std::uint64_t> chunk, std::size_t first) {
         const std::span<bool> answers = results.given()
                                             ? results.slice(first, chunk.size())
                                             : std::span<bool>(scratch.get(), chunk.size());

@@ -11,6 +11,26 @@ namespace py = pybind11;
 namespace bloomkit::python {
 
 std::array<char, 8> int_key_bytes(PyObject* key) {
+  std::uint64_t bits = int_key_value(key);
+  std::array<char, 8> bytes{};
+  for (char& c : bytes) {
+    c = static_cast<char>(bits & 0xff);
+    bits >>= 8;
+  }
+  return bytes;
+}
+
+std::uint64_t integer_key(PyObject* key) {
+  if (!PyLong_Check(key)) {
+    PyErr_Format(PyExc_TypeError,
+                 "a filter of integer keys (key_type 'long') takes int keys, not %.200s",
+                 Py_TYPE(key)->tp_name);
+    throw py::error_already_set();
+  }
+  return int_key_value(key);
+}
+
+std::uint64_t int_key_value(PyObject* key) {
   int overflow = 0;
   const long long value = PyLong_AsLongLongAndOverflow(key, &overflow);
   std::uint64_t bits = 0;
@@ -28,12 +48,7 @@ std::array<char, 8> int_key_bytes(PyObject* key) {
     }
     bits = u;
   }
-  std::array<char, 8> bytes{};
-  for (char& c : bytes) {
-    c = static_cast<char>(bits & 0xff);
-    bits >>= 8;
-  }
-  return bytes;
+  return bits;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <Python.h>
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace bloomkit::python {
@@ -22,6 +23,12 @@ namespace bloomkit::python {
 // The 8 little-endian bytes of an int key; throws py::error_already_set (OverflowError) out of
 // range. `key` must be an int.
 std::array<char, 8> int_key_bytes(PyObject* key);
+// The 64-bit value of an int key (-2**63 .. 2**64 - 1 taken modulo 2**64, as widen_key takes
+// C++ integers); the same errors.
+std::uint64_t int_key_value(PyObject* key);
+// The key of a filter of integer keys (key_type 'long'): an int's value (int_key_value); any
+// other key is a TypeError.
+std::uint64_t integer_key(PyObject* key);
 
 // Raises the TypeError of a key of an unsupported type (naming it; for a floating-point number,
 // saying why it is refused).

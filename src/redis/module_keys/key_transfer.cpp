@@ -157,6 +157,13 @@ std::variant<module_filter, redisbloom::chain> file_filter_of(const std::filesys
         if constexpr (kind_traits<Filter>::kind == filter_kind::redisbloom) {
           return std::forward<Filter>(f);
         } else if constexpr (listed_in<Filter, module_filters>) {
+          if (keys_of(f) == key_type::int64) {
+            throw error(errc::unsupported,
+                        file.string() + ": holds a " + std::string(kind_traits<Filter>::name) +
+                            " filter of integer keys (hash scheme " +
+                            std::string(to_string(scheme_of(f))) +
+                            "): the module's keys are strings (BK.* and BF.* take no integers)");
+          }
           return module_filter{std::forward<Filter>(f), false};
         } else {
           throw error(errc::unsupported,
