@@ -28,6 +28,14 @@ constexpr key_input input_of(key_type keys) noexcept {
   return keys == key_type::int64 ? key_input::int64 : key_input::bytes;
 }
 
+// A signed 64-bit decimal as Java's Long.parseLong reads it ("-42", "+7", "007"; no spaces).
+// Throws bloomkit::error (invalid_argument) naming `key` and `file`.
+std::int64_t parse_int64_key(std::string_view key, const std::string& file);
+// The key of a filter of an integer scheme: a signed 64-bit decimal as above, or an unsigned one
+// up to 2^64 - 1 (the same key as the signed value of its bits: widen_key, key_type.hpp). Throws
+// bloomkit::error (invalid_argument) naming `key` and `file`.
+std::uint64_t parse_integer_key(std::string_view key, const std::string& file);
+
 // Turns key text into the bytes the filter hashes. Throws bloomkit::error naming the key and the
 // file for a line that is not a signed 64-bit decimal in a file of integer keys, or not hex
 // with --key-type binary.
@@ -73,14 +81,6 @@ key_type key_type_of(std::string_view name) noexcept;
 // the file's own). binary reads hex; a name that the file's key type contradicts (long on a file
 // of byte keys, string or binary on one of 64-bit integers) throws bloomkit::error naming `file`.
 key_input key_input_for(std::string_view name, key_type keys, const std::string& file);
-
-// A signed 64-bit decimal as Java's Long.parseLong reads it ("-42", "+7", "007"; no spaces).
-// Throws bloomkit::error (invalid_argument) naming `key` and `file`.
-std::int64_t parse_int64_key(std::string_view key, const std::string& file);
-// The key of a filter of an integer scheme: a signed 64-bit decimal as above, or an unsigned one
-// up to 2^64 - 1 (the same key as the signed value of its bits: widen_key, key_type.hpp). Throws
-// bloomkit::error (invalid_argument) naming `key` and `file`.
-std::uint64_t parse_integer_key(std::string_view key, const std::string& file);
 
 // The bytes that hex text spells ("", "00ff", "DEADbeef"): an even number of hex digits, nothing
 // else, appended to `out`. Throws bloomkit::error (invalid_argument) naming `key` and `file`.
