@@ -97,7 +97,9 @@ TEST_F(SparkCli, BadInputIsAClearError) {
   // A key type the file's header contradicts.
   ok({"import", (dir / "v1_long_n100_p0.01.bin").string(), at("l.bloom"), "--from", "spark",
       "--key-type", "long"});
-  expect_error_naming(run({"query", at("l.bloom"), "--key-type", "binary", "00"}), at("l.bloom"));
+  const std::string l = at("l.bloom");
+  expect_usage_error(run({"query", l, "--key-type", "binary", "00"}),
+                     "--key-type binary: '" + l + "' holds integer (long) keys", "query");
   // A filter Spark does not compute is not exported as Spark's.
   ok({"create", at("native.bf"), "--capacity", "100", "--fpp", "0.01"});
   const result r = run({"export", at("native.bf"), at("x.bin"), "--to", "spark"});

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "cli_error.hpp"
 #include "names.hpp"
 
 namespace bloomkit::cli {
@@ -55,10 +56,8 @@ key_type key_type_of(std::string_view name) noexcept {
 key_input key_input_for(std::string_view name, key_type keys, const std::string& file) {
   if (name.empty()) return input_of(keys);
   if (key_type_of(name) != keys) {
-    throw error(
-        errc::invalid_argument,
-        fmt::format("--key-type {}: {} holds {} keys (its key type is recorded at import)", name,
-                    file, keys == key_type::int64 ? "64-bit integer" : "byte-string"));
+    throw usage_error(fmt::format("--key-type {}: {} holds {} keys", name, file,
+                                  keys == key_type::int64 ? "integer (long)" : "string"));
   }
   return name == "binary" ? key_input::hex : input_of(keys);
 }

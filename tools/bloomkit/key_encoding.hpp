@@ -79,7 +79,7 @@ CLI::Option* add_key_type_option(CLI::App& command, std::string& name, const std
 key_type key_type_of(std::string_view name) noexcept;
 // How query reads keys for a file of key type `keys` given --key-type `name` (empty: not given,
 // the file's own). binary reads hex; a name that the file's key type contradicts (long on a file
-// of byte keys, string or binary on one of 64-bit integers) throws bloomkit::error naming `file`.
+// of byte keys, string or binary on one of 64-bit integers) throws usage_error naming `file`.
 key_input key_input_for(std::string_view name, key_type keys, const std::string& file);
 
 // The bytes that hex text spells ("", "00ff", "DEADbeef"): an even number of hex digits, nothing
