@@ -147,7 +147,8 @@ struct blocked_paths {
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
     return over_batch(batch, [&](auto digest_at) {
       return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
-                                   touched_bytes{each[0].touched().bytes * count}, results);
+                                   touched_bytes{ops{nullptr, blocks}.touched().bytes * count},
+                                   results);
     });
   }
   static slot_insert_counts insert_many_in_slots(std::uint64_t* const* slots, std::size_t count,
@@ -157,7 +158,8 @@ struct blocked_paths {
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
     return over_batch(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
-                                   touched_bytes{each[0].touched().bytes * count}, added);
+                                   touched_bytes{ops{nullptr, blocks}.touched().bytes * count},
+                                   added);
     });
   }
 
