@@ -10,15 +10,14 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "cli_with_redis.hpp"
 #include "support/interop_vectors.hpp"
-#include "support/redis_server.hpp"
 
 namespace {
 
 using bloomkit::cli_test::parse_lines;
 using bloomkit::cli_test::result;
 using bloomkit::test::interop_vector;
-using bloomkit::test::redis_server;
 
 std::vector<interop_vector> vectors(const char* peer) {
   std::vector<interop_vector> out;
@@ -63,25 +62,7 @@ std::vector<std::string> layout_of(const interop_vector& v) {
   return a;
 }
 
-class RedisCliPeerLayouts : public bloomkit::cli_test::Cli {
- protected:
-  static void SetUpTestSuite() {
-    Cli::SetUpTestSuite();
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    Cli::SetUp();
-    server_->raw({"FLUSHALL"});
-  }
-  // bloomkit redis --url <server> args...
-  result redis(std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(), {"redis", "--url", server_->url()});
-    return run(args, input);
-  }
-  static inline std::unique_ptr<redis_server> server_;
-};
+class RedisCliPeerLayouts : public bloomkit::cli_test::CliWithRedis {};
 
 TEST_F(RedisCliPeerLayouts, AddSetsThePeersBits) {
   for (const char* peer : {"guava_helper", "go_zero_new_filter"}) {

@@ -4,32 +4,14 @@
 
 #include <memory>
 
+#include "cli_with_redis.hpp"
 #include "spark_vectors.hpp"
-#include "support/redis_server.hpp"
 
 namespace {
 
 using namespace bloomkit::cli_test;
-using bloomkit::test::redis_server;
 
-class RedisSparkCli : public Cli {
- protected:
-  static void SetUpTestSuite() {
-    Cli::SetUpTestSuite();
-    if (redis_server::available()) server_ = std::make_unique<redis_server>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    BLOOMKIT_REQUIRE_REDIS();
-    Cli::SetUp();
-    server_->raw({"FLUSHALL"});
-  }
-  result redis(std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(), {"redis", "--url", server_->url()});
-    return run(args, input);
-  }
-  static inline std::unique_ptr<redis_server> server_;
-};
+class RedisSparkCli : public CliWithRedis {};
 
 TEST_F(RedisSparkCli, PushedFilterAnswersAsSpark) {
   for (const char* name :

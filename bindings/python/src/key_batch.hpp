@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -115,45 +116,42 @@ class bool_out {
 };
 
 // contains_many of every class, and add_many with `out`: runs answer(chunk, answers) -> count
-// over the batch's chunks (without the GIL), the answers going to `out` when given (one 1-byte
-// item per key) or to scratch; returns the sum of the counts.
-template <class Answer>
-std::size_t answered_batch(pybind11::handle keys, pybind11::handle out, Answer answer) {
-  key_batch batch(keys);
+// over the batch's chunks (without the GIL) of byte-string keys (Key std::string_view:
+// key_batch::run) or integer keys (std::uint64_t: run_integers), the answers going to `out` when
+// given (one 1-byte item per key) or to scratch; returns the sum of the counts.
+template <class Key, class Answer>
+std::size_t answered_keys(pybind11::handle keys, pybind11::handle out, Answer answer) {
+  constexpr bool integers = std::is_same_v<Key, std::uint64_t>;
+  key_batch batch(keys, integers);
   bool_out results(out);
   if (batch.size()) results.require_size(*batch.size());
   std::unique_ptr<bool[]> scratch;
   if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
   std::size_t present = 0;
-  const std::size_t total =
-      batch.run([&](std::span<const std::string_view> chunk, std::size_t first) {
-        const std::span<bool> answers = results.given()
-                                            ? results.slice(first, chunk.size())
-                                            : std::span<bool>(scratch.get(), chunk.size());
-        present += answer(chunk, answers);
-      });
+  const auto each = [&](std::span<const Key> chunk, std::size_t first) {
+    const std::span<bool> answers = results.given() ? results.slice(first, chunk.size())
+                                                    : std::span<bool>(scratch.get(), chunk.size());
+    present += answer(chunk, answers);
+  };
+  std::size_t total = 0;
+  if constexpr (integers) {
+    total = batch.run_integers(each);
+  } else {
+    total = batch.run(each);
+  }
   if (!batch.size()) results.require_size(total);
   return present;
+}
+
+template <class Answer>
+std::size_t answered_batch(pybind11::handle keys, pybind11::handle out, Answer answer) {
+  return answered_keys<std::string_view>(keys, out, answer);
 }
 
 // answered_batch over integer keys (key_batch::run_integers).
 template <class Answer>
 std::size_t answered_integer_batch(pybind11::handle keys, pybind11::handle out, Answer answer) {
-  key_batch batch(keys, true);
-  bool_out results(out);
-  if (batch.size()) results.require_size(*batch.size());
-  std::unique_ptr<bool[]> scratch;
-  if (!results.given()) scratch = std::make_unique<bool[]>(key_batch::chunk_keys);
-  std::size_t present = 0;
-  const std::size_t total =
-      batch.run_integers([&](std::span<const std::uint64_t> chunk, std::size_t first) {
-        const std::span<bool> answers = results.given()
-                                            ? results.slice(first, chunk.size())
-                                            : std::span<bool>(scratch.get(), chunk.size());
-        present += answer(chunk, answers);
-      });
-  if (!batch.size()) results.require_size(total);
-  return present;
+  return answered_keys<std::uint64_t>(keys, out, answer);
 }
 
 }  // namespace bloomkit::python
