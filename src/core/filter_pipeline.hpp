@@ -46,9 +46,13 @@
 
 namespace bloomkit::detail {
 
-// The bytes a batch's keys land in: the filter's array, or all slots' arrays together.
+// The bytes a batch's keys land in: the filter's array, or all slots' arrays together; and the
+// lines each key prefetches in one stage, which share the misses in flight as slots do (a
+// window's two-line groups: lag 16 in the L3, where its old 24 and the rule's 32 for one line
+// measured 13-40% slower, bench/RESULTS.md).
 struct touched_bytes {
   std::size_t bytes;
+  std::size_t lines_per_key = 1;
 };
 
 // How many keys ahead a pipeline prefetches: lag (0: the plain loop) and, for the second stage of
@@ -72,11 +76,12 @@ inline constexpr std::size_t pipeline_ring = std::bit_ceil(pipeline_dram_lag * 3
 inline constexpr std::size_t pipeline_min_slot_lag = 4;
 
 // The one rule. `ways`: the filters a key's lines are prefetched in together (a window's slots),
-// which share the misses in flight among them.
+// which share the misses in flight among them, as a key's several lines do.
 constexpr pipeline_distance pipeline_distance_for(touched_bytes touched,
                                                   std::size_t ways = 1) noexcept {
   if (touched.bytes < pipeline_cache_bytes) return {};
   std::size_t lag = touched.bytes < pipeline_dram_bytes ? pipeline_lag : pipeline_dram_lag;
+  ways *= touched.lines_per_key;
   if (ways > 1) lag /= ways;
   if (lag < pipeline_min_slot_lag) lag = pipeline_min_slot_lag;
   const std::size_t second = lag / 2;

@@ -104,7 +104,8 @@ struct window_group_ops {
   }
   // The bytes a batch reads: the touched lines of every group.
   touched_bytes touched() const noexcept {
-    return {static_cast<std::size_t>(g.groups * (end_line - first_line) * 64)};
+    return {static_cast<std::size_t>(g.groups * (end_line - first_line) * 64),
+            end_line - first_line};
   }
 
   void locate(const digest_type& d, location& at) const noexcept {

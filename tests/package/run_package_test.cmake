@@ -3,7 +3,7 @@
 # - With BLOOMKIT_BUILD_DIR: installs that (already built) bloomkit into WORK_DIR/prefix and builds
 #   CONSUMER_SOURCE_DIR against it through find_package(bloomkit).
 # - With BLOOMKIT_SOURCE_DIR: builds CONSUMER_SOURCE_DIR, which adds bloomkit's sources with
-#   add_subdirectory.
+#   add_subdirectory (a unity build with UNITY_BUILD).
 file(REMOVE_RECURSE ${WORK_DIR})
 
 function(run)
@@ -18,6 +18,9 @@ if(BLOOMKIT_BUILD_DIR)
   set(bloomkit_location -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 else()
   set(bloomkit_location -DBLOOMKIT_SOURCE_DIR=${BLOOMKIT_SOURCE_DIR})
+  if(UNITY_BUILD)
+    list(APPEND bloomkit_location -DCMAKE_UNITY_BUILD=ON)
+  endif()
 endif()
 if(GENERATOR)
   set(generator -G ${GENERATOR})

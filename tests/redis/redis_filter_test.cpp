@@ -15,6 +15,7 @@
 #include "bloomkit/bloom_filter.hpp"
 #include "bloomkit/file.hpp"
 #include "redis_filter_fixtures.hpp"
+#include "support/statistical.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -66,6 +67,7 @@ TEST_F(RedisFilterSingle, PushRefusesAShardedFileWithABadShardCount) {
 }
 
 TEST_F(RedisFilterSingle, InfoEstimatedFppFollowsTheBits) {
+  BLOOMKIT_STATISTICAL_TEST();
   auto f = redis_filter::create(*client_, "full", 2000, 0.01, 10);  // shards of 2^10 bits
   ASSERT_GT(f.layout().shard_count, 1u);
   f.insert_many(views(make_keys(6000, 11)));  // 3 times the capacity
@@ -80,6 +82,7 @@ TEST_F(RedisFilterSingle, InfoEstimatedFppFollowsTheBits) {
 }
 
 TEST_F(RedisFilterSingle, MeasuredFppWithinBoundsOneShardAndMany) {
+  BLOOMKIT_STATISTICAL_TEST();
   // n = 20,000 keys at p = 0.01, then 20,000 keys never inserted: the false positives are
   // Binomial(20000, fpp) with fpp = expected_fpp(m, k, n) ~ 0.01: mean ~200, sd ~14. Bounds at
   // about 5 sd. Sharded (2^14-bit shards, 12 of them) must be as good as one shard.

@@ -24,6 +24,7 @@
 #include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
+#include "support/statistical.hpp"
 #include "support/window_time.hpp"
 
 namespace {
@@ -303,6 +304,7 @@ TEST_P(RedisWindowFormat, NoFalseNegativeAcrossSliceBoundariesWithSkewedClocks) 
 // positive at most at the target p, within sampling error. Checked when the S + 1 live slices
 // are all full.
 TEST_P(RedisWindowFormat, MeasuredFppIsWithinTheTargetAtTheStatedRate) {
+  BLOOMKIT_STATISTICAL_TEST();
   const redis_window_config c = in_format({40'000, 0.01, 3600, 4, 10}, GetParam());
   auto f = redis_window_filter::create(*client_, "fpp", c);
   const std::size_t per_slice = 10'000;

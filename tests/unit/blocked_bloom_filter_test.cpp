@@ -14,6 +14,7 @@
 
 #include "bloomkit/error.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -315,6 +316,7 @@ void expect_fpp_matches_formula(const blocked_bloom_filter& f, std::uint64_t n,
 }
 
 TEST(BlockedBloomFilter, MeasuredFppMatchesTheBlockedFormula) {
+  BLOOMKIT_STATISTICAL_TEST();
   const auto strangers = stranger_keys(sanitized ? 400'000 : 2'000'000, 1);
   std::uint64_t set = 2000;
   for (double p : {0.1, 0.02, 0.01, 0.001}) {
@@ -337,6 +339,7 @@ TEST(BlockedBloomFilter, MeasuredFppMatchesTheBlockedFormula) {
 
 // At 12 bits per key the FPP is at most 0.55% (formula 0.542%), and so is this filter's.
 TEST(BlockedBloomFilter, TwelveBitsPerKeyStaysUnderPointFiftyFivePercent) {
+  BLOOMKIT_STATISTICAL_TEST();
   const std::uint64_t n = std::uint64_t{1} << 18;
   const std::uint64_t blocks = n * 12 / 256;
   EXPECT_LE(blocked_expected_fpp(blocks, n), 0.0055);

@@ -18,6 +18,7 @@
 #include "bloomkit/scalable_filter.hpp"
 #include "bloomkit/sizing.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 #include "support/temp_dir.hpp"
 
 namespace bloomkit {
@@ -115,6 +116,7 @@ TEST(BlockedLayoutsTest, ShapesOfEveryK) {
 // At capacity, the measured FPP of each target's filter is at most p (within 4 standard errors
 // of Q p false positives among Q probes, Q at least 40 / p) and no inserted key is absent.
 TEST(BlockedLayoutsTest, FppWithinTargetAtCapacityForEveryP) {
+  BLOOMKIT_STATISTICAL_TEST();
   const std::uint64_t n = 200'000;
   for (const double p : targets) {
     auto f = blocked_bloom_filter::for_capacity(n, p);
@@ -133,6 +135,7 @@ TEST(BlockedLayoutsTest, FppWithinTargetAtCapacityForEveryP) {
 // The figures are the truth: at p where many false positives are cheap to count, the measured
 // FPP of each layout at several loads is its figure within 5 standard errors.
 TEST(BlockedLayoutsTest, MeasuredFppMatchesTheFigureOfEveryLayout) {
+  BLOOMKIT_STATISTICAL_TEST();
   const std::uint64_t lines = 4096;
   for (const std::uint32_t k : {1U, 3U, 5U, 7U, 8U, 16U}) {
     const std::uint64_t bits = lines * blocked_line_bits;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -155,6 +156,7 @@ TEST(BloomFilter, ContainsManyRejectsMismatchedResultSpan) {
 // binomial, so we allow 5 standard deviations plus 5% for the model (k is rounded; probes
 // are double-hashed rather than independent).
 TEST(BloomFilter, MeasuredFppMatchesTargetAcrossGrid) {
+  BLOOMKIT_STATISTICAL_TEST();
   std::uint64_t set = 1000;
   for (std::uint64_t n : {1'000ull, 10'000ull, 100'000ull}) {
     for (double p : {0.1, 0.01, 0.001}) {
@@ -178,6 +180,7 @@ TEST(BloomFilter, MeasuredFppMatchesTargetAcrossGrid) {
 }
 
 TEST(BloomFilter, EstimatedCountWithinAFewPercentAtCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   std::uint64_t set = 2000;
   for (std::uint64_t n : {10'000ull, 100'000ull, 1'000'000ull}) {
     for (double p : {0.1, 0.01, 0.0001}) {

@@ -16,6 +16,7 @@
 #include "bloomkit/counting_bloom_filter.hpp"
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -65,6 +66,7 @@ TEST(EstimatedFpp, SaturatedFiltersReportOne) {
 }
 
 TEST(EstimatedFpp, FollowsTheBitsAtAndPastCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   for (const double times : {1.0, 2.0, 4.0}) {
     expect_estimate_matches(bloom_filter::for_capacity(5000, 0.01), times, "classic");
     expect_estimate_matches(blocked_bloom_filter::for_capacity(5000, 0.01), times, "blocked");

@@ -112,7 +112,8 @@ TEST(Filter, NoFalseNegativesThroughEveryPathOfEveryStorage) {
 }
 
 // filter_pipeline.hpp's rule: the plain loop in cache; past it a lag that never shrinks as the
-// filter grows, shorter over more slots, and a ring (a power of two) that holds both stages' keys.
+// filter grows, shorter over more slots or more lines per key (a key's two lines in one slot
+// count as two slots of one line), and a ring (a power of two) that holds both stages' keys.
 TEST(PipelineDistance, PlainLoopInCacheAndARingThatHoldsBothLags) {
   using detail::pipeline_distance_for;
   EXPECT_EQ(pipeline_distance_for({detail::pipeline_cache_bytes - 1}).lag, 0U);
@@ -130,6 +131,9 @@ TEST(PipelineDistance, PlainLoopInCacheAndARingThatHoldsBothLags) {
       ASSERT_TRUE(std::has_single_bit(d.ring_mask + 1)) << bytes;
       ASSERT_GT(d.ring_mask + 1, d.lag + d.second) << bytes << " over " << ways;
       ASSERT_LE(d.ring_mask + 1, detail::pipeline_ring) << bytes << " over " << ways;
+      const auto two_lines = pipeline_distance_for({bytes, 2}, ways);
+      ASSERT_EQ(two_lines.lag, pipeline_distance_for({bytes}, 2 * ways).lag) << bytes;
+      ASSERT_LE(two_lines.lag, d.lag) << bytes << " over " << ways;
     }
   }
 }

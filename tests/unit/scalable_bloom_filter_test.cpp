@@ -13,6 +13,7 @@
 
 #include "support/build.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -155,6 +156,7 @@ TEST(ScalableBloomFilter, LinearGrowthKeepsTheBound) {
 // The compound FPP measured on never-inserted keys at 100x the initial capacity stays within
 // a statistical bound (5 sigma of a binomial count) of the target.
 TEST(ScalableBloomFilter, CompoundFppStaysWithinTargetAt100TimesInitialCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   std::uint64_t set = 100;
   const std::uint64_t shrink = test::sanitized_build ? 5 : 1;
   const std::uint64_t n0 = 1000 / shrink;

@@ -14,6 +14,7 @@
 #include "bloomkit/hashing.hpp"
 #include "core/ceil_div.hpp"
 #include "support/errors.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -114,6 +115,7 @@ TEST(Sizing, ExactParamsAreTheFewestBitsThatHoldTheTarget) {
 // simulation (beyond 4 sigma) and at most 10% above it (the bound takes the chains of bunched
 // probes as crossing bits together).
 TEST(Sizing, FppAtFillMatchesTheProbeSequence) {
+  BLOOMKIT_STATISTICAL_TEST();
   for (const auto& [m, k] : {std::pair{10ull, 7u}, std::pair{20ull, 14u}, std::pair{40ull, 5u},
                              std::pair{189ull, 7u}, std::pair{1000ull, 10u}}) {
     for (const double x : {0.3, 0.5, 0.7}) {

@@ -23,6 +23,7 @@
 #include "bloomkit/scalable_bloom_filter.hpp"
 #include "support/build.hpp"
 #include "support/fpp_checks.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -61,18 +62,22 @@ void expect_kind_meets_target(const char* kind, std::span<const point> checked =
 }
 
 TEST(SmallFilterFpp, ClassicMeetsItsTargetAtEveryCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   expect_kind_meets_target<bloom_filter>("classic");
 }
 
 TEST(SmallFilterFpp, BlockedMeetsItsTargetAtEveryCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   expect_kind_meets_target<blocked_bloom_filter>("blocked");
 }
 
 TEST(SmallFilterFpp, CountingMeetsItsTargetAtEveryCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   expect_kind_meets_target<counting_bloom_filter>("counting");
 }
 
 TEST(SmallFilterFpp, GoZeroMeetsItsTargetAtEveryCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   // 14 murmur3 hashes a key: p = 0.1 and 0.01 only.
   expect_kind_meets_target<go_zero::filter>("go-zero", {points, 2}, 5000);
 }
@@ -81,6 +86,7 @@ TEST(SmallFilterFpp, GoZeroMeetsItsTargetAtEveryCapacity) {
 // sum_{i < stages} p (1 - r) r^i < p, whatever its first capacity, growth s and tightening r:
 // here s r = 1, the least it accepts (2 and 0.5, 4 and 0.25), and a slow tightening.
 TEST(SmallFilterFpp, ScalableMeetsItsCompoundBoundFromSmallFirstCapacities) {
+  BLOOMKIT_STATISTICAL_TEST();
   constexpr std::size_t stages = 5;
   for (const point& pt : checked_points()) {
     for (const std::uint64_t first : {1u, 3u, 10u}) {

@@ -20,6 +20,7 @@
 #include "support/errors.hpp"
 #include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 
 namespace bloomkit {
 namespace {
@@ -291,6 +292,7 @@ TYPED_TEST(WindowFilter, CountWindowRemembersTheLastNInserts) {
 // FPP of a lookup over the live slices is within p: measured on many independently keyed
 // windows (support/fpp_checks.hpp).
 TYPED_TEST(WindowFilter, FppOverTheWindowMeetsTheTargetAtTheSizedRate) {
+  BLOOMKIT_STATISTICAL_TEST();
   const test::point pt{0.01, 0.3};
   const std::uint64_t capacity = 400;
   const std::uint32_t slices = 4;
@@ -469,6 +471,7 @@ TEST(GroupedWindow, NoFalseNegativeWithinTheWindowAtRandomClocks) {
 
 // The FPP at the sized rate, at the worst moment, for small capacities and S = 8 too.
 TEST(GroupedWindow, FppOverTheWindowMeetsTheTargetAtSmallCapacities) {
+  BLOOMKIT_STATISTICAL_TEST();
   const test::point pt{0.01, 0.3};
   for (const auto& [capacity, slices] :
        {std::pair<std::uint64_t, std::uint32_t>{1, 4}, {10, 4}, {100, 8}, {1000, 8}}) {

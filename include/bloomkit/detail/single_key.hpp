@@ -16,8 +16,10 @@
 
 #include "bloomkit/detail/split_block.hpp"
 #include "bloomkit/detail/split_block_avx2.hpp"
-#include "bloomkit/detail/xxh3_inline.hpp"
 #include "bloomkit/hashing.hpp"
+#if defined(__OPTIMIZE__)
+#include "bloomkit/detail/xxh3_inline.hpp"
+#endif
 #include "bloomkit/sizing.hpp"
 #include "bloomkit/storage.hpp"
 
@@ -40,10 +42,19 @@ struct single_key {
 template <>
 struct single_key<xxh3_split_block_policy, split_block_storage> {
   using digest_type = std::uint64_t;
+  // XXH3 inlined where the caller is optimized. Unoptimized (-O0: debug builds, the sanitized
+  // builds' tests) the inlined copy would run unoptimized and cost each translation unit
+  // xxhash.h's parse, so the same function comes from the (optimized) library.
   [[gnu::always_inline]] static digest_type hash(std::string_view key) noexcept {
+#if defined(__OPTIMIZE__)
     return xxh3_64_inline(key);
+#else
+    return xxh3_64(key);
+#endif
   }
-  static constexpr bool handles(std::uint32_t hashes) noexcept { return hashes == blocked_hashes; }
+  static constexpr bool handles(std::uint32_t hashes) noexcept {
+    return hashes == blocked_hashes;
+  }
   [[gnu::always_inline]] static bool contains(const std::uint64_t* words, std::uint64_t cells,
                                               digest_type h) noexcept {
     const std::uint64_t* block =
