@@ -218,3 +218,17 @@ def test_push_of_a_spark_filter_answers_as_spark(r, shared_server, bloomkit, tmp
     p = bloomkit("redis", "--url", url(shared_server), "push", "--module", spark_file, "t",
                  check=False)
     assert p.returncode == 2 and "--from spark" in p.stderr and r.exists("t") == 0
+    # BF.MADD sets Spark's own bits: an empty filter of the same header, filled with the items
+    # Spark put by BF.MADD, exports as Spark's bytes.
+    data = spark_file.read_bytes()
+    header = len(manifest["serialized"]["header_hex"]) // 2
+    (tmp_path / "empty.bin").write_bytes(data[:header] + bytes(len(data) - header))
+    bloomkit("import", tmp_path / "empty.bin", tmp_path / "empty.bloom", "--from", "spark")
+    bloomkit("redis", "--url", url(shared_server), "push", "--module", tmp_path / "empty.bloom", "e")
+    put = next(g for g in manifest["probe_groups"] if g["name"] == "put_items")["items"]["list"]
+    assert len(put) == manifest["items_put"]
+    added = r.bf().madd("e", *put)
+    assert manifest["items_put"] - sum(added) == manifest["put_returned_false_count"]
+    bloomkit("redis", "--url", url(shared_server), "pull", "e", tmp_path / "e.bloom")
+    bloomkit("export", tmp_path / "e.bloom", tmp_path / "e.bin", "--to", "spark")
+    assert (tmp_path / "e.bin").read_bytes() == data
