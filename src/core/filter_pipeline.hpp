@@ -48,8 +48,8 @@ namespace bloomkit::detail {
 
 // The bytes a batch's keys land in: the filter's array, or all slots' arrays together; and the
 // lines each key prefetches in one stage, which share the misses in flight as slots do (a
-// window's two-line groups: lag 16 in the L3, where its old 24 and the rule's 32 for one line
-// measured 13-40% slower, bench/RESULTS.md).
+// window's two-line groups: lag 16 in the L3, where its old 24 and the one-line 32 measured
+// 11-41% slower, bench/RESULTS.md).
 struct touched_bytes {
   std::size_t bytes;
   std::size_t lines_per_key = 1;
