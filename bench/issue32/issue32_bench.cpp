@@ -150,10 +150,12 @@ class insert_stream {
 };
 
 // contains_many over `keys`; checks hits (a false negative ends the run) and counts positives.
+// Timed warm, after one untimed pass, as the limits are (limit_rows.hpp): the steady state of a
+// filter that is queried all the time.
 template <class Filter, class Keys>
 per_key batched_lookup(const Filter& f, const Keys& keys, bool hits, std::size_t* positives) {
   std::unique_ptr<bool[]> results(new bool[keys.size()]);
-  std::size_t found = 0;
+  std::size_t found = f.contains_many(keys, std::span<bool>(results.get(), keys.size()));
   const per_key t = time_per_key(keys.size(), [&] {
     found = f.contains_many(keys, std::span<bool>(results.get(), keys.size()));
   });
@@ -238,8 +240,8 @@ void ints_group(const options& o) {
   std::unique_ptr<bool[]> results(new bool[std::max(hits.size(), misses.size())]);
   for (int r = 0; r < o.reps; ++r) {
     for (auto [set, row] : {std::pair{&hits, &hit_row}, std::pair{&misses, &miss_row}}) {
-      std::size_t found = 0;
-      row->add(time_per_key(set->size(), [&] {
+      std::size_t found = contains_ints(*f, *set, std::span<bool>(results.get(), set->size()));
+      row->add(time_per_key(set->size(), [&] {  // warm, as batched_lookup
         found = contains_ints(*f, *set, std::span<bool>(results.get(), set->size()));
       }));
       if (set == &hits && found != hits.size()) fail("a false negative on integer keys");

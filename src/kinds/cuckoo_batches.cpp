@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "../core/filter_pipeline.hpp"
+#include "../core/key_stream.hpp"
 #include "bloomkit/cuckoo_filter.hpp"
 #include "bloomkit/detail/result_slots.hpp"
 #include "bloomkit/detail/word_access.hpp"
@@ -70,13 +71,13 @@ struct cuckoo_write_ops {
 
 template <class Keys>
 auto cuckoo_digest_at(Keys keys) {
-  return [keys](std::size_t i) {
+  return detail::streamed_digests(keys, [](const auto& key) {
     if constexpr (std::is_same_v<typename Keys::value_type, std::uint64_t>) {
-      return keys[i];
+      return key;
     } else {
-      return cuckoo_filter::digest_of(keys[i]);
+      return cuckoo_filter::digest_of(key);
     }
-  };
+  });
 }
 
 // What a batch touches: one table's words.

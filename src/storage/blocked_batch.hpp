@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
+#include "../core/key_stream.hpp"
 #include "bloomkit/detail/xxh3_inline.hpp"
 #include "bloomkit/hashing.hpp"
 
@@ -27,19 +29,19 @@ inline constexpr std::size_t max_kernel_slots = 256;
 namespace {
 
 // run(digest_at), digest_at(i) the digest of key i. Keys are hashed here, inline, so that hashing
-// overlaps the memory accesses in the pipeline.
+// overlaps the memory accesses in the pipeline; the keys are read as a stream (key_stream.hpp).
 template <class Run>
 auto over_batch(blocked_batch batch, Run run) noexcept {
   if (batch.keys != nullptr) {
-    const std::string_view* keys = batch.keys;
-    return run([keys](std::size_t i) noexcept { return xxh3_64_inline(keys[i]); });
+    return run(streamed_digests(std::span(batch.keys, batch.size),
+                                [](std::string_view k) noexcept { return xxh3_64_inline(k); }));
   }
   if (batch.integers != nullptr) {
-    const std::uint64_t* integers = batch.integers;
-    return run([integers](std::size_t i) noexcept { return splitmix64_digest(integers[i]); });
+    return run(streamed_digests(std::span(batch.integers, batch.size),
+                                [](std::uint64_t x) noexcept { return splitmix64_digest(x); }));
   }
-  const std::uint64_t* digests = batch.digests;
-  return run([digests](std::size_t i) noexcept { return digests[i]; });
+  return run(streamed_digests(std::span(batch.digests, batch.size),
+                              [](std::uint64_t d) noexcept { return d; }));
 }
 
 }  // namespace

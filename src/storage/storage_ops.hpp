@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../core/filter_pipeline.hpp"
+#include "../core/key_stream.hpp"
 #include "blocked_kernels.hpp"
 #include "bloomkit/bit_array.hpp"
 #include "bloomkit/storage.hpp"
@@ -57,6 +58,19 @@ struct positional_paths {
       : ops{words, c.cells, c.hashes}, in_dram(bytes >= dram_filter_bytes), touched{bytes} {}
 
   static digest_type hash(std::string_view key) noexcept { return Probe::hash(key); }
+  // The batches' digest_at over each kind of key, streamed (key_stream.hpp). Members, so that
+  // only probes with an integer scheme instantiate integer_digests.
+  static auto key_digests(std::span<const std::string_view> keys) noexcept {
+    return streamed_digests(keys, [](std::string_view key) noexcept { return Probe::hash(key); });
+  }
+  static auto ready_digests(std::span<const digest_type> digests) noexcept {
+    return streamed_digests(digests,
+                            [](const digest_type& d) noexcept -> const digest_type& { return d; });
+  }
+  static auto integer_digests(std::span<const std::uint64_t> keys) noexcept {
+    return streamed_digests(keys,
+                            [](std::uint64_t key) noexcept { return Probe::hash_integer(key); });
+  }
   // The single-key paths call out of line with a copy of ops, so that only the copy (not
   // in_dram beside it) goes to the stack: the same stores as before the storage had ops.
   template <bool Atomic>
@@ -71,37 +85,23 @@ struct positional_paths {
 
   template <bool Atomic>
   std::size_t insert_keys(std::span<const std::string_view> keys, bool* added) const noexcept {
-    return insert_pipeline<Atomic>(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, touched,
-        added);
+    return insert_pipeline<Atomic>(ops, keys.size(), key_digests(keys), touched, added);
   }
   std::size_t insert_digests(std::span<const digest_type> digests, bool* added) const noexcept {
-    return insert_pipeline<false>(
-        ops, digests.size(),
-        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, touched,
-        added);
+    return insert_pipeline<false>(ops, digests.size(), ready_digests(digests), touched, added);
   }
   std::size_t contains_keys(std::span<const std::string_view> keys, bool* results) const noexcept {
-    return lookup_pipeline(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash(keys[i]); }, touched,
-        results);
+    return lookup_pipeline(ops, keys.size(), key_digests(keys), touched, results);
   }
   std::size_t contains_digests(std::span<const digest_type> digests, bool* results) const noexcept {
-    return lookup_pipeline(
-        ops, digests.size(),
-        [digests](std::size_t i) noexcept -> const digest_type& { return digests[i]; }, touched,
-        results);
+    return lookup_pipeline(ops, digests.size(), ready_digests(digests), touched, results);
   }
   // Integer keys (Probe's integer scheme), hashed inline like the keys above.
   std::size_t insert_integers(std::span<const std::uint64_t> keys, bool* added) const noexcept {
-    return insert_pipeline<false>(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash_integer(keys[i]); },
-        touched, added);
+    return insert_pipeline<false>(ops, keys.size(), integer_digests(keys), touched, added);
   }
   std::size_t contains_integers(std::span<const std::uint64_t> keys, bool* results) const noexcept {
-    return lookup_pipeline(
-        ops, keys.size(), [keys](std::size_t i) noexcept { return Probe::hash_integer(keys[i]); },
-        touched, results);
+    return lookup_pipeline(ops, keys.size(), integer_digests(keys), touched, results);
   }
 };
 
@@ -247,7 +247,7 @@ struct positional_storage_ops : Words, capabilities_absent {
   }
   template <class Probe>
   static auto hash_at(std::span<const std::string_view> keys) noexcept {
-    return [keys](std::size_t i) { return Probe::hash(keys[i]); };
+    return streamed_digests(keys, [](std::string_view key) noexcept { return Probe::hash(key); });
   }
 };
 

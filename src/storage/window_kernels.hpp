@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "../core/filter_pipeline.hpp"
+#include "../core/key_stream.hpp"
 #include "bloomkit/detail/multiply_high.hpp"
 #include "bloomkit/detail/word_access.hpp"
 
@@ -151,7 +152,8 @@ template <template <unsigned> class Words>
 struct window_paths {
   // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
   static auto digest_at(std::span<const std::string_view> keys) noexcept {
-    return [keys](std::size_t i) noexcept { return XXH3_128bits(keys[i].data(), keys[i].size()); };
+    return streamed_digests(
+        keys, [](std::string_view k) noexcept { return XXH3_128bits(k.data(), k.size()); });
   }
 
   template <unsigned Lanes>
