@@ -14,22 +14,29 @@ if(BLOOMKIT_WERROR)
   endif()
 endif()
 
+# Sets `out` to every target defined in `directory` and the directories below it.
+function(bloomkit_targets_below directory out)
+  get_property(targets DIRECTORY ${directory} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirectories DIRECTORY ${directory} PROPERTY SUBDIRECTORIES)
+  foreach(subdirectory IN LISTS subdirectories)
+    bloomkit_targets_below(${subdirectory} below)
+    list(APPEND targets ${below})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
 # Fails the configure when a target of ours (a library or executable under `directory`) does not
 # link bloomkit_warnings: a new target must not build without the project's warnings.
 function(bloomkit_check_warnings directory)
-  get_property(targets DIRECTORY ${directory} PROPERTY BUILDSYSTEM_TARGETS)
+  bloomkit_targets_below(${directory} targets)
   foreach(target IN LISTS targets)
     get_target_property(type ${target} TYPE)
     if(type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
       get_target_property(libraries ${target} LINK_LIBRARIES)
       if(NOT libraries MATCHES "bloomkit_warnings|bloomkit_bench_support")
-        message(FATAL_ERROR "${target} (${directory}) does not link bloomkit_warnings: add "
+        message(FATAL_ERROR "${target} does not link bloomkit_warnings: add "
           "target_link_libraries(${target} PRIVATE bloomkit_warnings)")
       endif()
     endif()
-  endforeach()
-  get_property(subdirectories DIRECTORY ${directory} PROPERTY SUBDIRECTORIES)
-  foreach(subdirectory IN LISTS subdirectories)
-    bloomkit_check_warnings(${subdirectory})
   endforeach()
 endfunction()
