@@ -8,7 +8,9 @@
 // per key in the same loop without it).
 //
 // Keys already in cache are not evicted by the hint, and a prefetch never faults; the cost is one
-// prefetch per 64-byte line of keys (and, for string keys, one per key for its bytes).
+// prefetch per 64-byte line of keys (and, for string keys, one per key for its bytes). What it
+// gives up: a large batch's keys are not in the outer caches afterwards, so only batches read
+// once and larger than L2 are streamed (key_reads, key_stream_min_bytes below).
 
 #include <cstddef>
 #include <span>
@@ -22,32 +24,46 @@ namespace bloomkit::detail {
 // read by the prefetch of its line long before).
 inline constexpr std::size_t key_stream_ahead_bytes = 2048;
 inline constexpr std::size_t key_bytes_ahead = 32;
+// Batches of fewer key bytes (the array's) are read plainly: they stay in L2 beside the filter,
+// where a caller that reads them again (contains_many, then insert_many of the misses) finds them.
+inline constexpr std::size_t key_stream_min_bytes = std::size_t{1} << 20;
 
 [[gnu::always_inline]] inline void prefetch_stream(const void* p) noexcept {
   __builtin_prefetch(p, 0, 0);  // prefetchnta
 }
 
-// Prefetches the keys ahead of key i, which the pipelines hash in order i = 0, 1, ...
+// Prefetches the keys ahead of key i (the pipelines hash in order i = 0, 1, ...), up to key
+// `end` (0: none).
 template <class Key>
-[[gnu::always_inline]] inline void prefetch_key_stream(std::span<const Key> keys,
-                                                       std::size_t i) noexcept {
+[[gnu::always_inline]] inline void prefetch_key_stream(const Key* keys, std::size_t i,
+                                                       std::size_t end) noexcept {
   // One prefetch per line: elements per_line apart are at most 64 bytes apart, so every line of
-  // the array gets one, aligned or not (every line of a key's first 64 bytes, for larger keys).
+  // the array gets one, aligned or not (for larger keys, the first line of each).
   constexpr std::size_t per_line = sizeof(Key) < 64 ? 64 / sizeof(Key) : 1;
   constexpr std::size_t ahead = key_stream_ahead_bytes / sizeof(Key) + 1;
-  if (i % per_line == 0 && ahead < keys.size() - i) prefetch_stream(keys.data() + i + ahead);
+  if (i % per_line == 0 && i + ahead < end) prefetch_stream(keys + i + ahead);
   if constexpr (std::is_same_v<Key, std::string_view>) {
-    if (key_bytes_ahead < keys.size() - i) prefetch_stream(keys[i + key_bytes_ahead].data());
+    if (i + key_bytes_ahead < end) prefetch_stream(keys[i + key_bytes_ahead].data());
   }
 }
 
-// A pipeline's digest_at: digest_of(keys[i]), the stream read ahead of i. digest_of may return a
-// reference (ready digests pass through as they are).
+// Whether a batch reads its keys once, so that they may be streamed past the caches.
+enum class key_reads : bool {
+  again,  // ready digests (the caller hashed once to query many filters), or a batch that
+          // passes over its keys several times (a cuckoo filter's chain)
+  once,
+};
+
+// A pipeline's digest_at: digest_of(keys[i]); a batch read once and of at least
+// key_stream_min_bytes is read ahead of i as a stream. digest_of may return a reference (ready
+// digests pass through as they are).
 template <class Key, class DigestOf>
-[[gnu::always_inline]] inline auto streamed_digests(std::span<const Key> keys,
-                                                    DigestOf digest_of) noexcept {
-  return [keys, digest_of](std::size_t i) noexcept -> decltype(auto) {
-    prefetch_key_stream(keys, i);
+[[gnu::always_inline]] inline auto streamed_digests(std::span<const Key> keys, DigestOf digest_of,
+                                                    key_reads reads = key_reads::once) noexcept {
+  const std::size_t end =
+      reads == key_reads::once && keys.size_bytes() >= key_stream_min_bytes ? keys.size() : 0;
+  return [keys = keys.data(), end, digest_of](std::size_t i) noexcept -> decltype(auto) {
+    prefetch_key_stream(keys, i, end);
     return digest_of(keys[i]);
   };
 }

@@ -69,15 +69,21 @@ struct cuckoo_write_ops {
   }
 };
 
+// Keys are streamed past the caches when the batch reads them once (key_stream.hpp); ready
+// digests never are.
 template <class Keys>
-auto cuckoo_digest_at(Keys keys) {
-  return detail::streamed_digests(keys, [](const auto& key) {
-    if constexpr (std::is_same_v<typename Keys::value_type, std::uint64_t>) {
-      return key;
-    } else {
-      return cuckoo_filter::digest_of(key);
-    }
-  });
+auto cuckoo_digest_at(Keys keys, detail::key_reads reads = detail::key_reads::once) {
+  constexpr bool digests = std::is_same_v<typename Keys::value_type, std::uint64_t>;
+  return detail::streamed_digests(
+      keys,
+      [](const auto& key) {
+        if constexpr (digests) {
+          return key;
+        } else {
+          return cuckoo_filter::digest_of(key);
+        }
+      },
+      digests ? detail::key_reads::again : reads);
 }
 
 // What a batch touches: one table's words.
@@ -112,13 +118,14 @@ static std::size_t look_up_all(const cuckoo_filter& f, Keys keys, std::span<bool
   const auto in = [&](const cuckoo_table& t) {
     return cuckoo_lookup_ops{cuckoo_table_access::geometry(t), cuckoo_table_access::bytes(t)};
   };
+  const auto reads = tables.size() == 1 ? detail::key_reads::once : detail::key_reads::again;
   std::size_t present =
-      detail::lookup_pipeline(in(tables.front()), keys.size(), cuckoo_digest_at(keys),
+      detail::lookup_pipeline(in(tables.front()), keys.size(), cuckoo_digest_at(keys, reads),
                               touched(tables.front()), results.data());
   if (tables.size() > 1) {  // a chain: a key is present if some table holds it
     const auto more = std::make_unique<bool[]>(keys.size());
     for (std::size_t t = 1; t < tables.size(); ++t) {
-      detail::lookup_pipeline(in(tables[t]), keys.size(), cuckoo_digest_at(keys),
+      detail::lookup_pipeline(in(tables[t]), keys.size(), cuckoo_digest_at(keys, reads),
                               touched(tables[t]), more.get());
       for (std::size_t i = 0; i < keys.size(); ++i) {
         present += more[i] && !results[i];

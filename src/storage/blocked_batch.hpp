@@ -40,8 +40,9 @@ auto over_batch(blocked_batch batch, Run run) noexcept {
     return run(streamed_digests(std::span(batch.integers, batch.size),
                                 [](std::uint64_t x) noexcept { return splitmix64_digest(x); }));
   }
-  return run(streamed_digests(std::span(batch.digests, batch.size),
-                              [](std::uint64_t d) noexcept { return d; }));
+  return run(streamed_digests(
+      std::span(batch.digests, batch.size), [](std::uint64_t d) noexcept { return d; },
+      key_reads::again));
 }
 
 }  // namespace

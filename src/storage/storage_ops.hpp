@@ -64,8 +64,9 @@ struct positional_paths {
     return streamed_digests(keys, [](std::string_view key) noexcept { return Probe::hash(key); });
   }
   static auto ready_digests(std::span<const digest_type> digests) noexcept {
-    return streamed_digests(digests,
-                            [](const digest_type& d) noexcept -> const digest_type& { return d; });
+    return streamed_digests(
+        digests, [](const digest_type& d) noexcept -> const digest_type& { return d; },
+        key_reads::again);
   }
   static auto integer_digests(std::span<const std::uint64_t> keys) noexcept {
     return streamed_digests(keys,

@@ -139,35 +139,41 @@ TEST(PipelineDistance, PlainLoopInCacheAndARingThatHoldsBothLags) {
   }
 }
 
-// The key stream reads ahead of the key being hashed (key_stream.hpp): at every position near the
-// ends of arrays of every length around its distances, digest_at(i) is the key's own digest, and
-// (under ASan) nothing past the array is loaded.
+// The key stream reads ahead of the key being hashed in batches of at least key_stream_min_bytes
+// (key_stream.hpp): at every position of arrays of lengths around its distances past that size,
+// digest_at(i) is the key's own digest, and (under ASan) nothing past the array is loaded.
 TEST(KeyStream, DigestsAtEveryPositionOfEveryLengthAroundTheLookahead) {
-  const auto owned = make_keys(700, 31);
-  std::vector<std::uint64_t> integers(700);
+  constexpr std::size_t views_min = detail::key_stream_min_bytes / sizeof(std::string_view);
+  constexpr std::size_t ints_min = detail::key_stream_min_bytes / sizeof(std::uint64_t);
+  const auto owned = make_keys(views_min + 300, 31);
+  std::vector<std::uint64_t> integers(ints_min + 300);
   for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = i * 0x9E3779B97F4A7C15ULL;
-  for (const std::size_t n : {0, 1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 300, 700}) {
+  for (const std::size_t past : {0, 1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 300}) {
+    const std::size_t n = views_min - 1 + past;
     const std::vector<std::string_view> keys(owned.begin(), owned.begin() + n);  // exact size
     const auto digest_at = detail::streamed_digests(std::span<const std::string_view>(keys),
                                                     [](std::string_view k) { return xxh3_64(k); });
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(digest_at(i), xxh3_64(keys[i])) << n << " " << i;
-    const std::vector<std::uint64_t> ints(integers.begin(), integers.begin() + n);
+    const std::size_t m = ints_min - 1 + past;
+    const std::vector<std::uint64_t> ints(integers.begin(), integers.begin() + m);
     const auto same =
         detail::streamed_digests(std::span<const std::uint64_t>(ints),
                                  [](const std::uint64_t& x) -> const std::uint64_t& { return x; });
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(&same(i), &ints[i]) << n << " " << i;
+    for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(&same(i), &ints[i]) << m << " " << i;
   }
 }
 
-// Batches of every length around the stream's distances, in filters past L2 (the pipelines
+// Streamed batches of lengths around the stream's distances, in filters past L2 (the pipelines
 // prefetch) and in cache (the plain loops): every key answers, by keys and by integers.
-TEST(KeyStream, BatchesOfEveryLengthAroundTheLookaheadFindEveryKey) {
-  const auto owned = make_keys(600, 32);
+TEST(KeyStream, StreamedBatchesOfEveryLengthFindEveryKey) {
+  constexpr std::size_t views_min = detail::key_stream_min_bytes / sizeof(std::string_view);
+  constexpr std::size_t ints_min = detail::key_stream_min_bytes / sizeof(std::uint64_t);
+  const auto owned = make_keys(views_min + 257, 32);
   for (const std::uint64_t capacity : {1000ULL, 2000000ULL}) {
-    for (const std::size_t n : {1, 33, 129, 257, 600}) {
-      const std::vector<std::string_view> keys(owned.begin(), owned.begin() + n);
-      std::vector<std::uint64_t> ints(n);
-      for (std::size_t i = 0; i < n; ++i) ints[i] = i * 7919 + capacity;
+    for (const std::size_t past : {1, 33, 257}) {
+      const std::vector<std::string_view> keys(owned.begin(), owned.begin() + views_min + past);
+      std::vector<std::uint64_t> ints(ints_min + past);
+      for (std::size_t i = 0; i < ints.size(); ++i) ints[i] = i * 7919 + capacity;
       auto blocked = blocked_bloom_filter::for_capacity(capacity, 0.01);
       auto classic = bloom_filter::for_capacity(capacity, 0.01);
       auto blocked_ints = blocked_bloom_filter::for_capacity(capacity, 0.01, key_type::int64);
@@ -176,14 +182,17 @@ TEST(KeyStream, BatchesOfEveryLengthAroundTheLookaheadFindEveryKey) {
       classic.insert_many(std::span<const std::string_view>(keys));
       blocked_ints.insert_integers(std::span<const std::uint64_t>(ints));
       classic_ints.insert_integers(std::span<const std::uint64_t>(ints));
-      std::unique_ptr<bool[]> results(new bool[n]);
-      const std::span<bool> answers(results.get(), n);
-      EXPECT_EQ(blocked.contains_many(std::span<const std::string_view>(keys), answers), n) << n;
-      EXPECT_EQ(classic.contains_many(std::span<const std::string_view>(keys), answers), n) << n;
-      EXPECT_EQ(blocked_ints.contains_integers(std::span<const std::uint64_t>(ints), answers), n)
-          << n;
-      EXPECT_EQ(classic_ints.contains_integers(std::span<const std::uint64_t>(ints), answers), n)
-          << n;
+      std::unique_ptr<bool[]> results(new bool[ints.size()]);
+      const std::span<bool> answers(results.get(), keys.size());
+      const std::span<bool> int_answers(results.get(), ints.size());
+      EXPECT_EQ(blocked.contains_many(std::span<const std::string_view>(keys), answers),
+                keys.size());
+      EXPECT_EQ(classic.contains_many(std::span<const std::string_view>(keys), answers),
+                keys.size());
+      EXPECT_EQ(blocked_ints.contains_integers(std::span<const std::uint64_t>(ints), int_answers),
+                ints.size());
+      EXPECT_EQ(classic_ints.contains_integers(std::span<const std::uint64_t>(ints), int_answers),
+                ints.size());
     }
   }
 }
