@@ -19,11 +19,14 @@
 
 namespace bloomkit::detail {
 
-// How far ahead of the key being hashed the stream is read: 2 KiB of the key array (256 integer
-// keys, 128 string views), and the bytes of the string key this many keys ahead (its view was
-// read by the prefetch of its line long before).
-inline constexpr std::size_t key_stream_ahead_bytes = 2048;
-inline constexpr std::size_t key_bytes_ahead = 32;
+// How far ahead of the key being hashed the stream is read: 1 KiB of the key array (128 integer
+// keys, 64 string views), and the bytes of the string key this many keys ahead (its view's line
+// was prefetched long before). A line prefetched non-temporally stays in L1 only, so the distance
+// is a compromise between the fast pipelines (blocked: 4-13 ns per key, best at 2 KiB / 32) and
+// the slow ones, whose many lines per key evict it from L1 before use at that distance
+// (counting: 40-60 ns per key, best at 512 B / 8); bench/RESULTS.md has the sweep.
+inline constexpr std::size_t key_stream_ahead_bytes = 1024;
+inline constexpr std::size_t key_bytes_ahead = 16;
 // Batches of fewer key bytes (the array's) are read plainly: they stay in L2 beside the filter,
 // where a caller that reads them again (contains_many, then insert_many of the misses) finds them.
 inline constexpr std::size_t key_stream_min_bytes = std::size_t{1} << 20;
