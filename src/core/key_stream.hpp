@@ -19,14 +19,20 @@
 
 namespace bloomkit::detail {
 
-// How far ahead of the key being hashed the stream is read: 1 KiB of the key array (128 integer
-// keys, 64 string views), and the bytes of the string key this many keys ahead (its view's line
-// was prefetched long before). A line prefetched non-temporally stays in L1 only, so the distance
-// is a compromise between the fast pipelines (blocked: 4-13 ns per key, best at 2 KiB / 32) and
-// the slow ones, whose many lines per key evict it from L1 before use at that distance
-// (counting: 40-60 ns per key, best at 512 B / 8); bench/RESULTS.md has the sweep.
-inline constexpr std::size_t key_stream_ahead_bytes = 1024;
-inline constexpr std::size_t key_bytes_ahead = 16;
+// How far ahead of the key being hashed the stream is read: bytes of the key array, and the
+// string key whose bytes are read, in keys ahead (its view's line was prefetched long before).
+// A line prefetched non-temporally stays in L1 only, so the distance is about 1-2 us of the
+// pipeline's work: far enough for DRAM, near enough that the line is still in L1 when the key is
+// hashed. So it depends on how long a pipeline spends on a key (bench/RESULTS.md has the sweep).
+struct key_stream_distance {
+  std::size_t array_bytes;
+  std::size_t string_keys;
+};
+// One line per key (blocked filters, cuckoo buckets): 4-15 ns per key at n = 1e7.
+inline constexpr key_stream_distance one_line_per_key{2048, 32};
+// Several lines per key (classic, counting, a window's slots): 25-60 ns per key, whose lines
+// evict the stream's from L1 before use at the distance above (counting lookups 1.3x slower).
+inline constexpr key_stream_distance lines_per_key{512, 8};
 // Batches of fewer key bytes (the array's) are read plainly: they stay in L2 beside the filter,
 // where a caller that reads them again (contains_many, then insert_many of the misses) finds them.
 inline constexpr std::size_t key_stream_min_bytes = std::size_t{1} << 20;
@@ -37,16 +43,16 @@ inline constexpr std::size_t key_stream_min_bytes = std::size_t{1} << 20;
 
 // Prefetches the keys ahead of key i (the pipelines hash in order i = 0, 1, ...), up to key
 // `end` (0: none).
-template <class Key>
+template <key_stream_distance Distance, class Key>
 [[gnu::always_inline]] inline void prefetch_key_stream(const Key* keys, std::size_t i,
                                                        std::size_t end) noexcept {
   // One prefetch per line: elements per_line apart are at most 64 bytes apart, so every line of
   // the array gets one, aligned or not (for larger keys, the first line of each).
   constexpr std::size_t per_line = sizeof(Key) < 64 ? 64 / sizeof(Key) : 1;
-  constexpr std::size_t ahead = key_stream_ahead_bytes / sizeof(Key) + 1;
+  constexpr std::size_t ahead = Distance.array_bytes / sizeof(Key) + 1;
   if (i % per_line == 0 && i + ahead < end) prefetch_stream(keys + i + ahead);
   if constexpr (std::is_same_v<Key, std::string_view>) {
-    if (i + key_bytes_ahead < end) prefetch_stream(keys[i + key_bytes_ahead].data());
+    if (i + Distance.string_keys < end) prefetch_stream(keys[i + Distance.string_keys].data());
   }
 }
 
@@ -60,13 +66,13 @@ enum class key_reads : bool {
 // A pipeline's digest_at: digest_of(keys[i]); a batch read once and of at least
 // key_stream_min_bytes is read ahead of i as a stream. digest_of may return a reference (ready
 // digests pass through as they are).
-template <class Key, class DigestOf>
+template <key_stream_distance Distance, class Key, class DigestOf>
 [[gnu::always_inline]] inline auto streamed_digests(std::span<const Key> keys, DigestOf digest_of,
                                                     key_reads reads = key_reads::once) noexcept {
   const std::size_t end =
       reads == key_reads::once && keys.size_bytes() >= key_stream_min_bytes ? keys.size() : 0;
   return [keys = keys.data(), end, digest_of](std::size_t i) noexcept -> decltype(auto) {
-    prefetch_key_stream(keys, i, end);
+    prefetch_key_stream<Distance>(keys, i, end);
     return digest_of(keys[i]);
   };
 }

@@ -74,7 +74,7 @@ struct cuckoo_write_ops {
 template <class Keys>
 auto cuckoo_digest_at(Keys keys, detail::key_reads reads = detail::key_reads::once) {
   constexpr bool digests = std::is_same_v<typename Keys::value_type, std::uint64_t>;
-  return detail::streamed_digests(
+  return detail::streamed_digests<detail::one_line_per_key>(
       keys,
       [](const auto& key) {
         if constexpr (digests) {

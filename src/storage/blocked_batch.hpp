@@ -30,17 +30,20 @@ namespace {
 
 // run(digest_at), digest_at(i) the digest of key i. Keys are hashed here, inline, so that hashing
 // overlaps the memory accesses in the pipeline; the keys are read as a stream (key_stream.hpp).
-template <class Run>
+// Distance: one_line_per_key for one filter, lines_per_key for a window's slots.
+template <key_stream_distance Distance = one_line_per_key, class Run>
 auto over_batch(blocked_batch batch, Run run) noexcept {
   if (batch.keys != nullptr) {
-    return run(streamed_digests(std::span(batch.keys, batch.size),
-                                [](std::string_view k) noexcept { return xxh3_64_inline(k); }));
+    return run(
+        streamed_digests<Distance>(std::span(batch.keys, batch.size),
+                                   [](std::string_view k) noexcept { return xxh3_64_inline(k); }));
   }
   if (batch.integers != nullptr) {
-    return run(streamed_digests(std::span(batch.integers, batch.size),
-                                [](std::uint64_t x) noexcept { return splitmix64_digest(x); }));
+    return run(
+        streamed_digests<Distance>(std::span(batch.integers, batch.size),
+                                   [](std::uint64_t x) noexcept { return splitmix64_digest(x); }));
   }
-  return run(streamed_digests(
+  return run(streamed_digests<Distance>(
       std::span(batch.digests, batch.size), [](std::uint64_t d) noexcept { return d; },
       key_reads::again));
 }

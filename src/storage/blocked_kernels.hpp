@@ -146,7 +146,7 @@ struct blocked_paths {
                                             bool* results) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
-    return over_batch(batch, [&](auto digest_at) {
+    return over_batch<lines_per_key>(batch, [&](auto digest_at) {
       return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
                                    touched_bytes{ops{nullptr, blocks}.touched().bytes * count},
                                    results);
@@ -157,7 +157,7 @@ struct blocked_paths {
                                                  bool* added) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], blocks};
-    return over_batch(batch, [&](auto digest_at) {
+    return over_batch<lines_per_key>(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
                                    touched_bytes{ops{nullptr, blocks}.touched().bytes * count},
                                    added);

@@ -170,7 +170,7 @@ struct line_paths {
                                             bool* results) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], g};
-    return over_batch(batch, [&](auto digest_at) {
+    return over_batch<lines_per_key>(batch, [&](auto digest_at) {
       return lookup_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
                                    touched_bytes{each[0].touched().bytes * count}, results);
     });
@@ -180,7 +180,7 @@ struct line_paths {
                                                  bool* added) noexcept {
     ops each[max_kernel_slots];
     for (std::size_t s = 0; s < count; ++s) each[s] = {slots[s], g};
-    return over_batch(batch, [&](auto digest_at) {
+    return over_batch<lines_per_key>(batch, [&](auto digest_at) {
       return insert_slots_pipeline(slot_ops<ops>{each, count}, batch.size, digest_at,
                                    touched_bytes{each[0].touched().bytes * count}, added);
     });

@@ -61,16 +61,17 @@ struct positional_paths {
   // The batches' digest_at over each kind of key, streamed (key_stream.hpp). Members, so that
   // only probes with an integer scheme instantiate integer_digests.
   static auto key_digests(std::span<const std::string_view> keys) noexcept {
-    return streamed_digests(keys, [](std::string_view key) noexcept { return Probe::hash(key); });
+    return streamed_digests<lines_per_key>(
+        keys, [](std::string_view key) noexcept { return Probe::hash(key); });
   }
   static auto ready_digests(std::span<const digest_type> digests) noexcept {
-    return streamed_digests(
+    return streamed_digests<lines_per_key>(
         digests, [](const digest_type& d) noexcept -> const digest_type& { return d; },
         key_reads::again);
   }
   static auto integer_digests(std::span<const std::uint64_t> keys) noexcept {
-    return streamed_digests(keys,
-                            [](std::uint64_t key) noexcept { return Probe::hash_integer(key); });
+    return streamed_digests<lines_per_key>(
+        keys, [](std::uint64_t key) noexcept { return Probe::hash_integer(key); });
   }
   // The single-key paths call out of line with a copy of ops, so that only the copy (not
   // in_dram beside it) goes to the stack: the same stores as before the storage had ops.
@@ -248,7 +249,8 @@ struct positional_storage_ops : Words, capabilities_absent {
   }
   template <class Probe>
   static auto hash_at(std::span<const std::string_view> keys) noexcept {
-    return streamed_digests(keys, [](std::string_view key) noexcept { return Probe::hash(key); });
+    return streamed_digests<lines_per_key>(
+        keys, [](std::string_view key) noexcept { return Probe::hash(key); });
   }
 };
 

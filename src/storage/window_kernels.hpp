@@ -152,7 +152,7 @@ template <template <unsigned> class Words>
 struct window_paths {
   // Keys are hashed here, inline, so that hashing overlaps the memory accesses in the pipeline.
   static auto digest_at(std::span<const std::string_view> keys) noexcept {
-    return streamed_digests(
+    return streamed_digests<lines_per_key>(
         keys, [](std::string_view k) noexcept { return XXH3_128bits(k.data(), k.size()); });
   }
 

@@ -148,19 +148,25 @@ TEST(KeyStream, DigestsAtEveryPositionOfEveryLengthAroundTheLookahead) {
   const auto owned = make_keys(views_min + 300, 31);
   std::vector<std::uint64_t> integers(ints_min + 300);
   for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = i * 0x9E3779B97F4A7C15ULL;
-  for (const std::size_t past : {0, 1, 31, 32, 33, 127, 128, 129, 255, 256, 257, 300}) {
-    const std::size_t n = views_min - 1 + past;
-    const std::vector<std::string_view> keys(owned.begin(), owned.begin() + n);  // exact size
-    const auto digest_at = detail::streamed_digests(std::span<const std::string_view>(keys),
-                                                    [](std::string_view k) { return xxh3_64(k); });
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(digest_at(i), xxh3_64(keys[i])) << n << " " << i;
-    const std::size_t m = ints_min - 1 + past;
-    const std::vector<std::uint64_t> ints(integers.begin(), integers.begin() + m);
-    const auto same =
-        detail::streamed_digests(std::span<const std::uint64_t>(ints),
-                                 [](const std::uint64_t& x) -> const std::uint64_t& { return x; });
-    for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(&same(i), &ints[i]) << m << " " << i;
-  }
+  const auto check = [&]<detail::key_stream_distance Distance>() {
+    for (const std::size_t past : {0, 1, 7, 8, 9, 31, 32, 33, 65, 129, 255, 256, 257, 300}) {
+      const std::size_t n = views_min - 1 + past;
+      const std::vector<std::string_view> keys(owned.begin(), owned.begin() + n);  // exact size
+      const auto digest_at = detail::streamed_digests<Distance>(
+          std::span<const std::string_view>(keys), [](std::string_view k) { return xxh3_64(k); });
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(digest_at(i), xxh3_64(keys[i])) << n << " " << i;
+      }
+      const std::size_t m = ints_min - 1 + past;
+      const std::vector<std::uint64_t> ints(integers.begin(), integers.begin() + m);
+      const auto same = detail::streamed_digests<Distance>(
+          std::span<const std::uint64_t>(ints),
+          [](const std::uint64_t& x) -> const std::uint64_t& { return x; });
+      for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(&same(i), &ints[i]) << m << " " << i;
+    }
+  };
+  check.operator()<detail::one_line_per_key>();
+  check.operator()<detail::lines_per_key>();
 }
 
 // Streamed batches of lengths around the stream's distances, in filters past L2 (the pipelines
