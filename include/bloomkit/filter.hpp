@@ -19,7 +19,8 @@
 // accesses of many keys overlap (src/core/filter_pipeline.hpp).
 //
 // Thread safety: contains / contains_many and, where the storage allows it (classic, blocked),
-// insert_concurrent / insert_many_concurrent may run concurrently with each other on one filter
+// insert_concurrent / insert_many_concurrent (and for integer keys insert_integer_concurrent /
+// insert_integers_concurrent) may run concurrently with each other on one filter
 // (lock-free: relaxed atomic loads and atomic fetch-or on 64-bit words, std::atomic_ref; the
 // blocked filter's AVX2 lookups load a whole block at once, src/storage/isa_kernels_avx2.cpp
 // says why that is safe).
@@ -178,6 +179,12 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   std::size_t insert_integers(std::span<const T> keys);
   template <integer_key T>
   std::size_t contains_integers(std::span<const T> keys, std::span<bool> results) const;
+  // insert_integer / insert_integers that may run concurrently with other concurrent inserts and
+  // lookups (as insert_concurrent / insert_many_concurrent).
+  bool insert_integer_concurrent(std::uint64_t key) requires Storage::concurrent_inserts;
+  template <integer_key T>
+  std::size_t insert_integers_concurrent(
+      std::span<const T> keys) requires Storage::concurrent_inserts;
   // The key type it takes, and the scheme its files record (integer_scheme for integer keys).
   key_type keys() const noexcept { return config_.keys; }
   hash_scheme file_scheme() const noexcept;
@@ -273,6 +280,9 @@ class basic_filter : public detail::integral_keys<basic_filter<Probe, Storage>> 
   template <class S = Storage>
   bool remove_digest(const digest_type& d);
   std::size_t insert_integer_span(std::span<const std::uint64_t> keys);
+  std::size_t insert_integer_span_concurrent(std::span<const std::uint64_t> keys);
+  template <bool Atomic>
+  std::size_t add_integers(std::span<const std::uint64_t> keys);
   std::size_t contains_integer_span(std::span<const std::uint64_t> keys, bool* results) const;
   void require_keys(key_type keys) const {
     if (config_.keys != keys) [[unlikely]]
@@ -306,6 +316,15 @@ template <integer_key T>
 std::size_t basic_filter<Probe, Storage>::insert_integers(std::span<const T> keys) {
   return detail::over_widened_keys(keys, [this](std::span<const std::uint64_t> chunk, std::size_t) {
     return insert_integer_span(chunk);
+  });
+}
+
+template <class Probe, storage_policy Storage>
+template <integer_key T>
+std::size_t basic_filter<Probe, Storage>::insert_integers_concurrent(
+    std::span<const T> keys) requires Storage::concurrent_inserts {
+  return detail::over_widened_keys(keys, [this](std::span<const std::uint64_t> chunk, std::size_t) {
+    return insert_integer_span_concurrent(chunk);
   });
 }
 

@@ -202,14 +202,35 @@ bool basic_filter<Probe, Storage>::contains_integer(std::uint64_t key) const {
 }
 
 template <class Probe, storage_policy Storage>
-std::size_t basic_filter<Probe, Storage>::insert_integer_span(std::span<const std::uint64_t> keys) {
+template <bool Atomic>
+std::size_t basic_filter<Probe, Storage>::add_integers(std::span<const std::uint64_t> keys) {
   require_keys(key_type::int64);
   if constexpr (integer_probe_policy<Probe>) {
-    const std::size_t fresh = paths(writable_words()).insert_integers(keys, nullptr);
-    add_inserted<false>(Storage::ops::counted(keys.size(), fresh));
+    const std::size_t fresh =
+        paths(writable_words()).template insert_integers<Atomic>(keys, nullptr);
+    add_inserted<Atomic>(Storage::ops::counted(keys.size(), fresh));
     return fresh;
   }
   return 0;
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_integer_span(std::span<const std::uint64_t> keys) {
+  return add_integers<false>(keys);
+}
+
+template <class Probe, storage_policy Storage>
+std::size_t basic_filter<Probe, Storage>::insert_integer_span_concurrent(
+    std::span<const std::uint64_t> keys) {
+  return add_integers<Storage::concurrent_inserts>(keys);
+}
+
+template <class Probe, storage_policy Storage>
+bool basic_filter<Probe, Storage>::insert_integer_concurrent(
+    std::uint64_t key) requires Storage::concurrent_inserts {
+  require_keys(key_type::int64);
+  if constexpr (integer_probe_policy<Probe>) return add_atomic(Probe::hash_integer(key));
+  return false;
 }
 
 template <class Probe, storage_policy Storage>

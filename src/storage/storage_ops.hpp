@@ -99,8 +99,9 @@ struct positional_paths {
     return lookup_pipeline(ops, digests.size(), ready_digests(digests), touched, results);
   }
   // Integer keys (Probe's integer scheme), hashed inline like the keys above.
+  template <bool Atomic>
   std::size_t insert_integers(std::span<const std::uint64_t> keys, bool* added) const noexcept {
-    return insert_pipeline<false>(ops, keys.size(), integer_digests(keys), touched, added);
+    return insert_pipeline<Atomic>(ops, keys.size(), integer_digests(keys), touched, added);
   }
   std::size_t contains_integers(std::span<const std::uint64_t> keys, bool* results) const noexcept {
     return lookup_pipeline(ops, keys.size(), integer_digests(keys), touched, results);
@@ -357,8 +358,9 @@ struct split_block_paths {
     return contains_batch({nullptr, digests.data(), digests.size()}, results);
   }
   // Integer keys (hash_scheme::splitmix64_split_block), hashed inline by the kernels.
+  template <bool Atomic>
   std::size_t insert_integers(std::span<const std::uint64_t> keys, bool* added) const noexcept {
-    return insert_batch({nullptr, nullptr, keys.size(), keys.data()}, false, added);
+    return insert_batch({nullptr, nullptr, keys.size(), keys.data()}, Atomic, added);
   }
   std::size_t contains_integers(std::span<const std::uint64_t> keys, bool* results) const noexcept {
     return contains_batch({nullptr, nullptr, keys.size(), keys.data()}, results);

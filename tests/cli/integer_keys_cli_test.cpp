@@ -54,6 +54,30 @@ TEST_F(IntegerKeysCli, BuildReadsDecimalLines) {
   EXPECT_EQ(ok({"query", file, "--count", "10", "20", "30"}), "present=3 absent=0\n");
 }
 
+// Integer keys are parsed and inserted by every worker (insert_integers_concurrent): the bits
+// (the payload after the 128-byte header; its `inserted` may differ, as for string keys) are those
+// of one thread, every key answers, and a bad line in a threaded build fails it by name.
+TEST_F(IntegerKeysCli, ThreadedBuildsSetTheBitsOfOneThread) {
+  std::string lines;
+  for (std::int64_t k = -300000; k < 300000; k += 3) lines += std::to_string(k) + "\n";
+  write("many.txt", lines);
+  for (const std::string kind : {"classic", "blocked"}) {
+    SCOPED_TRACE(kind);
+    for (const std::string threads : {"1", "4"}) {
+      ok({"build", at(kind + threads + ".bf"), "--kind", kind, "--key-type", "long", "--fpp",
+          "0.01", "--threads", threads, at("many.txt")});
+    }
+    EXPECT_EQ(read(kind + "1.bf").substr(128), read(kind + "4.bf").substr(128));
+    EXPECT_EQ(ok({"query", at(kind + "4.bf"), "--count", "--", "-300000", "-3", "0", "299997"}),
+              "present=4 absent=0\n");
+  }
+  write("bad.txt", lines + "12\nx7\n");
+  const result r = run({"build", at("bad.bf"), "--kind", "blocked", "--key-type", "long", "--fpp",
+                        "0.01", "--threads", "4", at("bad.txt")});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.err.find("key 'x7' is not a decimal integer"), std::string::npos) << r;
+}
+
 TEST_F(IntegerKeysCli, BadIntegersAndOtherKeyTypesAreRefused) {
   const std::string file = at("ids.bf");
   ok({"create", file, "--key-type", "long", "--capacity", "100", "--fpp", "0.01"});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <random>
@@ -21,6 +22,22 @@ namespace {
 using test::make_keys;
 using test::views;
 
+// Runs work(t) on `threads` threads released together; the sum of what they return.
+std::size_t run_together(int threads, const std::function<std::size_t(int)>& work) {
+  std::atomic<std::size_t> total{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      while (!go.load()) std::this_thread::yield();
+      total += work(t);
+    });
+  }
+  go = true;
+  for (auto& w : workers) w.join();
+  return total;
+}
+
 TEST(Concurrency, EightThreadsInsertDisjointSets) {
   constexpr int threads = 8;
   constexpr std::size_t per_thread = 20'000;
@@ -28,37 +45,73 @@ TEST(Concurrency, EightThreadsInsertDisjointSets) {
   for (int t = 0; t < threads; ++t) sets.push_back(make_keys(per_thread, 100 + t));
   auto f = bloom_filter::for_capacity(threads * per_thread, 0.01);
 
-  std::atomic<std::size_t> reported_new{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      while (!go.load()) std::this_thread::yield();
-      const auto& keys = sets[t];
-      std::size_t fresh = 0;
-      // Half key by key, half batched, with lookups of the thread's own earlier keys between.
-      for (std::size_t i = 0; i < per_thread / 2; ++i) {
-        fresh += f.insert_concurrent(keys[i]);
-        if (i % 64 == 0 && !f.contains(keys[i / 2])) ADD_FAILURE() << "lost " << keys[i / 2];
-      }
-      const auto v = views(keys);
-      fresh += f.insert_many_concurrent(std::span(v).subspan(per_thread / 2));
-      reported_new += fresh;
-    });
-  }
-  go = true;
-  for (auto& w : workers) w.join();
+  const std::size_t reported_new = run_together(threads, [&](int t) {
+    const auto& keys = sets[t];
+    std::size_t fresh = 0;
+    // Half key by key, half batched, with lookups of the thread's own earlier keys between.
+    for (std::size_t i = 0; i < per_thread / 2; ++i) {
+      fresh += f.insert_concurrent(keys[i]);
+      if (i % 64 == 0 && !f.contains(keys[i / 2])) ADD_FAILURE() << "lost " << keys[i / 2];
+    }
+    const auto v = views(keys);
+    return fresh + f.insert_many_concurrent(std::span(v).subspan(per_thread / 2));
+  });
 
   for (const auto& keys : sets) {
     for (const auto& k : keys) ASSERT_TRUE(f.contains(k)) << k;
   }
   // The counter saw every insert that changed a bit, no more and no less.
-  EXPECT_EQ(f.inserted(), reported_new.load());
+  EXPECT_EQ(f.inserted(), reported_new);
   EXPECT_GE(static_cast<double>(f.inserted()), threads * per_thread * 0.97);
   // The same keys inserted by one thread set exactly the same bits.
   auto serial = bloom_filter::for_capacity(threads * per_thread, 0.01);
   for (const auto& keys : sets) serial.insert_many(views(keys));
   EXPECT_EQ(serial, f);
+}
+
+// Integer keys: threads insert disjoint sets concurrently (key by key, in batches past the key
+// stream's threshold, and as 32-bit keys) into the classic and the blocked filter, beside lookups
+// of their own finished keys; every key is found, the count is every changed insert, and the bits
+// are those of one thread's inserts.
+template <class Filter>
+void check_concurrent_integer_inserts() {
+  constexpr int threads = 4;
+  constexpr std::size_t per_thread = 150'000;  // a batch past 1 MiB of keys: streamed
+  std::vector<std::vector<std::uint64_t>> sets(threads);
+  for (int t = 0; t < threads; ++t) {
+    std::mt19937_64 rng(300 + t);
+    for (std::size_t i = 0; i < per_thread; ++i) sets[t].push_back(rng());
+  }
+  std::vector<std::uint32_t> narrow(1000);
+  for (std::size_t i = 0; i < narrow.size(); ++i) narrow[i] = static_cast<std::uint32_t>(i * 977);
+  auto f = Filter::for_capacity(threads * per_thread, 0.01, key_type::int64);
+  const std::size_t reported_new = run_together(threads, [&](int t) {
+    const auto& keys = sets[t];
+    std::size_t fresh = 0;
+    for (std::size_t i = 0; i < 1000; ++i) {
+      fresh += f.insert_integer_concurrent(keys[i]);
+      if (i % 64 == 0 && !f.contains_integer(keys[i / 2])) ADD_FAILURE() << "lost " << keys[i];
+    }
+    fresh += f.insert_integers_concurrent(std::span<const std::uint64_t>(keys).subspan(1000));
+    if (t == 0) fresh += f.insert_integers_concurrent(std::span<const std::uint32_t>(narrow));
+    return fresh;
+  });
+  for (const auto& keys : sets) {
+    for (const auto k : keys) ASSERT_TRUE(f.contains_integer(k)) << k;
+  }
+  for (const auto k : narrow) ASSERT_TRUE(f.contains_integer(k)) << k;
+  EXPECT_EQ(f.inserted(), reported_new);
+  auto serial = Filter::for_capacity(threads * per_thread, 0.01, key_type::int64);
+  for (const auto& keys : sets) serial.insert_integers(std::span<const std::uint64_t>(keys));
+  serial.insert_integers(std::span<const std::uint32_t>(narrow));
+  EXPECT_TRUE(serial == f);
+}
+
+TEST(Concurrency, IntegerKeysInsertedByFourThreadsInTheClassicFilter) {
+  check_concurrent_integer_inserts<bloom_filter>();
+}
+TEST(Concurrency, IntegerKeysInsertedByFourThreadsInTheBlockedFilter) {
+  check_concurrent_integer_inserts<blocked_bloom_filter>();
 }
 
 TEST(Concurrency, ReadersDuringWritesNeverSeeAFalseNegativeForFinishedKeys) {

@@ -84,19 +84,27 @@ void run_build_cuckoo(const build_options& o) {
 }
 
 // Inserts the keys of every input with `threads` workers (one for kinds without concurrent
-// inserts).
-// Integer keys (--key-type long) are parsed and inserted by one thread: their inserts are the
-// single-writer batches (insert_integers), fast enough that parsing dominates.
+// inserts). Integer keys (--key-type long) are parsed by the workers too, each its own chunk, and
+// inserted with insert_integers_concurrent where the kind has it (parsing is most of their cost).
 template <class Filter>
 key_tally fill_filter(Filter& filter, std::vector<input_file>& inputs, unsigned threads,
                       const std::string& file) {
   if constexpr (takes_integer_keys<Filter>) {
     if (filter.keys() == key_type::int64) {
-      return fill_with_progress(inputs, 1, [&](auto keys) {
+      const auto parsed = [&file](std::span<const std::string_view> keys) {
         std::vector<std::uint64_t> values(keys.size());
         for (std::size_t i = 0; i < keys.size(); ++i) values[i] = parse_integer_key(keys[i], file);
-        return filter.insert_integers(std::span<const std::uint64_t>(values));
-      });
+        return values;
+      };
+      if constexpr (inserts_integers_in_parallel<Filter>) {
+        return fill_with_progress(inputs, threads, [&](auto keys) {
+          return filter.insert_integers_concurrent(std::span<const std::uint64_t>(parsed(keys)));
+        });
+      } else {
+        return fill_with_progress(inputs, 1, [&](auto keys) {
+          return filter.insert_integers(std::span<const std::uint64_t>(parsed(keys)));
+        });
+      }
     }
   }
   if constexpr (inserts_in_parallel<Filter>) {

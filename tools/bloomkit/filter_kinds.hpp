@@ -45,6 +45,10 @@ template <class Filter>
 concept inserts_in_parallel = requires(Filter& f, std::span<const std::string_view> keys) {
   f.insert_many_concurrent(keys);
 };
+template <class Filter>
+concept inserts_integers_in_parallel = requires(Filter& f, std::span<const std::uint64_t> keys) {
+  f.insert_integers_concurrent(keys);
+};
 
 // --window DURATION|COUNT (parsed by window_options.hpp) and --slices S of window filters.
 struct window_length_options {
