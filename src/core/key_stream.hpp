@@ -23,7 +23,7 @@ namespace bloomkit::detail {
 // string key whose bytes are read, in keys ahead (its view's line was prefetched long before).
 // A line prefetched non-temporally stays in L1 only, so the distance is about 1-2 us of the
 // pipeline's work: far enough for DRAM, near enough that the line is still in L1 when the key is
-// hashed. So it depends on how long a pipeline spends on a key (bench/RESULTS.md has the sweep).
+// hashed. So it depends on how long a pipeline spends on a key (docs/PERFORMANCE.md has the sweep).
 struct key_stream_distance {
   std::size_t array_bytes;
   std::size_t string_keys;
@@ -31,7 +31,8 @@ struct key_stream_distance {
 // One line per key (blocked filters, cuckoo buckets): 4-15 ns per key at n = 1e7.
 inline constexpr key_stream_distance one_line_per_key{2048, 32};
 // Several lines per key (classic, counting, a window's slots): 25-60 ns per key, whose lines
-// evict the stream's from L1 before use at the distance above (counting lookups 1.3x slower).
+// evict the stream's from L1 before use at the distance above (counting lookups up to 1.5x
+// slower than with plain loads; docs/PERFORMANCE.md, "The key stream").
 inline constexpr key_stream_distance lines_per_key{512, 8};
 // Batches of fewer key bytes (the array's) are read plainly: they stay in L2 beside the filter,
 // where a caller that reads them again (contains_many, then insert_many of the misses) finds them.
