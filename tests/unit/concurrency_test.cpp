@@ -90,7 +90,7 @@ void check_concurrent_integer_inserts() {
     std::size_t fresh = 0;
     for (std::size_t i = 0; i < 1000; ++i) {
       fresh += f.insert_integer_concurrent(keys[i]);
-      if (i % 64 == 0 && !f.contains_integer(keys[i / 2])) ADD_FAILURE() << "lost " << keys[i];
+      if (i % 64 == 0 && !f.contains_integer(keys[i / 2])) ADD_FAILURE() << "lost " << keys[i / 2];
     }
     fresh += f.insert_integers_concurrent(std::span<const std::uint64_t>(keys).subspan(1000));
     if (t == 0) fresh += f.insert_integers_concurrent(std::span<const std::uint32_t>(narrow));

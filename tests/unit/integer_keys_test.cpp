@@ -242,6 +242,11 @@ void check_refusals() {
   refused([&] { strings.insert_integers(std::span<const std::uint64_t>(numbers)); }, takes_strings);
   refused([&] { strings.contains_integers(std::span<const std::uint64_t>(numbers), result); },
           takes_strings);
+  if constexpr (!Filter::counting) {
+    refused([&] { strings.insert_integer_concurrent(1); }, takes_strings);
+    refused([&] { strings.insert_integers_concurrent(std::span<const std::uint64_t>(numbers)); },
+            takes_strings);
+  }
   EXPECT_EQ(ints.inserted(), 0u);
   EXPECT_EQ(strings.inserted(), 0u);
   // Their integral overloads keep their meaning: the integer's bytes, a byte-string key.

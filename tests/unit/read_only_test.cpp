@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,31 @@ TEST(ReadOnly, EveryWriteToAMappedFilterIsRefusedWithOneMessage) {
                        blocked_bloom_filter::for_capacity(50, 0.01), "blocked");
   check_writes_refused(filled(counting_bloom_filter::for_capacity(1000, 0.01)),
                        counting_bloom_filter::for_capacity(50, 0.01), "counting");
+}
+
+// Integer keys take the same door: every write of a mapped filter of integer keys, the
+// concurrent ones too, is refused with the one message.
+template <class Filter>
+void check_integer_writes_refused(const std::string& kind) {
+  temp_dir dir;
+  auto filled = Filter::for_capacity(1000, 0.01, key_type::int64);
+  const std::vector<std::uint64_t> keys{1, 2, 3};
+  filled.insert_integers(std::span<const std::uint64_t>(keys));
+  save(filled, dir / "f.bloom");
+  auto mapped = map<Filter>(dir / "f.bloom");
+  expect_read_only([&] { mapped.insert_integer(4); }, kind + " insert_integer");
+  expect_read_only([&] { mapped.insert_integers(std::span<const std::uint64_t>(keys)); },
+                   kind + " insert_integers");
+  expect_read_only([&] { mapped.insert_integer_concurrent(4); },
+                   kind + " insert_integer_concurrent");
+  expect_read_only([&] { mapped.insert_integers_concurrent(std::span<const std::uint64_t>(keys)); },
+                   kind + " insert_integers_concurrent");
+  EXPECT_TRUE(mapped == filled) << kind << ": the mapped bits changed";
+}
+
+TEST(ReadOnly, IntegerWritesToAMappedFilterAreRefusedWithOneMessage) {
+  check_integer_writes_refused<bloom_filter>("classic");
+  check_integer_writes_refused<blocked_bloom_filter>("blocked");
 }
 
 }  // namespace
