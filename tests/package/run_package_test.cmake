@@ -19,7 +19,9 @@ if(BLOOMKIT_BUILD_DIR)
 else()
   set(bloomkit_location -DBLOOMKIT_SOURCE_DIR=${BLOOMKIT_SOURCE_DIR})
   if(UNITY_BUILD)
-    list(APPEND bloomkit_location -DCMAKE_UNITY_BUILD=ON)
+    # One unity source per library (batch size 0): at -O0 parsing the headers is most of the
+    # work, and two libraries keep two cores busy (48 against 72 CPU-s in batches of 8).
+    list(APPEND bloomkit_location -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0)
   endif()
 endif()
 if(GENERATOR)
