@@ -60,8 +60,10 @@ std::string string_at(std::string_view s, std::size_t& at) {
   while (true) {
     // Plain runs in one append: the vectors hold megabytes of hex.
     const std::size_t quote = s.find('"', at);
-    if (quote == std::string_view::npos) fail(s.size(), "unterminated string");
     const std::size_t escape = s.substr(0, quote).find('\\', at);
+    if (quote == std::string_view::npos && escape == std::string_view::npos) {
+      fail(s.size(), "unterminated string");
+    }
     const std::size_t run_end = escape == std::string_view::npos ? quote : escape;
     out.append(s.substr(at, run_end - at));
     at = run_end;
@@ -69,34 +71,42 @@ std::string string_at(std::string_view s, std::size_t& at) {
     if (c == '"') return out;
     if (at >= s.size()) fail(at, "unterminated escape");
     const char e = s[at++];
-    switch (e) {
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case 'f':
-        out.push_back('\f');
-        break;
-      case 'u': {
-        std::uint32_t cp = hex4(s, at);
-        if (cp >= 0xd800 && cp < 0xdc00 && s.substr(at, 2) == "\\u") {
-          at += 2;
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(s, at) - 0xdc00);
-        }
-        utf8(out, cp);
-        break;
+    static constexpr std::string_view escaped = "ntrbf", meant = "\n\t\r\b\f";
+    if (const std::size_t i = escaped.find(e); i != std::string_view::npos) {
+      out.push_back(meant[i]);
+    } else if (e == 'u') {
+      std::uint32_t cp = hex4(s, at);
+      if (cp >= 0xd800 && cp < 0xdc00 && s.substr(at, 2) == "\\u") {
+        at += 2;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (hex4(s, at) - 0xdc00);
       }
-      default:
-        out.push_back(e);
+      utf8(out, cp);
+    } else {
+      out.push_back(e);  // \" \\ \/
     }
+  }
+}
+
+// The comma-separated members of an object or array from its opening bracket at `at` to `close`;
+// read_one reads one member, its leading blanks skipped.
+template <class ReadOne>
+void members(std::string_view s, std::size_t& at, char close, ReadOne read_one) {
+  ++at;
+  skip(s, at);
+  if (at < s.size() && s[at] == close) {
+    ++at;
+    return;
+  }
+  while (true) {
+    skip(s, at);
+    read_one();
+    skip(s, at);
+    if (at < s.size() && s[at] == ',') {
+      ++at;
+      continue;
+    }
+    expect(s, at, std::string_view(&close, 1));
+    return;
   }
 }
 
@@ -107,39 +117,18 @@ json value(std::string_view s, std::size_t& at) {
   const char c = s[at];
   if (c == '{') {
     v.kind = json::type::object;
-    ++at;
-    skip(s, at);
-    if (at < s.size() && s[at] == '}') return ++at, v;
-    while (true) {
-      skip(s, at);
+    members(s, at, '}', [&] {
       std::string name = string_at(s, at);
       skip(s, at);
       expect(s, at, ":");
       v.fields.emplace(std::move(name), value(s, at));
-      skip(s, at);
-      if (at < s.size() && s[at] == ',') {
-        ++at;
-        continue;
-      }
-      expect(s, at, "}");
-      return v;
-    }
+    });
+    return v;
   }
   if (c == '[') {
     v.kind = json::type::array;
-    ++at;
-    skip(s, at);
-    if (at < s.size() && s[at] == ']') return ++at, v;
-    while (true) {
-      v.items.push_back(value(s, at));
-      skip(s, at);
-      if (at < s.size() && s[at] == ',') {
-        ++at;
-        continue;
-      }
-      expect(s, at, "]");
-      return v;
-    }
+    members(s, at, ']', [&] { v.items.push_back(value(s, at)); });
+    return v;
   }
   if (c == '"') {
     v.kind = json::type::string;
