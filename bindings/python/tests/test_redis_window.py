@@ -15,8 +15,11 @@ OTHERS = [f"https://other.example/{i}" for i in range(5000)]
 WINDOW, SLICES = 3600, 4
 CAPACITY = 4 * len(KEYS)  # keys per window: a slice is sized for CAPACITY / SLICES
 # Slices expire by EXPIREAT from their own times: a clock far from the server's would have them
-# expire at once, so the tests' clock is now, fixed.
-NOW = int(time.time())
+# expire at once, so the tests' clock is now, fixed, moved to the middle of its slice: within the
+# skew (10 s) of a slice's end the next slice is live too, and listed first (a run that started
+# 5 s before a quarter hour failed on it).
+SLICE_SECONDS = WINDOW // SLICES
+NOW = int(time.time()) // SLICE_SECONDS * SLICE_SECONDS + SLICE_SECONDS // 2
 
 
 def create(url, name, **kw):
