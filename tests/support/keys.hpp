@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,11 @@ inline std::vector<std::uint64_t> random_hashes(std::size_t n, std::uint64_t see
 
 inline std::vector<std::string_view> views(const std::vector<std::string>& keys) {
   return {keys.begin(), keys.end()};
+}
+
+// A key's bytes, as the byte-level decoders take them.
+inline std::span<const unsigned char> bytes_of(std::string_view s) {
+  return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
 }
 
 }  // namespace bloomkit::test

@@ -23,7 +23,8 @@ using test::read_bytes;
 using test::temp_dir;
 using test::views;
 
-blocked_bloom_filter sample_filter(std::uint64_t n = 5000, double p = 0.01, std::uint64_t set = 1) {
+blocked_bloom_filter sample_blocked_filter(std::uint64_t n = 5000, double p = 0.01,
+                                           std::uint64_t set = 1) {
   auto f = blocked_bloom_filter::for_capacity(n, p);
   f.insert_many(views(make_keys(n, set)));
   return f;
@@ -32,7 +33,7 @@ blocked_bloom_filter sample_filter(std::uint64_t n = 5000, double p = 0.01, std:
 TEST(BlockedFile, SaveLoadIsBitIdentical) {
   temp_dir dir;
   for (std::uint64_t n : {1ull, 63ull, 5000ull, 123457ull}) {
-    const auto f = sample_filter(n, 0.01, n);
+    const auto f = sample_blocked_filter(n, 0.01, n);
     save(f, dir / "f.bloom");
     const auto g = load<blocked_bloom_filter>(dir / "f.bloom");
     EXPECT_EQ(f, g);
@@ -50,7 +51,7 @@ TEST(BlockedFile, SaveLoadIsBitIdentical) {
 // integer-key flag is refused by every reader as an unknown flag.
 TEST(BlockedFile, IntegerKeyFlagIsRefused) {
   temp_dir dir;
-  save(sample_filter(1000, 0.01), dir / "f.bloom");
+  save(sample_blocked_filter(1000, 0.01), dir / "f.bloom");
   const auto path = dir / "flagged.bloom";
   test::write_forged(read_bytes(dir / "f.bloom"), path,
                      [](file_header& h) { h.flags = file_flag_int64_keys; });
@@ -62,7 +63,7 @@ TEST(BlockedFile, IntegerKeyFlagIsRefused) {
 
 TEST(BlockedFile, LayoutMatchesFormatDoc) {
   temp_dir dir;
-  const auto f = sample_filter(1000, 0.01);
+  const auto f = sample_blocked_filter(1000, 0.01);
   save(f, dir / "f.bloom");
   const auto bytes = read_bytes(dir / "f.bloom");
   ASSERT_EQ(bytes.size(), file_header_size + f.bits() / 8);
@@ -97,7 +98,7 @@ TEST(BlockedFile, LayoutMatchesFormatDoc) {
 
 TEST(BlockedFile, MapAnswersEqualLoadAnswers) {
   temp_dir dir;
-  const auto f = sample_filter(50'000, 0.01, 77);
+  const auto f = sample_blocked_filter(50'000, 0.01, 77);
   save(f, dir / "f.bloom");
   const auto loaded = load<blocked_bloom_filter>(dir / "f.bloom");
   for (auto check : {verify::full, verify::header}) {
@@ -122,7 +123,7 @@ TEST(BlockedFile, MapAnswersEqualLoadAnswers) {
 
 TEST(BlockedFile, MappedFilterIsReadOnly) {
   temp_dir dir;
-  save(sample_filter(), dir / "f.bloom");
+  save(sample_blocked_filter(), dir / "f.bloom");
   auto mapped = map<blocked_bloom_filter>(dir / "f.bloom");
   for (auto write : std::initializer_list<std::function<void()>>{
            [&] { mapped.insert("x"); }, [&] { mapped.insert_concurrent("x"); },
@@ -144,7 +145,7 @@ TEST(BlockedFile, MappedFilterIsReadOnly) {
 // A file of one kind is not read as the other.
 TEST(BlockedFile, KindsDoNotMix) {
   temp_dir dir;
-  save(sample_filter(), dir / "blocked.bloom");
+  save(sample_blocked_filter(), dir / "blocked.bloom");
   save(bloom_filter::for_capacity(100, 0.01), dir / "classic.bloom");
   for (auto fn : std::initializer_list<std::function<void()>>{
            [&] { load<bloom_filter>(dir / "blocked.bloom"); },
@@ -165,14 +166,14 @@ TEST(BlockedFile, KindsDoNotMix) {
 
 TEST(BlockedFile, EveryTruncationIsRejected) {
   temp_dir dir;
-  save(sample_filter(300, 0.05), dir / "f.bloom");
+  save(sample_blocked_filter(300, 0.05), dir / "f.bloom");
   test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                          test::all_readers<blocked_bloom_filter>());
 }
 
 TEST(BlockedFile, EveryFlippedByteIsRejected) {
   temp_dir dir;
-  save(sample_filter(300, 0.05), dir / "f.bloom");
+  save(sample_blocked_filter(300, 0.05), dir / "f.bloom");
   test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                    test::full_readers<blocked_bloom_filter>(),
                                    test::header_readers<blocked_bloom_filter>());
@@ -181,7 +182,7 @@ TEST(BlockedFile, EveryFlippedByteIsRejected) {
 // Headers with a valid checksum but impossible contents for a blocked filter.
 TEST(BlockedFile, InconsistentFieldsAreRejected) {
   temp_dir dir;
-  save(sample_filter(1000, 0.01), dir / "f.bloom");
+  save(sample_blocked_filter(1000, 0.01), dir / "f.bloom");
   const auto good = read_bytes(dir / "f.bloom");
   const auto path = dir / "forged.bloom";
   auto forge = [&](const std::function<void(file_header&)>& edit) {

@@ -29,8 +29,8 @@ using test::with_valid_checksums;
 using test::write_bytes;
 
 // A filter with counters across 0..15: repeats, removes and a saturated hot key.
-counting_bloom_filter sample_filter(std::uint64_t n = 2000, double p = 0.01,
-                                    std::uint64_t set = 1) {
+counting_bloom_filter sample_counting_filter(std::uint64_t n = 2000, double p = 0.01,
+                                             std::uint64_t set = 1) {
   auto f = counting_bloom_filter::for_capacity(n, p);
   const auto keys = make_keys(n, set);
   f.insert_many(views(keys));
@@ -43,7 +43,7 @@ counting_bloom_filter sample_filter(std::uint64_t n = 2000, double p = 0.01,
 TEST(CountingFile, SaveLoadAndMapAreBitIdentical) {
   temp_dir dir;
   for (std::uint64_t n : {1ull, 17ull, 2000ull, 50'001ull}) {
-    const auto f = sample_filter(n, 0.01, n);
+    const auto f = sample_counting_filter(n, 0.01, n);
     ASSERT_GT(f.saturated_counters(), 0u);
     save(f, dir / "f.bloom");
     const auto loaded = load<counting_bloom_filter>(dir / "f.bloom");
@@ -68,13 +68,13 @@ TEST(CountingFile, SaveLoadAndMapAreBitIdentical) {
 
 TEST(CountingFile, MappedFilterIsReadOnlyAndLoadedOneStaysWritable) {
   temp_dir dir;
-  save(sample_filter(), dir / "f.bloom");
+  save(sample_counting_filter(), dir / "f.bloom");
   auto mapped = map<counting_bloom_filter>(dir / "f.bloom");
   const auto key = make_keys(1, 1)[0];
   for (const auto& write : std::vector<std::function<void()>>{
            [&] { mapped.insert("x"); }, [&] { mapped.remove(key); },
            [&] { mapped.insert_many(std::vector<std::string_view>{"y"}); }, [&] { mapped.clear(); },
-           [&] { mapped.merge(sample_filter()); }}) {
+           [&] { mapped.merge(sample_counting_filter()); }}) {
     try {
       write();
       ADD_FAILURE() << "write to a mapped filter";
@@ -91,7 +91,7 @@ TEST(CountingFile, MappedFilterIsReadOnlyAndLoadedOneStaysWritable) {
 
 TEST(CountingFile, LayoutMatchesFormatDoc) {
   temp_dir dir;
-  const auto f = sample_filter(1000, 0.01);
+  const auto f = sample_counting_filter(1000, 0.01);
   save(f, dir / "f.bloom");
   const auto bytes = read_bytes(dir / "f.bloom");
   ASSERT_EQ(bytes.size(), file_header_size + bytes_for_bits(4 * f.counters()));
@@ -129,7 +129,7 @@ TEST(CountingFile, LayoutMatchesFormatDoc) {
 
 TEST(CountingFile, OtherKindsAreRefusedNamingWhatTheFileHolds) {
   temp_dir dir;
-  save(sample_filter(), dir / "counting.bloom");
+  save(sample_counting_filter(), dir / "counting.bloom");
   save(bloom_filter::for_capacity(100, 0.01), dir / "classic.bloom");
   const auto counting = dir / "counting.bloom";
   const auto classic = dir / "classic.bloom";
@@ -148,14 +148,14 @@ TEST(CountingFile, OtherKindsAreRefusedNamingWhatTheFileHolds) {
 
 TEST(CountingFile, EveryTruncationIsRejected) {
   temp_dir dir;
-  save(sample_filter(200, 0.1), dir / "f.bloom");
+  save(sample_counting_filter(200, 0.1), dir / "f.bloom");
   test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                          test::all_readers<counting_bloom_filter>());
 }
 
 TEST(CountingFile, EveryFlippedByteIsRejected) {
   temp_dir dir;
-  save(sample_filter(200, 0.1), dir / "f.bloom");
+  save(sample_counting_filter(200, 0.1), dir / "f.bloom");
   test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                    test::full_readers<counting_bloom_filter>(),
                                    test::header_readers<counting_bloom_filter>());
@@ -164,7 +164,7 @@ TEST(CountingFile, EveryFlippedByteIsRejected) {
 // Headers with valid checksums but impossible contents.
 TEST(CountingFile, InconsistentFieldsAreRejected) {
   temp_dir dir;
-  const auto f = sample_filter(1000, 0.01);
+  const auto f = sample_counting_filter(1000, 0.01);
   save(f, dir / "f.bloom");
   const auto good = read_bytes(dir / "f.bloom");
   const file_header base = read_header(dir / "f.bloom");

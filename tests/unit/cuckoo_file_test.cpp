@@ -24,7 +24,7 @@ using test::read_bytes;
 using test::temp_dir;
 using test::views;
 
-constexpr std::size_t entry_size = 40;
+constexpr std::size_t cuckoo_entry_size = 40;
 
 // A chain of `tables` tables (expansion 2) holding keys 0..n of set 1.
 cuckoo_filter chain(std::size_t n, std::size_t tables) {
@@ -98,11 +98,11 @@ TEST(CuckooFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(h.inserted, 300U);
   EXPECT_EQ(h.bits, f.cells());
   const std::size_t table = file_header_size;
-  EXPECT_EQ(test::read_field<std::uint64_t>(bytes, table + 2 * entry_size),
-            XXH64(bytes.data() + table, 2 * entry_size, 0));
+  EXPECT_EQ(test::read_field<std::uint64_t>(bytes, table + 2 * cuckoo_entry_size),
+            XXH64(bytes.data() + table, 2 * cuckoo_entry_size, 0));
   std::uint64_t offset = 128;  // 2 entries and the checksum, padded to 64
   for (std::size_t i = 0; i < 2; ++i) {
-    const std::size_t e = table + i * entry_size;
+    const std::size_t e = table + i * cuckoo_entry_size;
     const auto& t = f.tables()[i];
     EXPECT_EQ(test::read_field<std::uint64_t>(bytes, e), t.buckets());
     EXPECT_EQ(test::read_field<std::uint32_t>(bytes, e + 8), t.fingerprint_bits());
@@ -124,7 +124,7 @@ TEST(CuckooFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(bytes.size(), file_header_size + offset);
 }
 
-const std::vector<test::file_reader> readers = test::table_readers<cuckoo_filter>();
+const std::vector<test::file_reader> cuckoo_readers = test::table_readers<cuckoo_filter>();
 
 TEST(CuckooFile, EveryTruncationAndFlipIsRejected) {
   temp_dir dir;
@@ -132,7 +132,8 @@ TEST(CuckooFile, EveryTruncationAndFlipIsRejected) {
   ASSERT_TRUE(f.insert("a"));
   save(f, dir / "c.bloom");
   const auto good = read_bytes(dir / "c.bloom");
-  test::expect_table_file_damage_rejected<cuckoo_filter>(good, dir / "bad.bloom", entry_size + 8);
+  test::expect_table_file_damage_rejected<cuckoo_filter>(good, dir / "bad.bloom",
+                                                         cuckoo_entry_size + 8);
 }
 
 TEST(CuckooFile, ForgedHeadersNameTheField) {
@@ -141,7 +142,7 @@ TEST(CuckooFile, ForgedHeadersNameTheField) {
   const auto good = read_bytes(dir / "c.bloom");
   const auto forged = [&](auto edit, const std::string& problem, errc code = errc::corrupt_file) {
     test::write_forged(good, dir / "bad.bloom", edit);
-    test::expect_refused(dir / "bad.bloom", problem, readers, code);
+    test::expect_refused(dir / "bad.bloom", problem, cuckoo_readers, code);
   };
   forged([](file_header& h) { h.kind_params[0] = 1; }, "bucket size 1 is not in 2..8");
   forged([](file_header& h) { h.kind_params[0] = 9; }, "bucket size 9 is not in 2..8");
@@ -173,10 +174,10 @@ TEST(CuckooFile, HostileTablesAreRefused) {
   const auto hostile = [&](auto edit, const std::string& problem, std::size_t reader_count = 3) {
     auto bytes = good;
     edit(bytes);
-    test::write_sealed_table(bytes, h, 2, entry_size, dir / "bad.bloom");
-    test::expect_refused(dir / "bad.bloom", problem, std::span(readers).first(reader_count));
+    test::write_sealed_table(bytes, h, 2, cuckoo_entry_size, dir / "bad.bloom");
+    test::expect_refused(dir / "bad.bloom", problem, std::span(cuckoo_readers).first(reader_count));
   };
-  const std::size_t e1 = file_header_size + entry_size;  // table 1's entry
+  const std::size_t e1 = file_header_size + cuckoo_entry_size;  // table 1's entry
   hostile([&](auto& b) { test::write_field<std::uint64_t>(b, e1, 1ULL << 40); }, "table 1 has");
   hostile([&](auto& b) { test::write_field<std::uint32_t>(b, e1 + 8, 40); }, "table 1 has");
   hostile([&](auto& b) { test::write_field<std::uint32_t>(b, e1 + 12, 8); }, "table 1 has");
@@ -198,7 +199,8 @@ TEST(CuckooFile, HostileTablesAreRefused) {
         test::write_field<std::uint64_t>(b, e1 + 24,
                                          test::read_field<std::uint64_t>(b, e1 + 24) + 1);
         test::write_field<std::uint64_t>(
-            b, e1 - entry_size + 24, test::read_field<std::uint64_t>(b, e1 - entry_size + 24) - 1);
+            b, e1 - cuckoo_entry_size + 24,
+            test::read_field<std::uint64_t>(b, e1 - cuckoo_entry_size + 24) - 1);
       },
       "says it holds", 2);
   hostile([&](auto& b) { b[b.size() - 1] = 1; }, "padding past the slots of table 1", 2);

@@ -125,7 +125,7 @@ TEST(bnb_sizing, MatchesEstimateParameters) {
 
 // --- broken input ----------------------------------------------------------------------
 
-std::vector<unsigned char> small_stream() {
+std::vector<unsigned char> small_bits_and_blooms_stream() {
   return read_bytes(test::interop_data() / "bits_and_blooms" / "bnb_n100_p0.03.bin");
 }
 
@@ -155,7 +155,7 @@ void put_u64(std::vector<unsigned char>& bytes, std::size_t at, std::uint64_t v)
 }
 
 TEST(bnb_stream, EveryTruncationIsCorrupt) {
-  const auto bytes = small_stream();
+  const auto bytes = small_bits_and_blooms_stream();
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     std::string message;
     EXPECT_EQ(binary_error({bytes.begin(), bytes.begin() + n}, &message), errc::corrupt_file);
@@ -167,33 +167,33 @@ TEST(bnb_stream, EveryTruncationIsCorrupt) {
 }
 
 TEST(bnb_stream, InconsistentFieldsAreRefused) {
-  auto zero_m = small_stream();
+  auto zero_m = small_bits_and_blooms_stream();
   put_u64(zero_m, 0, 0);
   EXPECT_EQ(binary_error(zero_m), errc::corrupt_file);
-  auto zero_k = small_stream();
+  auto zero_k = small_bits_and_blooms_stream();
   put_u64(zero_k, 8, 0);
   EXPECT_EQ(binary_error(zero_k), errc::corrupt_file);
-  auto huge_k = small_stream();
+  auto huge_k = small_bits_and_blooms_stream();
   put_u64(huge_k, 8, std::uint64_t{1} << 40);
   EXPECT_EQ(binary_error(huge_k), errc::corrupt_file);
-  auto huge_m = small_stream();
+  auto huge_m = small_bits_and_blooms_stream();
   put_u64(huge_m, 0, ~std::uint64_t{0});
   EXPECT_EQ(binary_error(huge_m), errc::corrupt_file);
   // A bitset of another word count than m's (FromWithM over a longer slice).
-  auto other_length = small_stream();
+  auto other_length = small_bits_and_blooms_stream();
   put_u64(other_length, 16, 64 * 100);
   std::string message;
   EXPECT_EQ(binary_error(other_length, &message), errc::unsupported);
   EXPECT_NE(message.find("bitset"), std::string::npos) << message;
   // A bit past m in the last word (m = 730: bits 730..767 of word 11 must be 0; its most
   // significant byte comes first).
-  auto past_m = small_stream();
+  auto past_m = small_bits_and_blooms_stream();
   past_m[24 + 11 * 8] |= 0x80;
   EXPECT_EQ(binary_error(past_m), errc::corrupt_file);
 }
 
 TEST(bnb_json, AcceptsWhitespaceAnyOrderAndTheStandardAlphabet) {
-  const auto bytes = small_stream();
+  const auto bytes = small_bits_and_blooms_stream();
   const bnb::filter expected = bnb::read(bytes, "bin");
   std::string json = bnb::write_json(expected);
   const std::size_t b = json.find("\"b\":\"");
@@ -205,7 +205,7 @@ TEST(bnb_json, AcceptsWhitespaceAnyOrderAndTheStandardAlphabet) {
 }
 
 TEST(bnb_json, BrokenJsonIsCorruptAndNamed) {
-  const std::string good = bnb::write_json(bnb::read(small_stream(), "bin"));
+  const std::string good = bnb::write_json(bnb::read(small_bits_and_blooms_stream(), "bin"));
   for (std::size_t n = 0; n < good.size(); ++n) {
     EXPECT_EQ(json_error(good.substr(0, n)), errc::corrupt_file) << n;
   }

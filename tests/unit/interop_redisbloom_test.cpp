@@ -12,6 +12,7 @@
 
 #include "bloomkit/compat/any_filter.hpp"
 #include "bloomkit/compat/redisbloom.hpp"
+#include "support/keys.hpp"
 #include "support/redisbloom_vectors.hpp"
 #include "support/temp_dir.hpp"
 
@@ -44,9 +45,7 @@ const std::vector<key_vector>& vectors() {
   return all;
 }
 
-std::span<const unsigned char> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
-}
+using bloomkit::test::bytes_of;
 
 rb::chain dumped_chain(const key_vector& k) {
   return rb::read_dump(bytes_of(unhex(k.doc["dump_hex"].str())), k.name);

@@ -28,7 +28,7 @@ std::string named(std::string_view prefix, std::uint64_t i) {
 }
 
 using bloomkit::test::error_of;
-constexpr auto chunk_problem_of = bloomkit::test::chunk_problem_of<cf::chunk_problem>;
+constexpr auto cuckoo_chunk_problem_of = bloomkit::test::chunk_problem_of<cf::chunk_problem>;
 
 std::array<unsigned char, cf::header_bytes> header_of(const cf::fields& fs) {
   std::array<unsigned char, cf::header_bytes> h{};
@@ -252,12 +252,12 @@ TEST(RedisBloomCuckooChunks, HostileHeadersAreRefusedNamingTheField) {
   EXPECT_NO_THROW((void)cf::filter_from_header(header_of(ok)));
   std::string message;
   const std::array<unsigned char, 10> short_header{};
-  EXPECT_EQ(chunk_problem_of([&] { (void)cf::filter_from_header(short_header); }),
+  EXPECT_EQ(cuckoo_chunk_problem_of([&] { (void)cf::filter_from_header(short_header); }),
             cf::chunk_problem::invalid_header);
   EXPECT_EQ(cf::redisbloom_text(cf::chunk_problem::invalid_header), "Invalid header");
   auto refused = [&](cf::fields fs, const char* field) {
     std::string what;
-    EXPECT_EQ(chunk_problem_of([&] { (void)cf::filter_from_header(header_of(fs)); }, &what),
+    EXPECT_EQ(cuckoo_chunk_problem_of([&] { (void)cf::filter_from_header(header_of(fs)); }, &what),
               cf::chunk_problem::cannot_create)
         << field;
     EXPECT_NE(what.find(field), std::string::npos) << what;
@@ -306,13 +306,14 @@ TEST(RedisBloomCuckooChunks, ChunksAtBadPositionsAreRefusedAndPastTheEndWrapsAsR
   cf::filter f = cf::filter_from_header(header_of({4, 1, 0, 2, 2, 20, 1}));  // 2 x 8 bytes
   const std::array<unsigned char, 4> data{1, 2, 3, 4};
   for (std::int64_t pos : {0LL, -5LL, 4LL}) {
-    EXPECT_EQ(chunk_problem_of([&] { cf::apply_chunk(f, pos, data); }),
+    EXPECT_EQ(cuckoo_chunk_problem_of([&] { cf::apply_chunk(f, pos, data); }),
               cf::chunk_problem::cannot_load)
         << pos;
   }
-  EXPECT_EQ(chunk_problem_of([&] { cf::apply_chunk(f, 9, {}); }), cf::chunk_problem::cannot_load);
+  EXPECT_EQ(cuckoo_chunk_problem_of([&] { cf::apply_chunk(f, 9, {}); }),
+            cf::chunk_problem::cannot_load);
   // Bytes 6..9 straddle the two sub-filters: refused.
-  EXPECT_EQ(chunk_problem_of([&] { cf::apply_chunk(f, 11, data); }),
+  EXPECT_EQ(cuckoo_chunk_problem_of([&] { cf::apply_chunk(f, 11, data); }),
             cf::chunk_problem::cannot_load);
   cf::apply_chunk(f, 13, data);  // sub-filter 1, offset 0
   EXPECT_EQ(f.sub_slots(1)[0], 1u);
@@ -320,7 +321,7 @@ TEST(RedisBloomCuckooChunks, ChunksAtBadPositionsAreRefusedAndPastTheEndWrapsAsR
   cf::apply_chunk(f, 23, data);
   EXPECT_EQ(f.sub_slots(1)[2], 1u);
   EXPECT_EQ(f.sub_slots(1)[5], 4u);
-  EXPECT_EQ(chunk_problem_of([&] { cf::apply_chunk(f, 100, data); }),
+  EXPECT_EQ(cuckoo_chunk_problem_of([&] { cf::apply_chunk(f, 100, data); }),
             cf::chunk_problem::cannot_load);
   // SCANDUMP positions: a small sub-filter comes whole wherever pos points inside it.
   EXPECT_EQ(cf::next_chunk(f, 3).next, 3 + 8);

@@ -14,6 +14,7 @@
 #include "bloomkit/compat/redisbloom_cuckoo.hpp"
 #include "compat/rdb_payload.hpp"
 #include "support/json.hpp"
+#include "support/keys.hpp"
 #include "support/redisbloom_cuckoo_replay.hpp"
 #include "support/redisbloom_vectors.hpp"
 #include "support/sha256.hpp"
@@ -35,22 +36,22 @@ std::filesystem::path vectors_dir() {
                                         : std::filesystem::path(BLOOMKIT_REDISBLOOM_CUCKOO_DATA);
 }
 
-struct key_vector {
+struct cuckoo_key_vector {
   std::string name;
   json doc;
 };
 
 // Every key file, read once.
-const std::vector<key_vector>& vectors() {
-  static const std::vector<key_vector> all = [] {
+const std::vector<cuckoo_key_vector>& cuckoo_vectors() {
+  static const std::vector<cuckoo_key_vector> all = [] {
     std::vector<std::filesystem::path> files;
     for (const auto& e : std::filesystem::directory_iterator(vectors_dir() / "keys")) {
       if (e.path().extension() == ".json") files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
-    std::vector<key_vector> out;
+    std::vector<cuckoo_key_vector> out;
     for (const auto& path : files) {
-      key_vector k{path.filename().string(), bloomkit::test::read_json(path)};
+      cuckoo_key_vector k{path.filename().string(), bloomkit::test::read_json(path)};
       out.push_back(std::move(k));
     }
     return out;
@@ -65,9 +66,7 @@ std::vector<std::string> full_argv(const json& command) {
   return argv;
 }
 
-std::span<const unsigned char> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
-}
+using bloomkit::test::bytes_of;
 
 // The final state the vector records: fields, CF.INFO, CF.DEBUG, each sub-filter's slots.
 void expect_final_state(const cf::filter& f, const json& final_state, const std::string& where) {
@@ -125,11 +124,11 @@ void expect_scandump(const cf::filter& f, const json& seq, const std::string& wh
 }
 
 TEST(RedisBloomCuckooVectors, ThereAreVectors) {
-  EXPECT_GE(vectors().size(), 1u) << vectors_dir();
+  EXPECT_GE(cuckoo_vectors().size(), 1u) << vectors_dir();
 }
 
 TEST(RedisBloomCuckooVectors, ReplayingTheCommandsGivesEveryReplyAndTheFinalFilter) {
-  for (const key_vector& k : vectors()) {
+  for (const cuckoo_key_vector& k : cuckoo_vectors()) {
     bloomkit::test::cuckoo_replay replay;
     std::size_t index = 0, wrong = 0, checked = 0;
     for (const json& command : k.doc["commands"].items) {
@@ -155,7 +154,7 @@ TEST(RedisBloomCuckooVectors, ReplayingTheCommandsGivesEveryReplyAndTheFinalFilt
 }
 
 TEST(RedisBloomCuckooVectors, DumpPayloadLoadsToRedisBloomsFilter) {
-  for (const key_vector& k : vectors()) {
+  for (const cuckoo_key_vector& k : cuckoo_vectors()) {
     const json& final_state = k.doc["final"];
     const std::string payload = unhex(final_state["dump_hex"].str());
     const cf::filter f = cf::read_dump(bytes_of(payload), k.name);
@@ -200,11 +199,11 @@ TEST(RedisBloomCuckooVectors, RdbFileEntriesLoadToTheDumpedFilters) {
     EXPECT_EQ(f, cf::read_dump(bytes_of(unhex(k["final"]["dump_hex"].str())), where)) << where;
     ++loaded;
   }
-  EXPECT_EQ(loaded, vectors().size());
+  EXPECT_EQ(loaded, cuckoo_vectors().size());
 }
 
 TEST(RedisBloomCuckooVectors, ScanDumpChunksLoadToTheDumpedFilter) {
-  for (const key_vector& k : vectors()) {
+  for (const cuckoo_key_vector& k : cuckoo_vectors()) {
     const json& seq = k.doc["scandump"];
     const cf::filter dumped =
         cf::read_dump(bytes_of(unhex(k.doc["final"]["dump_hex"].str())), k.name);

@@ -14,6 +14,7 @@
 #include "bloomkit/compat/redisbloom.hpp"
 #include "support/chunk_errors.hpp"
 #include "support/errors.hpp"
+#include "support/keys.hpp"
 #include "support/redisbloom_fields.hpp"
 #include "support/redisbloom_vectors.hpp"
 
@@ -22,9 +23,7 @@ using bloomkit::errc;
 
 namespace {
 
-std::span<const unsigned char> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
-}
+using bloomkit::test::bytes_of;
 
 using bloomkit::test::error_of;
 constexpr auto chunk_problem_of = bloomkit::test::chunk_problem_of<rb::chunk_problem>;

@@ -32,11 +32,11 @@ using test::with_valid_checksums;
 using test::write_bytes;
 using test::write_field;
 
-constexpr std::size_t entry_size = 48;
+constexpr std::size_t scalable_entry_size = 48;
 
 // A chain of `keys / n0`-ish sub-filters, the newest partly full.
-scalable_bloom_filter sample_filter(std::uint64_t n0 = 100, std::uint64_t keys = 500,
-                                    double p = 0.01, std::uint64_t set = 1) {
+scalable_bloom_filter sample_scalable_filter(std::uint64_t n0 = 100, std::uint64_t keys = 500,
+                                             double p = 0.01, std::uint64_t set = 1) {
   scalable_bloom_filter f(n0, p, 2, 0.5, 1 << 24);
   f.insert_many(views(make_keys(keys, set)));
   return f;
@@ -45,7 +45,7 @@ scalable_bloom_filter sample_filter(std::uint64_t n0 = 100, std::uint64_t keys =
 TEST(ScalableFile, SaveLoadAndMapAreBitIdentical) {
   temp_dir dir;
   for (std::uint64_t keys : {0ull, 1ull, 100ull, 101ull, 5000ull}) {
-    const auto f = sample_filter(100, keys, 0.01, keys);
+    const auto f = sample_scalable_filter(100, keys, 0.01, keys);
     save(f, dir / "f.bloom");
     const auto loaded = load<scalable_bloom_filter>(dir / "f.bloom");
     const auto mapped = map<scalable_bloom_filter>(dir / "f.bloom");
@@ -73,7 +73,7 @@ TEST(ScalableFile, SaveLoadAndMapAreBitIdentical) {
 
 TEST(ScalableFile, LoadedFilterKeepsGrowingLikeTheOriginal) {
   temp_dir dir;
-  auto f = sample_filter(100, 250);
+  auto f = sample_scalable_filter(100, 250);
   save(f, dir / "f.bloom");
   auto loaded = load<scalable_bloom_filter>(dir / "f.bloom");
   const auto more = make_keys(2000, 99);
@@ -95,7 +95,7 @@ TEST(ScalableFile, LoadedFilterKeepsGrowingLikeTheOriginal) {
 
 TEST(ScalableFile, LayoutMatchesFormatDoc) {
   temp_dir dir;
-  const auto f = sample_filter(100, 500);
+  const auto f = sample_scalable_filter(100, 500);
   ASSERT_EQ(f.sub_filter_count(), 3u);
   save(f, dir / "f.bloom");
   const auto bytes = read_bytes(dir / "f.bloom");
@@ -118,7 +118,7 @@ TEST(ScalableFile, LayoutMatchesFormatDoc) {
   std::uint64_t expected_offset = 192;
   for (std::size_t i = 0; i < 3; ++i) {
     const bloom_filter& sub = f.sub_filters()[i];
-    const std::size_t e = 128 + i * entry_size;
+    const std::size_t e = 128 + i * scalable_entry_size;
     EXPECT_EQ(read_field<std::uint64_t>(bytes, e), sub.bits());
     EXPECT_EQ(read_field<std::uint32_t>(bytes, e + 8), sub.hashes());
     EXPECT_EQ(read_field<std::uint32_t>(bytes, e + 12), 0u);
@@ -138,7 +138,7 @@ TEST(ScalableFile, OtherKindsAreRefusedNamingWhatTheFileHolds) {
   temp_dir dir;
   const auto scalable = dir / "scalable.bloom";
   const auto counting = dir / "counting.bloom";
-  save(sample_filter(), scalable);
+  save(sample_scalable_filter(), scalable);
   save(counting_bloom_filter(100, 3), counting);
   EXPECT_EQ(expect_error_naming(scalable, "holds a scalable filter, not a classic one",
                                 [&] { load(scalable); }),
@@ -158,7 +158,7 @@ const std::vector<test::file_reader> all_readers = {
 
 TEST(ScalableFile, EveryTruncationIsRejected) {
   temp_dir dir;
-  save(sample_filter(10, 40, 0.05), dir / "f.bloom");
+  save(sample_scalable_filter(10, 40, 0.05), dir / "f.bloom");
   test::expect_every_truncation_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
                                          all_readers);
 }
@@ -167,19 +167,19 @@ TEST(ScalableFile, EveryTruncationIsRejected) {
 // skips only the checksum of the bit arrays.
 TEST(ScalableFile, EveryFlippedByteIsRejected) {
   temp_dir dir;
-  const auto f = sample_filter(10, 40, 0.05);
+  const auto f = sample_scalable_filter(10, 40, 0.05);
   ASSERT_EQ(f.sub_filter_count(), 3u);
   save(f, dir / "f.bloom");
-  test::expect_every_flip_rejected(read_bytes(dir / "f.bloom"), dir / "bad.bloom",
-                                   {all_readers[0], all_readers[1]},
-                                   {{file_header_size, [](const auto& p) { read_header(p); }},
-                                    {file_header_size + 3 * entry_size + 8, all_readers[2]}});
+  test::expect_every_flip_rejected(
+      read_bytes(dir / "f.bloom"), dir / "bad.bloom", {all_readers[0], all_readers[1]},
+      {{file_header_size, [](const auto& p) { read_header(p); }},
+       {file_header_size + 3 * scalable_entry_size + 8, all_readers[2]}});
 }
 
 class ScalableForgery : public ::testing::Test {
  protected:
   void SetUp() override {
-    filter_ = sample_filter(20, 100, 0.05);
+    filter_ = sample_scalable_filter(20, 100, 0.05);
     ASSERT_EQ(filter_.sub_filter_count(), 3u);
     save(filter_, dir_ / "f.bloom");
     good_ = read_bytes(dir_ / "f.bloom");
@@ -206,8 +206,9 @@ class ScalableForgery : public ::testing::Test {
   void expect_entry_refused(std::size_t index, std::size_t field, T value,
                             const std::string& problem) {
     auto bytes = good_;
-    write_field(bytes, 128 + index * entry_size + field, value);
-    write_field(bytes, 128 + 3 * entry_size, XXH64(bytes.data() + 128, 3 * entry_size, 0));
+    write_field(bytes, 128 + index * scalable_entry_size + field, value);
+    write_field(bytes, 128 + 3 * scalable_entry_size,
+                XXH64(bytes.data() + 128, 3 * scalable_entry_size, 0));
     expect_refused(bytes, header_, problem);
   }
 
@@ -252,7 +253,7 @@ TEST_F(ScalableForgery, TableEntries) {
   expect_entry_refused<double>(2, 24, 0.001, "sub-filter 2 has target fpp");
   expect_entry_refused<std::uint64_t>(2, 32, subs[2].capacity() + 1, "at most its capacity fits");
   expect_entry_refused<std::uint64_t>(0, 32, 19, "all but the newest sub-filter are full");
-  const std::uint64_t offset1 = read_field<std::uint64_t>(good_, 128 + entry_size + 40);
+  const std::uint64_t offset1 = read_field<std::uint64_t>(good_, 128 + scalable_entry_size + 40);
   expect_entry_refused<std::uint64_t>(1, 40, offset1 + 8, "entry 1 has offset");
   expect_entry_refused<std::uint64_t>(1, 40, offset1 + 64, "entry 1 has offset");
   expect_entry_refused<std::uint64_t>(2, 40, ~std::uint64_t{0} - 63, "entry 2 has offset");
@@ -268,7 +269,7 @@ TEST_F(ScalableForgery, TableChecksum) {
 // Damage only the payload checksum can see: padding and bits past a sub-filter's m.
 TEST_F(ScalableForgery, PaddingAndTailBits) {
   auto padded = good_;
-  padded[128 + 3 * entry_size + 9] = 1;  // between the table's checksum and sub-filter 0
+  padded[128 + 3 * scalable_entry_size + 9] = 1;  // between the table's checksum and sub-filter 0
   write_bytes(path_, with_valid_checksums(padded, header_));
   EXPECT_EQ(expect_error_naming(path_, "padding before sub-filter 0",
                                 [&] { load<scalable_bloom_filter>(path_); }),

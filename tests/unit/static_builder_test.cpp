@@ -51,7 +51,7 @@ void add_from_threads(static_builder& b, const std::vector<std::uint64_t>& hashe
   for (auto& t : pool) t.join();
 }
 
-std::size_t entries(const fs::path& dir) {
+std::size_t entry_count(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));
 }
 
@@ -78,7 +78,7 @@ void check_against_library_build(const std::vector<std::uint64_t>& distinct, std
     EXPECT_EQ(b.stats().distinct, distinct.size());
     EXPECT_EQ(b.stats().spilled_bytes > 0, memory < 8 * with_repeats.size());
     EXPECT_LE(b.stats().peak_disk_bytes, 8 * with_repeats.size());
-    EXPECT_EQ(entries(dir), 0u);
+    EXPECT_EQ(entry_count(dir), 0u);
   }
 }
 
@@ -110,7 +110,7 @@ TEST_F(StaticBuilder, BucketsHoldingSeveralShardsAreSplit) {
   expect_same_filter(f, static_filter::build_from_hashes(distinct, 0.001));
   for (const std::uint64_t h : distinct) ASSERT_TRUE(f.contains_hash(h));
   EXPECT_GT(b.stats().spilled_bytes, 8 * b.stats().keys);  // written, then split and written again
-  EXPECT_EQ(entries(dir_.path()), 0u);
+  EXPECT_EQ(entry_count(dir_.path()), 0u);
 }
 
 TEST_F(StaticBuilder, ShardsThatFailASeedAreRetried) {
@@ -150,7 +150,7 @@ TEST_F(StaticBuilder, AFullDiskIsAnErrorNamingItAndLeavesNothing) {
     EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(dir_.path().string()), std::string::npos) << e.what();
   }
-  EXPECT_EQ(entries(dir_.path()), 0u);
+  EXPECT_EQ(entry_count(dir_.path()), 0u);
 }
 
 TEST_F(StaticBuilder, ABadTempDirOrFppIsAnError) {

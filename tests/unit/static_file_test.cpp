@@ -23,7 +23,7 @@ using test::read_bytes;
 using test::temp_dir;
 using test::views;
 
-constexpr std::size_t entry_size = 40;
+constexpr std::size_t static_entry_size = 40;
 
 static_filter sample(std::size_t n, double fpp = 0.01) {
   return static_filter::build(views(make_keys(n, 1)), fpp);
@@ -102,11 +102,11 @@ TEST(StaticFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(h.inserted, 1000U);
   EXPECT_EQ(h.bits, f.bits());
   const std::size_t table = file_header_size;
-  EXPECT_EQ(test::read_field<std::uint64_t>(bytes, table + 4 * entry_size),
-            XXH64(bytes.data() + table, 4 * entry_size, 0));
+  EXPECT_EQ(test::read_field<std::uint64_t>(bytes, table + 4 * static_entry_size),
+            XXH64(bytes.data() + table, 4 * static_entry_size, 0));
   std::uint64_t offset = 192;  // 4 entries and the checksum, padded to 64
   for (std::size_t i = 0; i < 4; ++i) {
-    const std::size_t e = table + i * entry_size;
+    const std::size_t e = table + i * static_entry_size;
     const auto& s = f.shards()[i];
     EXPECT_EQ(test::read_field<std::uint64_t>(bytes, e), s.seed());
     EXPECT_EQ(test::read_field<std::uint64_t>(bytes, e + 8), s.keys());
@@ -124,14 +124,15 @@ TEST(StaticFile, LayoutMatchesFormatDoc) {
   EXPECT_EQ(bytes.size(), file_header_size + offset);
 }
 
-const std::vector<test::file_reader> readers = test::table_readers<static_filter>();
+const std::vector<test::file_reader> static_readers = test::table_readers<static_filter>();
 
 TEST(StaticFile, EveryTruncationAndFlipIsRejected) {
   temp_dir dir;
   save(sample(3), dir / "s.bloom");  // one shard of 12 slots: 208 bytes
   const auto good = read_bytes(dir / "s.bloom");
   // The header and the shard table are guarded even by map(verify::header).
-  test::expect_table_file_damage_rejected<static_filter>(good, dir / "bad.bloom", entry_size + 8);
+  test::expect_table_file_damage_rejected<static_filter>(good, dir / "bad.bloom",
+                                                         static_entry_size + 8);
 }
 
 TEST(StaticFile, ForgedHeadersNameTheProblem) {
@@ -140,7 +141,7 @@ TEST(StaticFile, ForgedHeadersNameTheProblem) {
   const auto good = read_bytes(dir / "s.bloom");
   const auto forged = [&](auto edit, const std::string& problem, errc code = errc::corrupt_file) {
     test::write_forged(good, dir / "bad.bloom", edit);
-    test::expect_refused(dir / "bad.bloom", problem, readers, code);
+    test::expect_refused(dir / "bad.bloom", problem, static_readers, code);
   };
   forged([](file_header& h) { h.kind_params[0] = 0; }, "fingerprint bits 0 is not in 1..32");
   forged([](file_header& h) { h.kind_params[0] = 33; }, "fingerprint bits 33 is not in 1..32");
@@ -180,10 +181,10 @@ TEST(StaticFile, HostileShardTablesAreRefused) {
   const auto hostile = [&](auto edit, const std::string& problem, std::size_t reader_count = 3) {
     auto bytes = good;
     edit(bytes);
-    test::write_sealed_table(bytes, h, 4, entry_size, dir / "bad.bloom");
-    test::expect_refused(dir / "bad.bloom", problem, std::span(readers).first(reader_count));
+    test::write_sealed_table(bytes, h, 4, static_entry_size, dir / "bad.bloom");
+    test::expect_refused(dir / "bad.bloom", problem, std::span(static_readers).first(reader_count));
   };
-  const std::size_t e1 = file_header_size + entry_size;  // shard 1's entry
+  const std::size_t e1 = file_header_size + static_entry_size;  // shard 1's entry
   hostile([&](auto& b) { test::write_field<std::uint32_t>(b, e1 + 16, 3); },
           "shard 1 has segment length 3");
   hostile([&](auto& b) { test::write_field<std::uint32_t>(b, e1 + 16, 1U << 19); },
@@ -199,8 +200,8 @@ TEST(StaticFile, HostileShardTablesAreRefused) {
   // Overlapping shards: shard 1 at shard 0's offset.
   hostile(
       [&](auto& b) {
-        test::write_field<std::uint64_t>(b, e1 + 32,
-                                         test::read_field<std::uint64_t>(b, e1 - entry_size + 32));
+        test::write_field<std::uint64_t>(
+            b, e1 + 32, test::read_field<std::uint64_t>(b, e1 - static_entry_size + 32));
       },
       "shard 1 is at offset 192");
   hostile([&](auto& b) { test::write_field<std::uint64_t>(b, e1 + 8, 1U << 30); },
