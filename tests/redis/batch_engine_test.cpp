@@ -90,12 +90,7 @@ class masked_word_layout final : public batch_layout {
   cell_codec codec_{"u1", false, cell_codec::write_kind::set_one, true};
 };
 
-std::size_t calls_of(const redis_server& s, const std::string& cmd) {
-  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
-  const auto at = stats.find("cmdstat_" + cmd + ":calls=");
-  if (at == std::string::npos) return 0;
-  return std::stoul(stats.substr(at + cmd.size() + 15));
-}
+using bloomkit::test::calls_of;
 
 class RedisBatchEngine : public bloomkit::test::single_server_client_test {};
 
@@ -130,7 +125,7 @@ TEST_F(RedisBatchEngine, AWindowIsReadOverEverySliceInOneCommandEach) {
   EXPECT_EQ(a.answers[0], 1);
   EXPECT_EQ(a.answers[1], 1);
   EXPECT_EQ(a.count(), 2u + a.answers[2]);
-  EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 2u);  // one per slice, for all three keys
+  EXPECT_EQ(calls_of(*server_, "bitfield_ro"), 2);  // one per slice, for all three keys
 }
 
 // Redis returns a word's first bit as the most significant of the integer (negative when set).

@@ -13,6 +13,7 @@
 #include "redis/client/key_slot.hpp"
 #include "support/errors.hpp"
 #include "support/interop_vectors.hpp"
+#include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -41,14 +42,8 @@ std::vector<interop_vector> vectors() {
   return out;
 }
 
-std::string redis_bytes(const interop_vector& v) {
-  const auto bytes = bloomkit::test::read_bytes(v.file);
-  return {bytes.begin(), bytes.end()};
-}
-
-std::vector<std::string_view> views(const std::vector<std::string>& keys) {
-  return {keys.begin(), keys.end()};
-}
+using bloomkit::test::redis_bytes;
+using bloomkit::test::views;
 
 // Answers of contains() and of contains_many() (3 keys per command) against the vector's probes.
 void expect_go_zeros_answers(client& c, const std::string& key, const interop_vector& v) {

@@ -18,6 +18,7 @@
 #include "bloomkit/sizing.hpp"
 #include "support/errors.hpp"
 #include "support/interop_vectors.hpp"
+#include "support/keys.hpp"
 #include "support/redis_fixtures.hpp"
 #include "support/redis_server.hpp"
 #include "support/temp_dir.hpp"
@@ -31,7 +32,7 @@ using bloomkit::redis::single_string_filter;
 using bloomkit::test::error_of;
 using bloomkit::test::interop_vector;
 
-std::vector<interop_vector> vectors() {
+std::vector<interop_vector> peer_vectors() {
   std::vector<interop_vector> out;
   for (const char* peer : {"guava_helper", "go_zero_new_filter"}) {
     for (const auto& path : bloomkit::test::vector_files(peer)) {
@@ -54,14 +55,8 @@ std::unique_ptr<single_string_filter> open(client& c, const std::string& key,
       c, key, v.bits, bloomkit::redis::go_zero_options{per_command, v.hashes});
 }
 
-std::string redis_bytes(const interop_vector& v) {
-  const auto bytes = bloomkit::test::read_bytes(v.file);
-  return {bytes.begin(), bytes.end()};
-}
-
-std::vector<std::string_view> views(const std::vector<std::string>& keys) {
-  return {keys.begin(), keys.end()};
-}
+using bloomkit::test::redis_bytes;
+using bloomkit::test::views;
 
 // How many of the vector's keys are new when inserted in order into an empty filter: those with
 // an offset no earlier key set.
@@ -103,7 +98,7 @@ void expect_peers_answers(single_string_filter& f, const interop_vector& v) {
 class RedisPeerLayouts : public bloomkit::test::single_server_client_test {};
 
 TEST_F(RedisPeerLayouts, InsertingSetsExactlyThePeersBits) {
-  const auto all = vectors();
+  const auto all = peer_vectors();
   ASSERT_EQ(all.size(), 9u);  // 3 funnels x 2 sizes, 3 go-zero k
   for (const auto& v : all) {
     SCOPED_TRACE(v.name);
@@ -127,7 +122,7 @@ TEST_F(RedisPeerLayouts, InsertingSetsExactlyThePeersBits) {
 // What the peer's own code wrote: the helper's add loop replayed (its SETBITs, one per offset,
 // in its order), go-zero's string as its SETBIT script left it through redigo.
 TEST_F(RedisPeerLayouts, ReadsWhatThePeersOwnCodeWroteWithThePeersAnswers) {
-  for (const auto& v : vectors()) {
+  for (const auto& v : peer_vectors()) {
     SCOPED_TRACE(v.name);
     if (v.scheme == "guava_helper") {
       std::vector<command> setbits;

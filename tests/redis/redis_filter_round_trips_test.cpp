@@ -12,13 +12,8 @@ namespace {
 
 using namespace bloomkit::redis_filter_test;
 
-// INFO stats' total_reads_processed: how many reads the server did on client sockets. A pipeline
-// sent with one write arrives in one read on the loopback.
-long long reads_processed(const redis_server& s) {
-  const std::string info = s.raw({"INFO", "STATS"}).str();
-  const auto at = info.find("total_reads_processed:") + 22;
-  return std::stoll(info.substr(at, info.find('\r', at) - at));
-}
+using bloomkit::test::calls_of;
+using bloomkit::test::reads_processed;
 
 TEST_F(RedisFilterSingle, SingleKeyInsertIsOneRoundTripWithoutLua) {
   auto f = redis_filter::create(*client_, "one", 10000, 0.01);
@@ -48,14 +43,6 @@ TEST_F(RedisFilterSingle, SingleKeyInsertIsOneRoundTripWithoutLua) {
   EXPECT_EQ(f.info().inserted, 52u);
   auto c2 = client::connect(server_->url());
   EXPECT_EQ(redis_filter::open(c2, "one").info().inserted, 52u);
-}
-
-// calls= of one command in INFO COMMANDSTATS (0 when it never ran).
-long long calls_of(const redis_server& s, const std::string& cmd) {
-  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
-  const auto at = stats.find("cmdstat_" + cmd + ":calls=");
-  if (at == std::string::npos) return 0;
-  return std::stoll(stats.substr(at + cmd.size() + 15));
 }
 
 // What a single-key insert sends: its BITFIELD and the meta's re-read, plus the count of the

@@ -110,19 +110,8 @@ TEST_P(RedisWindowFormat, KeysAreFoundWithinTheWindowAndForgottenAfterIt) {
   }
 }
 
-// INFO stats' total_reads_processed: a pipeline sent with one write arrives in one read on the
-// loopback (as in redis_filter_test).
-long long reads_processed(const bloomkit::test::redis_server& s) {
-  const std::string info = s.raw({"INFO", "STATS"}).str();
-  const auto at = info.find("total_reads_processed:") + 22;
-  return std::stoll(info.substr(at, info.find('\r', at) - at));
-}
-long long calls_of(const bloomkit::test::redis_server& s, const std::string& cmd) {
-  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
-  const auto at = stats.find("cmdstat_" + cmd + ":calls=");
-  if (at == std::string::npos) return 0;
-  return std::stoll(stats.substr(at + cmd.size() + 15));
-}
+using bloomkit::test::calls_of;
+using bloomkit::test::reads_processed;
 
 TEST_P(RedisWindowFormat, ABatchIsOneRoundTripOverEveryLiveSlice) {
   filter_options o;

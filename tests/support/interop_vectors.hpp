@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/temp_dir.hpp"  // read_bytes
 #include "support/vector_text.hpp"
 
 #ifndef BLOOMKIT_INTEROP_DATA
@@ -85,6 +86,12 @@ inline interop_vector read_vector(const std::filesystem::path& path) {
 }
 
 // Every vector (*.txt but the sizing tables) of one peer's directory, sorted by name.
+// The vector's file as the string value a Redis key holds.
+inline std::string redis_bytes(const interop_vector& v) {
+  const auto bytes = read_bytes(v.file);
+  return {bytes.begin(), bytes.end()};
+}
+
 inline std::vector<std::filesystem::path> vector_files(const std::string& peer) {
   std::vector<std::filesystem::path> out;
   for (const auto& entry : std::filesystem::directory_iterator(interop_data() / peer)) {

@@ -185,4 +185,17 @@ reply redis_server::raw(const std::vector<std::string>& args) const {
   return std::move(*r);
 }
 
+long long calls_of(const redis_server& s, const std::string& command) {
+  const std::string stats = s.raw({"INFO", "COMMANDSTATS"}).str();
+  const auto at = stats.find("cmdstat_" + command + ":calls=");
+  if (at == std::string::npos) return 0;
+  return std::stoll(stats.substr(at + command.size() + 15));
+}
+
+long long reads_processed(const redis_server& s) {
+  const std::string info = s.raw({"INFO", "STATS"}).str();
+  const auto at = info.find("total_reads_processed:") + 22;
+  return std::stoll(info.substr(at, info.find('\r', at) - at));
+}
+
 }  // namespace bloomkit::test

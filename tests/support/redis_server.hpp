@@ -161,4 +161,10 @@ class redis_cluster {
   std::vector<std::unique_ptr<redis_server>> nodes_;
 };
 
+// calls= of one command in the server's INFO COMMANDSTATS (0 when it never ran).
+long long calls_of(const redis_server& s, const std::string& command);
+// INFO STATS' total_reads_processed: the reads the server did on client sockets (a pipeline sent
+// with one write arrives in one read on the loopback).
+long long reads_processed(const redis_server& s);
+
 }  // namespace bloomkit::test
