@@ -118,7 +118,7 @@ double blocked_fpp(std::uint64_t bits, std::uint32_t k, std::uint64_t n) {
 
 filter_params blocked_params(std::uint64_t n, double p) {
   const std::uint64_t classic = optimal_params(n, p).bits;  // validates n and p
-  return detail::sizing_memo::shared().get(detail::sizing_memo::blocked, n, p, [&] {
+  return detail::sizing_memo::shared().get({detail::sizing_memo::blocked, n, p}, [&] {
     const double limit = blocked_classic_ratio * static_cast<double>(classic);
     const std::uint64_t guess = classic / blocked_line_bits;
     std::optional<filter_params> fewest;

@@ -103,22 +103,37 @@ TEST(WordFilterSizing, FigureFallsWithWordsAndRisesWithKeys) {
   EXPECT_EQ(word_filter_fpp(64, 7, 1, 1'000'000), 1.0);  // one word, a million keys
 }
 
-TEST(WordFilterSizing, PicksTheFewestWordsThatHoldTheTarget) {
-  for (std::uint32_t w : {64U, 112U, 128U, 256U}) {
-    for (std::uint64_t n : {1U, 10U, 1000U, 1'250'000U}) {
-      for (double p : {0.1, 0.01 / 9, 1e-4 / 9}) {
-        const word_filter_params s = word_filter_sizing(w, n, p);
-        ASSERT_GE(s.words, 1U);
-        EXPECT_LE(word_filter_fpp(w, s.hashes, s.words, n), p) << w << " " << n << " " << p;
-        if (s.words > 1) {
-          EXPECT_GT(word_filter_fpp(w, s.hashes, s.words - 1, n), p) << w << " " << n << " " << p;
+// The answer is the one exact search over every k and every word count gives: the fewest words,
+// and the smallest k on a tie. Window files and Redis window filters record the layout this
+// sizing gave and are checked against it when read, so it must never change.
+TEST(WordFilterSizing, PicksTheFewestWordsThatHoldTheTargetAndTheSmallestKOnATie) {
+  for (std::uint32_t w : {8U, 16U, 64U, 112U, 128U, 256U, 512U}) {
+    for (std::uint64_t n : {1U, 3U, 10U, 1000U, 54'321U, 1'250'000U, 3'000'000'000U}) {
+      for (double p : {0.5, 0.1, 0.01 / 9, 1e-4 / 9, 1e-7}) {
+        const auto at = [&] { return testing::Message() << w << " " << n << " " << p; };
+        word_filter_params s;
+        try {
+          s = word_filter_sizing(w, n, p);
+        } catch (const error& e) {
+          // Too large: not even the most words hold p, whatever k.
+          EXPECT_EQ(e.code(), errc::too_large) << at();
+          for (std::uint32_t k = 1; k <= std::min(max_word_hashes, w); ++k) {
+            EXPECT_GT(word_filter_fpp(w, k, max_bits / w, n), p) << at() << " k " << k;
+          }
+          continue;
         }
-        // No other k does it in fewer words.
+        ASSERT_GE(s.words, 1U) << at();
+        EXPECT_LE(word_filter_fpp(w, s.hashes, s.words, n), p) << at();
         for (std::uint32_t k = 1; k <= std::min(max_word_hashes, w); ++k) {
+          // No k does it in fewer words, and no smaller k in as many.
           if (s.words > 1) {
-            EXPECT_GT(word_filter_fpp(w, k, s.words - 1, n), p) << "k " << k;
+            EXPECT_GT(word_filter_fpp(w, k, s.words - 1, n), p) << at() << " k " << k;
+          }
+          if (k < s.hashes) {
+            EXPECT_GT(word_filter_fpp(w, k, s.words, n), p) << at() << " k " << k;
           }
         }
+        EXPECT_EQ(word_filter_sizing(w, n, p), s) << at() << " asked again";
       }
     }
   }
