@@ -18,6 +18,7 @@
 #include "support/errors.hpp"
 #include "support/fpp_checks.hpp"
 #include "support/keys.hpp"
+#include "support/statistical.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -111,6 +112,7 @@ class local_sharded_filter {
 };
 
 TEST(RedisShardLayout, SmallShardsMeetTheTargetAtCapacity) {
+  BLOOMKIT_STATISTICAL_TEST();
   const bloomkit::test::point pt{0.01, 0.15};
   for (const std::uint64_t n : {300u, 1000u, 3000u}) {
     const auto layout = shard_layout::for_capacity(n, pt.p, 10);  // shards of at most 1024 bits
