@@ -214,8 +214,9 @@ void validate_word_filter(std::uint32_t word_bits, std::uint32_t k, std::uint64_
 // The FPP above of `words` words of word_bits bits with k bits per key, holding n keys.
 double word_filter_fpp(std::uint32_t word_bits, std::uint32_t k, std::uint64_t words,
                        std::uint64_t n);
-// The fewest words (and its k, the smaller on a tie) with word_filter_fpp <= p at n keys.
-// Throws errc::too_large when more than max_bits bits would be needed.
+// The fewest words (and its k, 1..min(max_word_hashes, word_bits), the smaller on a tie) with
+// word_filter_fpp <= p at n keys; some 0.3 ms, and the last answers are remembered. Throws
+// errc::too_large when more than max_bits bits would be needed.
 word_filter_params word_filter_sizing(std::uint32_t word_bits, std::uint64_t n, double p);
 
 // Bytes of the 64-bit word array that holds m bits.
