@@ -2,15 +2,13 @@
 // A small JSON reader for test vectors (tests/data/redisbloom, redisbloom-cuckoo, spark):
 // objects, arrays, strings with escapes (\uXXXX to UTF-8), numbers kept as their text, true /
 // false / null. Throws std::runtime_error naming the offset on malformed input. Compiled once, in
-// bloomkit_test_json (json.cpp), at the build's own optimization level, not the test programs'.
+// bloomkit_test_support (json.cpp), at the build's own optimization level, not the test
+// programs'.
 
-#include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
-#include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>

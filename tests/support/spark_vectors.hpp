@@ -7,11 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "support/json.hpp"
 #include "support/sha256.hpp"
