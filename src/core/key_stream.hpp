@@ -17,6 +17,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "filter_pipeline.hpp"
+
 namespace bloomkit::detail {
 
 // How far ahead of the key being hashed the stream is read: bytes of the key array, and the
@@ -66,16 +68,35 @@ enum class key_reads : bool {
 
 // A pipeline's digest_at: digest_of(keys[i]); a batch read once and of at least
 // key_stream_min_bytes is read ahead of i as a stream. digest_of may return a reference (ready
-// digests pass through as they are).
+// digests pass through as they are). Its `work` tells the pipeline's distance that only string
+// keys are hashed at length (filter_pipeline.hpp).
+template <key_stream_distance Distance, class Key, class DigestOf>
+class key_stream {
+ public:
+  static constexpr key_work work =
+      std::is_same_v<Key, std::string_view> ? key_work::hashed : key_work::cheap;
+
+  key_stream(std::span<const Key> keys, DigestOf digest_of, key_reads reads) noexcept
+      : keys_(keys.data()),
+        end_(reads == key_reads::once && keys.size_bytes() >= key_stream_min_bytes ? keys.size()
+                                                                                   : 0),
+        digest_of_(digest_of) {}
+
+  [[gnu::always_inline]] decltype(auto) operator()(std::size_t i) const noexcept {
+    prefetch_key_stream<Distance>(keys_, i, end_);
+    return digest_of_(keys_[i]);
+  }
+
+ private:
+  const Key* keys_;
+  std::size_t end_;
+  DigestOf digest_of_;
+};
+
 template <key_stream_distance Distance, class Key, class DigestOf>
 [[gnu::always_inline]] inline auto streamed_digests(std::span<const Key> keys, DigestOf digest_of,
                                                     key_reads reads = key_reads::once) noexcept {
-  const std::size_t end =
-      reads == key_reads::once && keys.size_bytes() >= key_stream_min_bytes ? keys.size() : 0;
-  return [keys = keys.data(), end, digest_of](std::size_t i) noexcept -> decltype(auto) {
-    prefetch_key_stream<Distance>(keys, i, end);
-    return digest_of(keys[i]);
-  };
+  return key_stream<Distance, Key, DigestOf>(keys, digest_of, reads);
 }
 
 }  // namespace bloomkit::detail

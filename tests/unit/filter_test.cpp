@@ -135,7 +135,58 @@ TEST(PipelineDistance, PlainLoopInCacheAndARingThatHoldsBothLags) {
       const auto two_lines = pipeline_distance_for({bytes, 2}, ways);
       ASSERT_EQ(two_lines.lag, pipeline_distance_for({bytes}, 2 * ways).lag) << bytes;
       ASSERT_LE(two_lines.lag, d.lag) << bytes << " over " << ways;
+      // Cheap keys go further only at one line of one filter, in one stage (no second).
+      const auto cheap = pipeline_distance_for({bytes}, ways, detail::key_work::cheap);
+      if (ways == 1) {
+        ASSERT_EQ(cheap.lag, one.lag * detail::pipeline_cheap_key_factor) << bytes;
+        ASSERT_EQ(cheap.second, 0U) << bytes;
+        ASSERT_TRUE(std::has_single_bit(cheap.ring_mask + 1)) << bytes;
+        ASSERT_GT(cheap.ring_mask + 1, cheap.lag) << bytes;
+        ASSERT_LE(cheap.ring_mask + 1, detail::pipeline_ring) << bytes;
+      } else {
+        ASSERT_EQ(cheap.lag, d.lag) << bytes << " over " << ways;
+      }
+      ASSERT_EQ(pipeline_distance_for({bytes, 2}, ways, detail::key_work::cheap).lag, two_lines.lag)
+          << bytes;
     }
+  }
+  EXPECT_EQ(pipeline_distance_for({0}, 1, detail::key_work::cheap).lag, 0U);
+}
+
+// Integer keys and ready digests prefetch further in blocked filters (cheap keys, above): in the
+// L3's range and past 64 MiB, batches of lengths around that lag (shorter, equal, longer; a key
+// repeated in the batch) set the cells and answer as the single-key paths do, key by key.
+TEST(PipelineDistance, CheapKeyBatchesAroundTheirLagAnswerAsSingleKeys) {
+  for (const std::uint64_t capacity : {1'000'000ULL, 56'000'000ULL}) {
+    auto singles = blocked_bloom_filter::for_capacity(capacity, 0.01, key_type::int64);
+    ASSERT_GE(singles.byte_size(),
+              capacity > 1'000'000 ? detail::pipeline_dram_bytes : detail::pipeline_cache_bytes);
+    auto batched = singles;
+    std::uint64_t next = capacity;
+    for (const std::size_t length : {1, 5, 63, 64, 65, 95, 96, 97, 129, 300}) {
+      std::vector<std::uint64_t> keys(length);
+      for (auto& k : keys) k = next++ * 0x9E3779B97F4A7C15ULL;
+      keys.back() = keys.front();  // a repeat: not new the second time
+      std::size_t fresh = 0;
+      for (const std::uint64_t k : keys) fresh += singles.insert_integer(k);
+      ASSERT_EQ(batched.insert_integers(std::span<const std::uint64_t>(keys)), fresh) << length;
+      std::unique_ptr<bool[]> results(new bool[length]);
+      ASSERT_EQ(batched.contains_integers(std::span<const std::uint64_t>(keys),
+                                          std::span<bool>(results.get(), length)),
+                length);
+      // Ready digests of new keys, with the per-key answers of insert_many(digests, added).
+      std::vector<std::uint64_t> digests(length);
+      for (auto& d : digests) d = splitmix64_digest(next++);
+      digests.back() = digests.front();
+      ASSERT_EQ(batched.insert_many(std::span<const std::uint64_t>(digests),
+                                    std::span<bool>(results.get(), length)),
+                length - (length > 1))
+          << length;
+      for (std::size_t i = 0; i < length; ++i) {
+        ASSERT_EQ(results[i], singles.insert_digest(digests[i])) << length << " digest " << i;
+      }
+    }
+    EXPECT_TRUE(singles == batched) << capacity;
   }
 }
 
