@@ -33,7 +33,9 @@
 //                       misses at 1e7 98 ns at 0, 53 at 8, 48-50 at 16-48);
 //   64 MiB and more:    lag 48, second 24 (n = 1e8, DRAM: the ready digests 10.5 ns per
 //                       key at lag 16, 7.0 at 32, 4.5-5.2 at 64; here 0 and 8 much slower, 16-96
-//                       within the noise of a loaded machine).
+//                       within the noise of a loaded machine);
+//   cheap keys:         twice the lag at one line per key (integer keys and ready digests in
+//                       split blocks: 64 in the L3, 96 past it; pipeline_distance_of below).
 // The ring of locations grows with the lag (a power of two above both lags; its length is
 // runtime, its array the longest's), so a short lag keeps its few slots in L1.
 //
