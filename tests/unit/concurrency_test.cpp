@@ -70,7 +70,8 @@ TEST(Concurrency, EightThreadsInsertDisjointSets) {
 }
 
 // Integer keys: threads insert disjoint sets concurrently (key by key, in batches past the key
-// stream's threshold, and as 32-bit keys) into the classic and the blocked filter, beside lookups
+// stream's threshold, and as 32-bit keys) into the classic and the blocked filter past L2 (the
+// prefetching pipeline), beside lookups
 // of their own finished keys; every key is found, the count is every changed insert, and the bits
 // are those of one thread's inserts.
 template <class Filter>
@@ -84,7 +85,10 @@ void check_concurrent_integer_inserts() {
   }
   std::vector<std::uint32_t> narrow(1000);
   for (std::size_t i = 0; i < narrow.size(); ++i) narrow[i] = static_cast<std::uint32_t>(i * 977);
-  auto f = Filter::for_capacity(threads * per_thread, 0.01, key_type::int64);
+  // Sized past 1 MiB, so the batches run the pipeline at the cheap keys' lag (filter_pipeline.hpp).
+  constexpr std::uint64_t capacity = 1'000'000;
+  auto f = Filter::for_capacity(capacity, 0.01, key_type::int64);
+  ASSERT_GE(f.byte_size(), std::size_t{1} << 20);
   const std::size_t reported_new = run_together(threads, [&](int t) {
     const auto& keys = sets[t];
     std::size_t fresh = 0;
@@ -101,7 +105,7 @@ void check_concurrent_integer_inserts() {
   }
   for (const auto k : narrow) ASSERT_TRUE(f.contains_integer(k)) << k;
   EXPECT_EQ(f.inserted(), reported_new);
-  auto serial = Filter::for_capacity(threads * per_thread, 0.01, key_type::int64);
+  auto serial = Filter::for_capacity(capacity, 0.01, key_type::int64);
   for (const auto& keys : sets) serial.insert_integers(std::span<const std::uint64_t>(keys));
   serial.insert_integers(std::span<const std::uint32_t>(narrow));
   EXPECT_TRUE(serial == f);
