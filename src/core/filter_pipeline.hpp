@@ -92,8 +92,8 @@ inline constexpr std::size_t pipeline_dram_bytes = std::size_t{64} << 20;
 inline constexpr std::size_t pipeline_dram_lag = 48;
 // Cheap keys at one line per key in one stage (blocked filters' integer keys and ready digests;
 // pipeline_distance_of) prefetch this many times as far: their steps take 4-6 ns in the L3, so 32
-// keys ahead was only ~150 ns ahead, and integer lookups at n = 1e7 took 1.6-1.8x the limit at lag
-// 32 against 1.0-1.05x at 64 (docs/PERFORMANCE.md, "The pipeline's distance").
+// keys ahead was only ~150 ns ahead; integer lookups at n = 1e7 took 1.7x the mixer + line read
+// limit at lag 32 and 1.3-1.4x at 64 (docs/PERFORMANCE.md, "The pipeline's distance").
 inline constexpr std::size_t pipeline_cheap_key_factor = 2;
 // The ring holds both stages' keys at the longest lag, and one stage's at the cheap keys'.
 inline constexpr std::size_t pipeline_ring = std::bit_ceil(
@@ -103,7 +103,8 @@ inline constexpr std::size_t pipeline_min_slot_lag = 4;
 
 // The one rule. `ways`: the filters a key's lines are prefetched in together (a window's slots),
 // which share the misses in flight among them, as a key's several lines do. `work`: the keys'
-// (key_work above); two-stage pipelines pass key_work::hashed, since they have a second stage.
+// (key_work above), which counts only at one line of one filter (pipeline_distance_of passes it
+// for the ops that declare one line per key; the others pass key_work::hashed).
 constexpr pipeline_distance pipeline_distance_for(touched_bytes touched, std::size_t ways = 1,
                                                   key_work work = key_work::hashed) noexcept {
   if (touched.bytes < pipeline_cache_bytes) return {};
@@ -122,7 +123,8 @@ constexpr pipeline_distance pipeline_distance_for(touched_bytes touched, std::si
 // Runs step(i, checked) for i = 0 .. n + span - 1, where step i handles key i and the keys up to
 // span behind it. checked is std::true_type where some of those keys do not exist (the first and
 // last span steps) and std::false_type in the steady run between, whose loop then has no bounds
-// tests: 8-15% of a batch of integer keys in the L3 (docs/PERFORMANCE.md).
+// tests (a loop of this shape outside the library was 5-12% faster than the checked one on
+// integer keys in the L3; in the library's harness the difference was within the noise).
 template <class Step>
 [[gnu::always_inline]] inline void run_steps(std::size_t n, std::size_t span, Step step) {
   const std::size_t steady = span < n ? span : n;
@@ -133,7 +135,7 @@ template <class Step>
 
 // The distance of a pipeline over Ops and DigestAt. Cheap keys count where Ops declares
 // `static constexpr bool one_line_per_key = true` (one line per key, one stage: the blocked
-// filter's split blocks and lines); elsewhere a step has several lines to wait for already.
+// filter's split blocks); elsewhere a step has several lines to wait for already.
 template <class Ops, class DigestAt>
 constexpr pipeline_distance pipeline_distance_of(touched_bytes touched) noexcept {
   constexpr bool one_line = requires {

@@ -76,8 +76,8 @@ struct split_block_ops {
     std::uint32_t h32;
   };
   static constexpr bool two_stage = false;
-  static constexpr bool one_line_per_key =
-      true;  // cheap keys prefetch further (filter_pipeline.hpp)
+  // One line per key: integer keys and ready digests prefetch further (filter_pipeline.hpp).
+  static constexpr bool one_line_per_key = true;
 
   std::uint64_t* words;  // lookups never write through it
   std::uint64_t blocks;

@@ -71,9 +71,8 @@ TEST(Concurrency, EightThreadsInsertDisjointSets) {
 
 // Integer keys: threads insert disjoint sets concurrently (key by key, in batches past the key
 // stream's threshold, and as 32-bit keys) into the classic and the blocked filter past L2 (the
-// prefetching pipeline), beside lookups
-// of their own finished keys; every key is found, the count is every changed insert, and the bits
-// are those of one thread's inserts.
+// prefetching pipeline), beside lookups of their own finished keys; every key is found, the count
+// is every changed insert, and the bits are those of one thread's inserts.
 template <class Filter>
 void check_concurrent_integer_inserts() {
   constexpr int threads = 4;
