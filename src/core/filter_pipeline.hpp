@@ -148,8 +148,9 @@ constexpr pipeline_distance pipeline_distance_of(touched_bytes touched) noexcept
 // so with `added` (nullptr: not wanted) added[i] says whether key i changed a cell, and a key
 // repeated later in the batch sees its earlier insert (not new), as a loop of inserts would.
 template <bool Atomic, class Ops, class DigestAt>
-std::size_t insert_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at,
+std::size_t insert_pipeline(const Ops& ops_given, std::size_t n, DigestAt digest_at,
                             touched_bytes touched, bool* added = nullptr) {
+  const Ops ops = ops_given;  // in registers: the ring's stores could alias the caller's copy
   const pipeline_distance d = pipeline_distance_of<Ops, DigestAt>(touched);
   const std::size_t lag = d.lag;
   typename Ops::location slots[pipeline_ring];
@@ -179,8 +180,9 @@ bool holds(const Ops& ops, const typename Ops::location& at) noexcept {
 }
 
 template <class Ops, class DigestAt>
-std::size_t lookup_pipeline(const Ops& ops, std::size_t n, DigestAt digest_at,
+std::size_t lookup_pipeline(const Ops& ops_given, std::size_t n, DigestAt digest_at,
                             touched_bytes touched, bool* results) {
+  const Ops ops = ops_given;  // as in insert_pipeline
   const pipeline_distance d = pipeline_distance_of<Ops, DigestAt>(touched);
   if (d.lag == 0) {  // in cache: the plain loop, with the early exit of a miss
     std::size_t present = 0;
