@@ -188,18 +188,18 @@ void strings_group(const options& o) {
     f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
     if (!arr) arr.emplace(f->byte_size());
     insert_row.add(inserts.run([&](auto keys) { f->insert_many(keys); }));
-    insert_row.add_limit(best_hash_and_read<xxh3_of_string>(*arr, limit_inserts.keys()));
-    insert_row.add_alt_limit(best_hash_and_write<xxh3_of_string>(*arr, limit_inserts.keys()));
+    insert_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
+    insert_row.add_alt_limit(hash_and_write_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   for (int r = 0; r < o.reps; ++r) {
     std::size_t pos = 0;
     hit_row.add(batched_lookup(*f, hits.keys(), true, &pos));
-    hit_row.add_limit(best_hash_and_read<xxh3_of_string>(*arr, hits.keys()));
+    hit_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, hits.keys()));
     miss_row.add(batched_lookup(*f, misses.keys(), false, &pos));
     miss_row.positives = pos;
     miss_row.queries = misses.size();
-    miss_row.add_limit(best_hash_and_read<xxh3_of_string>(*arr, misses.keys()));
+    miss_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, misses.keys()));
     const auto one_hit = hits.keys().first(std::min(o.single, hits.size()));
     const auto one_miss = misses.keys().first(std::min(o.single, misses.size()));
     single_hit.add(single_key_loop(*f, one_hit, true));
@@ -233,8 +233,8 @@ void ints_group(const options& o) {
         insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
       }
     }));
-    insert_row.add_limit(best_hash_and_read<mixer_of_int>(*arr, limit_keys));
-    insert_row.add_alt_limit(best_hash_and_read<xxh3_of_int>(*arr, limit_keys));
+    insert_row.add_limit(hash_and_read_variants<mixer_of_int>(*arr, limit_keys));
+    insert_row.add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, limit_keys));
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   std::unique_ptr<bool[]> results(new bool[std::max(hits.size(), misses.size())]);
@@ -247,8 +247,8 @@ void ints_group(const options& o) {
       if (set == &hits && found != hits.size()) fail("a false negative on integer keys");
       row->positives = found;
       row->queries = set->size();
-      row->add_limit(best_hash_and_read<mixer_of_int>(*arr, std::span(set->ints)));
-      row->add_alt_limit(best_hash_and_read<xxh3_of_int>(*arr, std::span(set->ints)));
+      row->add_limit(hash_and_read_variants<mixer_of_int>(*arr, std::span(set->ints)));
+      row->add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, std::span(set->ints)));
     }
   }
   for (const auto* row : {&insert_row, &hit_row, &miss_row}) row->print(o.n);
