@@ -185,21 +185,30 @@ void strings_group(const options& o) {
   const int insert_reps = o.n <= keep_all_below ? o.reps : 1;
   std::optional<limit_array> arr;
   for (int r = 0; r < insert_reps; ++r) {
-    f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
+    const auto fill = [&] {
+      f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
+      return inserts.run([&](auto keys) { f->insert_many(keys); });
+    };
+    insert_row.add(fill());
     if (!arr) arr.emplace(f->byte_size());
-    insert_row.add(inserts.run([&](auto keys) { f->insert_many(keys); }));
     insert_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
     insert_row.add_alt_limit(hash_and_write_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
+    add_paired_limit<xxh3_of_string>(insert_row, *arr, limit_inserts.keys(), fill);
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   for (int r = 0; r < o.reps; ++r) {
     std::size_t pos = 0;
     hit_row.add(batched_lookup(*f, hits.keys(), true, &pos));
     hit_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, hits.keys()));
+    add_paired_limit<xxh3_of_string>(hit_row, *arr, hits.keys(),
+                                     [&] { return batched_lookup(*f, hits.keys(), true, &pos); });
     miss_row.add(batched_lookup(*f, misses.keys(), false, &pos));
     miss_row.positives = pos;
     miss_row.queries = misses.size();
     miss_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, misses.keys()));
+    add_paired_limit<xxh3_of_string>(miss_row, *arr, misses.keys(), [&] {
+      return batched_lookup(*f, misses.keys(), false, &pos);
+    });
     const auto one_hit = hits.keys().first(std::min(o.single, hits.size()));
     const auto one_miss = misses.keys().first(std::min(o.single, misses.size()));
     single_hit.add(single_key_loop(*f, one_hit, true));
@@ -226,29 +235,39 @@ void ints_group(const options& o) {
   std::optional<decltype(make_int_filter(1, target_p))> f;
   std::optional<limit_array> arr;
   for (int r = 0; r < o.reps; ++r) {
-    f.emplace(make_int_filter(o.n, target_p));
+    const auto fill = [&] {
+      f.emplace(make_int_filter(o.n, target_p));
+      return time_per_key(inserts.size(), [&] {
+        for (std::size_t at = 0; at < inserts.size(); at += chunk) {
+          insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
+        }
+      });
+    };
+    insert_row.add(fill());
     if (!arr) arr.emplace(f->byte_size());
-    insert_row.add(time_per_key(inserts.size(), [&] {
-      for (std::size_t at = 0; at < inserts.size(); at += chunk) {
-        insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
-      }
-    }));
     insert_row.add_limit(hash_and_read_variants<mixer_of_int>(*arr, limit_keys));
     insert_row.add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, limit_keys));
+    add_paired_limit<mixer_of_int>(insert_row, *arr, limit_keys, fill);
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   std::unique_ptr<bool[]> results(new bool[std::max(hits.size(), misses.size())]);
   for (int r = 0; r < o.reps; ++r) {
     for (auto [set, row] : {std::pair{&hits, &hit_row}, std::pair{&misses, &miss_row}}) {
-      std::size_t found = contains_ints(*f, *set, std::span<bool>(results.get(), set->size()));
-      row->add(time_per_key(set->size(), [&] {  // warm, as batched_lookup
+      std::size_t found = 0;
+      const auto lookups = [&] {
         found = contains_ints(*f, *set, std::span<bool>(results.get(), set->size()));
-      }));
-      if (set == &hits && found != hits.size()) fail("a false negative on integer keys");
+        const per_key t = time_per_key(set->size(), [&] {  // warm, as batched_lookup
+          found = contains_ints(*f, *set, std::span<bool>(results.get(), set->size()));
+        });
+        if (set == &hits && found != hits.size()) fail("a false negative on integer keys");
+        return t;
+      };
+      row->add(lookups());
       row->positives = found;
       row->queries = set->size();
       row->add_limit(hash_and_read_variants<mixer_of_int>(*arr, std::span(set->ints)));
       row->add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, std::span(set->ints)));
+      add_paired_limit<mixer_of_int>(*row, *arr, std::span(set->ints), lookups);
     }
   }
   for (const auto* row : {&insert_row, &hit_row, &miss_row}) row->print(o.n);

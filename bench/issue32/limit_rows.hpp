@@ -70,10 +70,15 @@ class row_samples {
   }
   void add_limit(const limit_samples& s) { limit_.add(s); }
   void add_alt_limit(const limit_samples& s) { alt_limit_.add(s); }
+  // The limit's variant with the least median so far ("" before the first add_limit).
+  std::string best_limit_config() const { return limit_.empty() ? "" : limit_.best().second; }
+  // A row / limit ratio timed as a pair (add_paired_limit below).
+  void add_pair(double ratio) { pairs_.push_back(ratio); }
   std::size_t positives = 0;
   std::size_t queries = 0;
 
-  // limit_ns: the best variant's median (above); limit_fastest_ns: the fastest single timing of
+  // limit_ns: the best variant's median (above); paired_ratio: the median of the pairs' ratios;
+  // limit_fastest_ns: the fastest single timing of
   // any variant, the estimate before 2026-11-30, for comparison.
   void print(std::uint64_t n) const {
     std::printf(
@@ -87,6 +92,9 @@ class row_samples {
                   config.c_str(), limit_.fastest_single());
     }
     if (!alt_limit_.empty()) std::printf(", \"alt_limit_ns\": %.3f", alt_limit_.best().first);
+    if (!pairs_.empty()) {
+      std::printf(", \"paired_ratio\": %.4f, \"pairs\": %zu", median(pairs_), pairs_.size());
+    }
     if (queries > 0) std::printf(", \"positives\": %zu, \"queries\": %zu", positives, queries);
     std::printf("}\n");
     std::fflush(stdout);
@@ -94,49 +102,63 @@ class row_samples {
 
  private:
   std::string name_;
-  std::vector<double> cpu_, wall_;
+  std::vector<double> cpu_, wall_, pairs_;
   limit_estimate limit_, alt_limit_;
 };
 
 namespace detail {
 
-template <class Hash, bool Write, int Locality, std::size_t Distance, bool Stream, class Key>
-void try_variant(limit_array& arr, std::span<const Key> keys, limit_samples& out) {
+// One limit loop: its prefetch hint (3: L1, 2: L2), distance and key stream.
+template <int Locality, std::size_t Distance, bool Stream>
+struct variant {
+  static std::string name() {
+    return std::string(Locality == 3 ? "L1/" : "L2/") + std::to_string(Distance) +
+           (Stream ? "+nta" : "");
+  }
   // Timed warm, after one untimed pass: each variant in the same state, whatever ran before it.
-  std::uint64_t sum = hash_and_access<Hash, Locality, Distance, Write, Stream>(arr.mutable_words(),
-                                                                               arr.lines(), keys);
-  const per_key t = time_per_key(keys.size(), [&] {
-    sum += hash_and_access<Hash, Locality, Distance, Write, Stream>(arr.mutable_words(),
-                                                                    arr.lines(), keys);
-  });
-  sink = sum;
-  out.push_back({t, std::string(Locality == 3 ? "L1/" : "L2/") + std::to_string(Distance) +
-                        (Stream ? "+nta" : "")});
-}
+  template <class Hash, bool Write, class Key>
+  static per_key time(limit_array& arr, std::span<const Key> keys) {
+    std::uint64_t sum = hash_and_access<Hash, Locality, Distance, Write, Stream>(
+        arr.mutable_words(), arr.lines(), keys);
+    const per_key t = time_per_key(keys.size(), [&] {
+      sum += hash_and_access<Hash, Locality, Distance, Write, Stream>(arr.mutable_words(),
+                                                                      arr.lines(), keys);
+    });
+    sink = sum;
+    return t;
+  }
+};
 
-// The key stream read plainly and non-temporally (the library's pipelines read it the second
-// way since it was found: the limit must be the better of the two).
-template <class Hash, bool Write, bool Stream, class Key>
-void try_distances(limit_array& arr, std::span<const Key> keys, limit_samples& out) {
-  try_variant<Hash, Write, 2, 16, Stream>(arr, keys, out);
-  try_variant<Hash, Write, 2, 32, Stream>(arr, keys, out);
-  try_variant<Hash, Write, 2, 64, Stream>(arr, keys, out);
-  try_variant<Hash, Write, 3, 16, Stream>(arr, keys, out);
-  try_variant<Hash, Write, 3, 32, Stream>(arr, keys, out);
-  try_variant<Hash, Write, 3, 64, Stream>(arr, keys, out);
+// visit(variant<...>{}) for every variant the limit tries: distances 16/32/64 into L2 and L1,
+// the key stream read plainly and non-temporally (the library's pipelines read it the second way
+// since it was found: the limit must be the better of the two).
+template <class Visit>
+void each_variant(Visit visit) {
+  visit(variant<2, 16, false>{});
+  visit(variant<2, 32, false>{});
+  visit(variant<2, 64, false>{});
+  visit(variant<3, 16, false>{});
+  visit(variant<3, 32, false>{});
+  visit(variant<3, 64, false>{});
+  visit(variant<2, 16, true>{});
+  visit(variant<2, 32, true>{});
+  visit(variant<2, 64, true>{});
+  visit(variant<3, 16, true>{});
+  visit(variant<3, 32, true>{});
+  visit(variant<3, 64, true>{});
 }
 
 template <class Hash, bool Write, class Key>
 limit_samples all_variants(limit_array& arr, std::span<const Key> keys) {
   limit_samples out;
-  try_distances<Hash, Write, false>(arr, keys, out);
-  try_distances<Hash, Write, true>(arr, keys, out);
+  each_variant([&](auto v) { out.push_back({v.template time<Hash, Write>(arr, keys), v.name()}); });
   return out;
 }
 
 }  // namespace detail
 
-// Hash + one prefetched random line read per key (batched lookups' limit), every variant timed once.
+// Hash + one prefetched random line read per key (batched lookups' limit), every variant timed
+// once.
 template <class Hash, class Key>
 limit_samples hash_and_read_variants(limit_array& arr, std::span<const Key> keys) {
   return detail::all_variants<Hash, false>(arr, keys);
@@ -145,6 +167,22 @@ limit_samples hash_and_read_variants(limit_array& arr, std::span<const Key> keys
 template <class Hash, class Key>
 limit_samples hash_and_write_variants(limit_array& arr, std::span<const Key> keys) {
   return detail::all_variants<Hash, true>(arr, keys);
+}
+
+// One more timing of a batched row's loop (loop() returns it: lookups timed warm, or a fill of an
+// empty filter), right after one of the limit's best variant so far on the row's limit keys: the
+// pair's ratio goes to the row. On this shared
+// machine a phase of slow memory lasts about a second, so the two of a pair see the same phase,
+// where the row's own timing and the limit's, a second or more apart, may not.
+template <class Hash, class Key, class Loop>
+void add_paired_limit(row_samples& row, limit_array& arr, std::span<const Key> keys, Loop loop) {
+  const std::string best = row.best_limit_config();
+  per_key limit{};
+  detail::each_variant([&](auto v) {
+    if (v.name() == best) limit = v.template time<Hash, false>(arr, keys);
+  });
+  const per_key t = loop();
+  if (limit.cpu_ns > 0) row.add_pair(t.cpu_ns / limit.cpu_ns);
 }
 
 // Hash + one dependent random read per key (single-key lookups' limit).
