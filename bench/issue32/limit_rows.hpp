@@ -78,8 +78,8 @@ class row_samples {
   std::size_t queries = 0;
 
   // limit_ns: the best variant's median (above); paired_ratio: the median of the pairs' ratios;
-  // limit_fastest_ns: the fastest single timing of
-  // any variant, the estimate before 2026-11-30, for comparison.
+  // limit_fastest_ns: the fastest single timing of any variant, the estimate before 2026-11-30,
+  // for comparison.
   void print(std::uint64_t n) const {
     std::printf(
         "{\"type\": \"row\", \"row\": \"%s\", \"n\": %llu, \"cpu_ns\": %.3f, "
@@ -171,9 +171,9 @@ limit_samples hash_and_write_variants(limit_array& arr, std::span<const Key> key
 
 // One more timing of a batched row's loop (loop() returns it: lookups timed warm, or a fill of an
 // empty filter), right after one of the limit's best variant so far on the row's limit keys: the
-// pair's ratio goes to the row. On this shared
-// machine a phase of slow memory lasts about a second, so the two of a pair see the same phase,
-// where the row's own timing and the limit's, a second or more apart, may not.
+// pair's ratio goes to the row. On this shared machine a phase of slow memory lasts about a
+// second, so the two of a pair see the same phase, where the row's own timing and the limit's, a
+// second or more apart, may not.
 template <class Hash, class Key, class Loop>
 void add_paired_limit(row_samples& row, limit_array& arr, std::span<const Key> keys, Loop loop) {
   const std::string best = row.best_limit_config();
