@@ -132,20 +132,19 @@ struct variant {
 // visit(variant<...>{}) for every variant the limit tries: distances 16/32/64 into L2 and L1,
 // the key stream read plainly and non-temporally (the library's pipelines read it the second way
 // since it was found: the limit must be the better of the two).
+template <bool Stream, class Visit>
+void each_distance(Visit& visit) {
+  visit(variant<2, 16, Stream>{});
+  visit(variant<2, 32, Stream>{});
+  visit(variant<2, 64, Stream>{});
+  visit(variant<3, 16, Stream>{});
+  visit(variant<3, 32, Stream>{});
+  visit(variant<3, 64, Stream>{});
+}
 template <class Visit>
 void each_variant(Visit visit) {
-  visit(variant<2, 16, false>{});
-  visit(variant<2, 32, false>{});
-  visit(variant<2, 64, false>{});
-  visit(variant<3, 16, false>{});
-  visit(variant<3, 32, false>{});
-  visit(variant<3, 64, false>{});
-  visit(variant<2, 16, true>{});
-  visit(variant<2, 32, true>{});
-  visit(variant<2, 64, true>{});
-  visit(variant<3, 16, true>{});
-  visit(variant<3, 32, true>{});
-  visit(variant<3, 64, true>{});
+  each_distance<false>(visit);
+  each_distance<true>(visit);
 }
 
 template <class Hash, bool Write, class Key>
