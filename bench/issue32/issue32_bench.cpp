@@ -5,7 +5,8 @@
 //
 //   issue32_bench --group strings|ints|kinds --n N [--queries Q] [--single S] [--reps R]
 //
-//   strings  blocked filter, 35-byte keys: insert_many (all n keys into an empty filter),
+//   strings  blocked filter, 35-byte keys: insert_many (all n keys into an empty filter, then
+//            once more into another with each chunk paired with the limit on its keys),
 //            contains_many hits and misses (Q queries), contains hits and misses one key at a
 //            time (S queries); limits: hash + one prefetched random line read (write for
 //            inserts), and hash + one dependent random read for the single-key rows (hash + one
@@ -117,7 +118,8 @@ class insert_stream {
   explicit insert_stream(std::uint64_t n) : n_(n) {
     if (n <= keep_all_below) all_.emplace(insert_keys(0, n));
   }
-  // Calls insert(keys) for consecutive chunks of ids [first, last); the time of those calls.
+  // Calls insert(keys) for consecutive chunks of ids [first, last); insert times its call (timed
+  // below, or paired_insert_chunk) and returns it. The time of those calls per key.
   template <class Insert>
   per_key run(std::uint64_t first, std::uint64_t last, Insert insert) const {
     double cpu = 0, wall = 0;
@@ -131,7 +133,7 @@ class insert_stream {
         generated.emplace(insert_keys(at, count));
         keys = generated->keys();
       }
-      const per_key t = time_per_key(count, [&] { insert(keys); });
+      const per_key t = insert(keys);
       cpu += t.cpu_ns * static_cast<double>(count);
       wall += t.wall_ns * static_cast<double>(count);
       at += count;
@@ -148,6 +150,14 @@ class insert_stream {
   std::uint64_t n_;
   std::optional<keys35> all_;
 };
+
+// insert_stream::run's insert for f.insert_many(keys), timed alone.
+template <class Filter>
+auto timed_insert_many(Filter& f) {
+  return [&f](std::span<const std::string_view> keys) {
+    return time_per_key(keys.size(), [&] { f.insert_many(keys); });
+  };
+}
 
 // contains_many over `keys`; checks hits (a false negative ends the run) and counts positives.
 // Timed warm, after one untimed pass, as the limits are (limit_rows.hpp): the steady state of a
@@ -184,16 +194,19 @@ void strings_group(const options& o) {
       single_miss("blocked/contains_miss");
   const int insert_reps = o.n <= keep_all_below ? o.reps : 1;
   std::optional<limit_array> arr;
+  // Each repetition fills a new filter twice: once alone (the row's figure), once with every
+  // chunk paired with the limit on its keys (the paired ratio).
   for (int r = 0; r < insert_reps; ++r) {
-    const auto fill = [&] {
-      f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
-      return inserts.run([&](auto keys) { f->insert_many(keys); });
-    };
-    insert_row.add(fill());
+    f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
+    insert_row.add(inserts.run(timed_insert_many(*f)));
     if (!arr) arr.emplace(f->byte_size());
     insert_row.add_limit(hash_and_read_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
     insert_row.add_alt_limit(hash_and_write_variants<xxh3_of_string>(*arr, limit_inserts.keys()));
-    add_paired_limit<xxh3_of_string>(insert_row, *arr, limit_inserts.keys(), fill);
+    f.emplace(bloomkit::blocked_bloom_filter::for_capacity(o.n, target_p));
+    inserts.run([&](std::span<const std::string_view> keys) {
+      return paired_insert_chunk<xxh3_of_string>(insert_row, *arr, keys,
+                                                 [&] { f->insert_many(keys); });
+    });
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   for (int r = 0; r < o.reps; ++r) {
@@ -234,20 +247,24 @@ void ints_group(const options& o) {
       miss_row("blocked_u64/contains_many_miss");
   std::optional<decltype(make_int_filter(1, target_p))> f;
   std::optional<limit_array> arr;
+  // As strings_group: a fill alone, then a fill whose chunks pair with the limit.
   for (int r = 0; r < o.reps; ++r) {
-    const auto fill = [&] {
-      f.emplace(make_int_filter(o.n, target_p));
-      return time_per_key(inserts.size(), [&] {
-        for (std::size_t at = 0; at < inserts.size(); at += chunk) {
-          insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
-        }
-      });
-    };
-    insert_row.add(fill());
+    f.emplace(make_int_filter(o.n, target_p));
+    insert_row.add(time_per_key(inserts.size(), [&] {
+      for (std::size_t at = 0; at < inserts.size(); at += chunk) {
+        insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
+      }
+    }));
     if (!arr) arr.emplace(f->byte_size());
     insert_row.add_limit(hash_and_read_variants<mixer_of_int>(*arr, limit_keys));
     insert_row.add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, limit_keys));
-    add_paired_limit<mixer_of_int>(insert_row, *arr, limit_keys, fill);
+    f.emplace(make_int_filter(o.n, target_p));
+    for (std::size_t at = 0; at < inserts.size(); at += chunk) {
+      const std::size_t count = std::min(chunk, inserts.size() - at);
+      paired_insert_chunk<mixer_of_int>(insert_row, *arr,
+                                        std::span(inserts.ints).subspan(at, count),
+                                        [&] { insert_ints(*f, inserts, at, count); });
+    }
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   std::unique_ptr<bool[]> results(new bool[std::max(hits.size(), misses.size())]);
@@ -297,9 +314,7 @@ void kinds_group(const options& o) {
   const keys35 misses = miss_keys(o.queries);
   print_process(o, "kinds", 0, false);
   const std::uint64_t n = o.n;
-  auto plain_fill = [](auto& f, const insert_stream& s) {
-    return s.run([&](auto keys) { f.insert_many(keys); });
-  };
+  auto plain_fill = [](auto& f, const insert_stream& s) { return s.run(timed_insert_many(f)); };
   kind_rows<bloomkit::bloom_filter>(
       o, "classic", inserts, hits, misses,
       [n] { return bloomkit::bloom_filter::for_capacity(n, target_p); }, plain_fill);
@@ -326,7 +341,7 @@ void kinds_group(const options& o) {
         for (std::uint32_t i = 0; i < slices; ++i) {
           f.set_now(i * 1000);
           const std::uint64_t first = n * i / slices, last = n * (i + 1) / slices;
-          const per_key t = s.run(first, last, [&](auto keys) { f.insert_many(keys); });
+          const per_key t = s.run(first, last, timed_insert_many(f));
           cpu += t.cpu_ns * static_cast<double>(last - first);
           wall += t.wall_ns * static_cast<double>(last - first);
         }

@@ -155,9 +155,10 @@ def render(samples, context):
         "repetitions, as a row's figure is its median; limit_rows.hpp says why not the fastest "
         "single timing, which raw.jsonl keeps as limit_fastest_ns), or one dependent read for "
         "the single-key rows. "
-        "The paired column: each batched row's loop (lookups, or a fill of an empty filter) "
-        "timed once more right after the limit's best variant, on the limit's keys, in every "
-        "repetition; the median over the "
+        "The paired column: each batched lookup row's loop timed once more right after the "
+        "limit's best variant, on the limit's keys, in every repetition, and each insert row's "
+        "fill of a new filter timed once more with every chunk of 2^20 keys right after the "
+        "limit's best variant on that chunk's keys; the median over the "
         "processes of each process's median of those ratios (with their range), which a "
         "phase of slow memory on the shared machine moves less than the ratio of medians. "
         "A target against the limit is judged by the paired ratio where the row has one "
@@ -211,4 +212,17 @@ def notes(samples, size_of):
                 fpp.append(f"{row} n = {n_text(n)} {recs[0]['positives'] / recs[0]['queries']:.4f}")
     if fpp:
         out.append("Measured FPP of the misses (after, p = 0.01): " + "; ".join(fpp) + ".")
+    fills = []
+    for row in ("blocked/insert_many", "blocked_u64/insert_many"):
+        for n in sorted({large, small}):
+            values = [r["fill_ratio"] for r in samples.get(("after", row, n), [])
+                      if "fill_ratio" in r]
+            if values:
+                fills.append(f"{row} n = {n_text(n)} {statistics.median(values):.2f}x "
+                             f"({min(values):.2f}-{max(values):.2f})")
+    if fills:
+        out.append("Paired fills as a whole (after; the chunks' total over their limits' total, "
+                   "so with the first chunks' page faults on the new filter's untouched memory, "
+                   "which the limit's array, written when it is made, does not pay): "
+                   + "; ".join(fills) + ".")
     return [line + "\n" for line in out]

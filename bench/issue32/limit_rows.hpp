@@ -74,10 +74,19 @@ class row_samples {
   std::string best_limit_config() const { return limit_.empty() ? "" : limit_.best().second; }
   // A row / limit ratio timed as a pair (add_paired_limit below).
   void add_pair(double ratio) { pairs_.push_back(ratio); }
+  // A fill's chunk and the limit on its keys, in ns (paired_insert_chunk below): the pair's ratio
+  // and the fill's totals, whose ratio includes the first touch of the new filter's pages.
+  void add_chunk_pair(double row_ns, double limit_ns) {
+    if (limit_ns <= 0) return;
+    add_pair(row_ns / limit_ns);
+    fill_row_ns_ += row_ns;
+    fill_limit_ns_ += limit_ns;
+  }
   std::size_t positives = 0;
   std::size_t queries = 0;
 
   // limit_ns: the best variant's median (above); paired_ratio: the median of the pairs' ratios;
+  // fill_ratio: a paired fill's total over its limit's (chunks included whatever their phase);
   // limit_fastest_ns: the fastest single timing of any variant, the estimate before 2026-11-30,
   // for comparison.
   void print(std::uint64_t n) const {
@@ -95,6 +104,7 @@ class row_samples {
     if (!pairs_.empty()) {
       std::printf(", \"paired_ratio\": %.4f, \"pairs\": %zu", median(pairs_), pairs_.size());
     }
+    if (fill_limit_ns_ > 0) std::printf(", \"fill_ratio\": %.4f", fill_row_ns_ / fill_limit_ns_);
     if (queries > 0) std::printf(", \"positives\": %zu, \"queries\": %zu", positives, queries);
     std::printf("}\n");
     std::fflush(stdout);
@@ -103,6 +113,7 @@ class row_samples {
  private:
   std::string name_;
   std::vector<double> cpu_, wall_, pairs_;
+  double fill_row_ns_ = 0, fill_limit_ns_ = 0;
   limit_estimate limit_, alt_limit_;
 };
 
@@ -168,20 +179,43 @@ limit_samples hash_and_write_variants(limit_array& arr, std::span<const Key> key
   return detail::all_variants<Hash, true>(arr, keys);
 }
 
-// One more timing of a batched row's loop (loop() returns it: lookups timed warm, or a fill of an
-// empty filter), right after one of the limit's best variant so far on the row's limit keys: the
-// pair's ratio goes to the row. On this shared machine a phase of slow memory lasts about a
-// second, so the two of a pair see the same phase, where the row's own timing and the limit's, a
-// second or more apart, may not.
-template <class Hash, class Key, class Loop>
-void add_paired_limit(row_samples& row, limit_array& arr, std::span<const Key> keys, Loop loop) {
+// One timing of the row's best limit variant so far (hash + read) on `keys`; zero before the
+// row's first add_limit.
+template <class Hash, class Key>
+per_key time_best_limit(const row_samples& row, limit_array& arr, std::span<const Key> keys) {
   const std::string best = row.best_limit_config();
   per_key limit{};
   detail::each_variant([&](auto v) {
     if (v.name() == best) limit = v.template time<Hash, false>(arr, keys);
   });
+  return limit;
+}
+
+// One more timing of a batched lookup row's loop (loop() returns it, timed warm), right after one
+// of the limit's best variant so far on the row's keys: the pair's ratio goes to the row. On this
+// shared machine a phase of slow memory lasts about a second, so the two of a pair see the same
+// phase, where the row's own timing and the limit's, a second or more apart, may not. Inserts
+// pair chunk by chunk instead (paired_insert_chunk).
+template <class Hash, class Key, class Loop>
+void add_paired_limit(row_samples& row, limit_array& arr, std::span<const Key> keys, Loop loop) {
+  const per_key limit = time_best_limit<Hash>(row, arr, keys);
   const per_key t = loop();
   if (limit.cpu_ns > 0) row.add_pair(t.cpu_ns / limit.cpu_ns);
+}
+
+// One chunk of a fill: the limit's best variant on the chunk's keys, then insert() of the same
+// keys (timed, returned). The pair's ratio goes to the row, and both times to its fill totals. A
+// fill of 10^8 keys takes seconds, longer than a phase of the machine, so its chunks pair (2^20
+// keys, 20-40 ms each) where the whole fill could not. The first chunks of a new filter also pay
+// the kernel's first touch of its pages (row_samples::print reports the fill's ratio with them).
+template <class Hash, class Key, class Insert>
+per_key paired_insert_chunk(row_samples& row, limit_array& arr, std::span<const Key> keys,
+                            Insert insert) {
+  const per_key limit = time_best_limit<Hash>(row, arr, keys);
+  const per_key t = time_per_key(keys.size(), insert);
+  row.add_chunk_pair(t.cpu_ns * static_cast<double>(keys.size()),
+                     limit.cpu_ns * static_cast<double>(keys.size()));
+  return t;
 }
 
 // Hash + one dependent random read per key (single-key lookups' limit).
