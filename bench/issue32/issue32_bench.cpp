@@ -247,24 +247,27 @@ void ints_group(const options& o) {
       miss_row("blocked_u64/contains_many_miss");
   std::optional<decltype(make_int_filter(1, target_p))> f;
   std::optional<limit_array> arr;
+  // chunk_insert(at, count) over consecutive chunks of the keys.
+  const auto each_chunk = [&](auto chunk_insert) {
+    for (std::size_t at = 0; at < inserts.size(); at += chunk) {
+      chunk_insert(at, std::min(chunk, inserts.size() - at));
+    }
+  };
   // As strings_group: a fill alone, then a fill whose chunks pair with the limit.
   for (int r = 0; r < o.reps; ++r) {
-    f.emplace(make_int_filter(o.n, target_p));
+    f.emplace(make_int_filter(o.n, target_p));  // new filters, made outside the timings
     insert_row.add(time_per_key(inserts.size(), [&] {
-      for (std::size_t at = 0; at < inserts.size(); at += chunk) {
-        insert_ints(*f, inserts, at, std::min(chunk, inserts.size() - at));
-      }
+      each_chunk([&](std::size_t at, std::size_t count) { insert_ints(*f, inserts, at, count); });
     }));
     if (!arr) arr.emplace(f->byte_size());
     insert_row.add_limit(hash_and_read_variants<mixer_of_int>(*arr, limit_keys));
     insert_row.add_alt_limit(hash_and_read_variants<xxh3_of_int>(*arr, limit_keys));
     f.emplace(make_int_filter(o.n, target_p));
-    for (std::size_t at = 0; at < inserts.size(); at += chunk) {
-      const std::size_t count = std::min(chunk, inserts.size() - at);
+    each_chunk([&](std::size_t at, std::size_t count) {
       paired_insert_chunk<mixer_of_int>(insert_row, *arr,
                                         std::span(inserts.ints).subspan(at, count),
                                         [&] { insert_ints(*f, inserts, at, count); });
-    }
+    });
   }
   print_process(o, "blocked", f->byte_size(), f->simd());
   std::unique_ptr<bool[]> results(new bool[std::max(hits.size(), misses.size())]);

@@ -80,18 +80,25 @@ def ratio(a, b):
     return f"{a / b:.2f}x" if a is not None and b else "-"
 
 
+def field_values(records, field):
+    return [r[field] for r in records if field in r]
+
+
+def ratio_range(values):
+    """A ratio's median over the processes, with their range."""
+    return f"{statistics.median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+
+
 def paired(records):
     """The median over the processes of their paired ratios (limit_rows.hpp, add_paired_limit),
     or None where the row has none."""
-    values = [r["paired_ratio"] for r in records if "paired_ratio" in r]
+    values = field_values(records, "paired_ratio")
     return statistics.median(values) if values else None
 
 
 def paired_text(records):
-    values = [r["paired_ratio"] for r in records if "paired_ratio" in r]
-    if not values:
-        return "-"
-    return f"{statistics.median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+    values = field_values(records, "paired_ratio")
+    return ratio_range(values) if values else "-"
 
 
 def verdict(kind, value, after, limit, pair=None):
@@ -215,11 +222,9 @@ def notes(samples, size_of):
     fills = []
     for row in ("blocked/insert_many", "blocked_u64/insert_many"):
         for n in sorted({large, small}):
-            values = [r["fill_ratio"] for r in samples.get(("after", row, n), [])
-                      if "fill_ratio" in r]
+            values = field_values(samples.get(("after", row, n), []), "fill_ratio")
             if values:
-                fills.append(f"{row} n = {n_text(n)} {statistics.median(values):.2f}x "
-                             f"({min(values):.2f}-{max(values):.2f})")
+                fills.append(f"{row} n = {n_text(n)} {ratio_range(values)}")
     if fills:
         out.append("Paired fills as a whole (after; the chunks' total over their limits' total, "
                    "so with the first chunks' page faults on the new filter's untouched memory, "
